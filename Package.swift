@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Courier",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierMock", targets: ["CourierMock"]),
+        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+        .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        .executable(name: "courier-example", targets: ["CourierExample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
+        .target(
+            name: "Courier",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Adapters: each depends on the core only.
+        .target(
+            name: "CourierMock",
+            dependencies: ["Courier"],
+            path: "Adapters/CourierMock"
+        ),
+        .target(
+            name: "CourierURLSession",
+            dependencies: ["Courier"],
+            path: "Adapters/CourierURLSession"
+        ),
+        // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
+        .target(
+            name: "CourierTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "CourierExample",
+            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierTestServer"],
+            path: "Examples/CourierExample"
+        ),
+        .testTarget(
+            name: "CourierTests",
+            dependencies: ["Courier", "CourierMock"]
+        ),
+        .testTarget(
+            name: "CourierTransportTests",
+            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierTestServer"]
+        ),
+    ]
+)
+
+// The same language settings for every target.
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,241 @@
+import Dispatch
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// Where an API object is in its life.
+public enum APIState: Sendable, Hashable {
+    /// Created, not started.
+    case idle
+    /// Started; the call is in flight.
+    case running
+    /// Finished with a decoded output.
+    case succeeded
+    /// Finished with an error.
+    case failed
+    /// Cancelled; cancellation has been reported.
+    case cancelled
+}
+
+/// One remote call, described once, as an object: the YTKNetwork / ASIHTTPRequest model.
+///
+/// Subclass it and override what the call needs; only ``path`` is usually required:
+///
+/// ```swift
+/// final class GetUser: BaseAPI<User> {
+///     let id: Int
+///     init(client: NetworkClient, id: Int) {
+///         self.id = id
+///         super.init(client: client)
+///     }
+///     override var path: String { "users/\(id)" }
+/// }
+///
+/// let call = GetUser(client: client, id: 42)
+/// try call.start { result in print(result) }     // completion handler
+/// let user = try await GetUser(client: client, id: 42).response()   // async
+/// ```
+///
+/// An API object is **single use**. ``start()`` works once; a second start throws
+/// ``NetworkError/Kind/alreadyStarted`` and does not disturb the first call. ``cancel()`` is
+/// idempotent in every state. The completion is called **exactly once** per started (or cancelled)
+/// object, and never after cancellation has been reported. Use ``Endpoint`` and
+/// ``NetworkClient/send(_:)`` when you prefer a value type.
+///
+/// Overridden properties are read once, when the call starts, on the thread that calls `start`.
+/// They should be pure: the object is shared with the task that runs the call.
+open class BaseAPI<Output: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property lives in `box`, behind a Mutex. Subclasses are
+    // expected to add only immutable stored properties (documented above).
+
+    /// The client that runs the call.
+    public let client: NetworkClient
+
+    /// The queue the completion handler runs on. Defaults to the global concurrent queue: server
+    /// processes often never run the main queue, so Courier does not default to it.
+    public let completionQueue: DispatchQueue
+
+    private struct Box {
+        var lifecycle = APILifecycle<Task<Void, Never>>()
+        var completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
+        var waiter: CheckedContinuation<Output, any Error>?
+        var metrics: RequestMetrics?
+        var responseHead: HTTPResponse?
+    }
+
+    private let box = Mutex(Box())
+
+    /// Creates an API object.
+    /// - Parameters:
+    ///   - client: The client that runs the call.
+    ///   - completionQueue: Where the completion handler runs; `DispatchQueue.global()` by default.
+    public init(client: NetworkClient, completionQueue: DispatchQueue = .global()) {
+        self.client = client
+        self.completionQueue = completionQueue
+    }
+
+    // MARK: What to call (override these)
+
+    /// The base URL; `nil` (the default) uses the client's.
+    open var baseURL: String? { nil }
+    /// The path below the base URL, as plain text: `/` separates segments, everything else is
+    /// percent-encoded (existing `%XX` escapes are kept). Empty by default.
+    open var path: String { "" }
+    /// The method; `GET` by default.
+    open var method: HTTPRequest.Method { .get }
+    /// Query items, as plain text; none by default.
+    open var query: [QueryItem] { [] }
+    /// Headers; they win over the client's default headers of the same name.
+    open var headers: RequestHeaders { [:] }
+    /// The body; none by default.
+    open var body: RequestBody? { nil }
+    /// The team that owns the call; none by default.
+    open var team: String? { nil }
+    /// The call's deadline; the client's `requestTimeout` by default.
+    open var timeout: Duration? { nil }
+    /// Which statuses succeed; 2xx by default.
+    open var statusValidation: StatusValidation { .successful }
+    /// How the body becomes `Output`; chosen from `Output` by default (JSON for `Decodable`).
+    open var decoder: ResponseDecoder<Output> { .automatic }
+    /// How a rejected response's body is decoded into the error; none by default.
+    open var errorDecoder: ErrorBodyDecoder? { nil }
+
+    // MARK: Lifecycle
+
+    /// The handler called once with the result. Set it before ``start()``; setting it after the
+    /// result was delivered has no effect.
+    public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
+        get { box.withLock { $0.completion } }
+        set { box.withLock { $0.completion = newValue } }
+    }
+
+    /// Where the object is now; safe to read from any thread at any time.
+    public var state: APIState {
+        box.withLock { box in
+            switch box.lifecycle.state {
+            case .idle: .idle
+            case .running: .running
+            case .finished(.succeeded): .succeeded
+            case .finished(.failed): .failed
+            case .finished(.cancelled): .cancelled
+            }
+        }
+    }
+
+    /// The call's metrics, once it has finished (on success or failure).
+    public var metrics: RequestMetrics? { box.withLock { $0.metrics } }
+
+    /// The response head, once a successful call has finished.
+    public var responseHead: HTTPResponse? { box.withLock { $0.responseHead } }
+
+    /// Starts the call; the result goes to ``completion``.
+    /// - Throws: ``NetworkError/Kind/alreadyStarted`` if the object was started before, or
+    ///   ``NetworkError/Kind/cancelled`` if it was cancelled before it started. A refused start
+    ///   changes nothing and calls no completion.
+    public func start() throws(NetworkError) {
+        try launch(completion: nil, waiter: nil)
+    }
+
+    /// Sets ``completion`` and starts the call.
+    /// - Parameter completion: Called once with the result, on ``completionQueue``.
+    /// - Throws: As ``start()``; a refused start does not replace the existing completion.
+    public func start(completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void) throws(NetworkError) {
+        try launch(completion: completion, waiter: nil)
+    }
+
+    /// Starts the call and waits for its output. Cancelling the calling task cancels the call.
+    /// - Returns: The decoded output.
+    /// - Throws: ``NetworkError``; ``NetworkError/Kind/alreadyStarted`` if the object was started before.
+    public func response() async throws -> Output {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Output, any Error>) in
+                do {
+                    try launch(completion: nil, waiter: waiter)
+                } catch {
+                    waiter.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Cancels the call. Idempotent and safe in every state: before start (the object can no
+    /// longer start), while running (the transfer is stopped and ``NetworkError/Kind/cancelled``
+    /// is delivered at once), and after it finished (nothing happens).
+    public func cancel() {
+        let (action, completion, waiter) = box.withLock { box in
+            let action = box.lifecycle.cancel()
+            guard case .reportCancelled = action else { return (action, nil, nil) as (APILifecycle<Task<Void, Never>>.CancelAction, Handler?, Waiter?) }
+            defer {
+                box.completion = nil
+                box.waiter = nil
+            }
+            return (action, box.completion, box.waiter)
+        }
+        guard case .reportCancelled(let handle) = action else { return }
+        handle?.cancel()
+        deliver(.failure(.cancelled(phase: .transfer)), to: completion, waiter)
+    }
+
+    private typealias Handler = @Sendable (Result<Output, NetworkError>) -> Void
+    private typealias Waiter = CheckedContinuation<Output, any Error>
+
+    private func launch(completion: Handler?, waiter: Waiter?) throws(NetworkError) {
+        let action = box.withLock { box in
+            let action = box.lifecycle.start()
+            if case .launch = action {
+                if let completion { box.completion = completion }
+                box.waiter = waiter
+            }
+            return action
+        }
+        switch action {
+        case .rejectAlreadyStarted:
+            throw NetworkError(kind: .alreadyStarted, phase: .building, message: "\(Self.self) is single use and was already started; create a new one")
+        case .rejectCancelled:
+            throw NetworkError(kind: .cancelled, phase: .building, message: "\(Self.self) was cancelled before it started")
+        case .launch:
+            let call = describe()
+            let task = Task { [self] in
+                finish(await client.execute(call))
+            }
+            if case .cancel(let handle) = box.withLock({ $0.lifecycle.attach(task) }) {
+                handle.cancel()
+            }
+        }
+    }
+
+    private func finish(_ result: Result<DecodedResponse<Output>, NetworkError>) {
+        let (completion, waiter): (Handler?, Waiter?) = box.withLock { box in
+            guard box.lifecycle.finish(succeeded: (try? result.get()) != nil) == .deliver else { return (nil, nil) }
+            switch result {
+            case .success(let response):
+                box.metrics = response.metrics
+                box.responseHead = response.head
+            case .failure(let error):
+                box.metrics = error.metrics
+            }
+            defer {
+                box.completion = nil
+                box.waiter = nil
+            }
+            return (box.completion, box.waiter)
+        }
+        deliver(result.map(\.value), to: completion, waiter)
+    }
+
+    private func deliver(_ result: Result<Output, NetworkError>, to completion: Handler?, _ waiter: Waiter?) {
+        if let completion {
+            completionQueue.async { completion(result) }
+        }
+        waiter?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    private func describe() -> CallDescription<Output> {
+        CallDescription(
+            baseURL: baseURL, path: path, method: method, query: query, headers: headers, body: body, team: team,
+            timeout: timeout, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder
+        )
+    }
+}

@@ -1,0 +1,55 @@
+import HTTPTypes
+
+/// Everything that describes one call, gathered from an API object or an ``Endpoint``.
+/// The client turns it into a request in one place (``RequestBuilder``).
+struct CallDescription<Output: Sendable>: Sendable {
+    var baseURL: String?
+    var path: String
+    var method: HTTPRequest.Method
+    var query: [QueryItem]
+    var headers: RequestHeaders
+    var body: RequestBody?
+    var team: String?
+    var timeout: Duration?
+    var statusValidation: StatusValidation
+    var decoder: ResponseDecoder<Output>
+    var errorDecoder: ErrorBodyDecoder?
+}
+
+extension CallDescription {
+    init<E: Endpoint>(_ endpoint: E) where E.Output == Output {
+        self.init(
+            baseURL: endpoint.baseURL, path: endpoint.path, method: endpoint.method, query: endpoint.query,
+            headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
+            statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder
+        )
+    }
+}
+
+/// Turns a call description into the request a transport sends: URL, validated headers, body.
+enum RequestBuilder {
+    static func build<Output>(
+        _ call: CallDescription<Output>,
+        configuration: ClientConfiguration
+    ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?) {
+        guard let baseURL = call.baseURL ?? configuration.baseURL else {
+            throw .invalidRequest("no base URL: the API object names none and the client configuration has none")
+        }
+        let url = try URLBuilder.build(baseURL: baseURL, path: call.path, query: call.query)
+        let secrets = configuration.secretHeaderNames
+        var fields = try configuration.defaultHeaders.validatedFields(secretNames: secrets)
+        let own = try call.headers.validatedFields(secretNames: secrets)
+        for name in Set(own.map(\.name)) {
+            fields[values: name] = []
+        }
+        fields.append(contentsOf: own)
+        if let body = call.body {
+            if let error = body.buildError { throw error }
+            if fields[.contentType] == nil, let contentType = body.contentType {
+                fields.append(try HeaderValidation.field(name: "Content-Type", value: contentType))
+            }
+        }
+        let request = HTTPRequest(method: call.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
+        return (request, call.body)
+    }
+}

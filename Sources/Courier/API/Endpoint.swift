@@ -1,0 +1,66 @@
+import HTTPTypes
+
+/// A remote call described as a value, for code that prefers structs to ``BaseAPI`` subclasses.
+///
+/// Only ``path`` is required; every other property has a default. Run it with
+/// ``NetworkClient/send(_:)``:
+///
+/// ```swift
+/// struct GetUser: Endpoint {
+///     typealias Output = User          // any Decodable: decoded as JSON
+///     let id: Int
+///     var path: String { "users/\(id)" }
+/// }
+/// let user = try await client.send(GetUser(id: 42))
+/// ```
+public protocol Endpoint: Sendable {
+    /// What a successful call returns.
+    associatedtype Output: Sendable
+
+    /// The base URL; `nil` (the default) uses the client's.
+    var baseURL: String? { get }
+    /// The path below the base URL, as plain text: `/` separates segments, everything else is
+    /// percent-encoded (existing `%XX` escapes are kept).
+    var path: String { get }
+    /// The method; `GET` by default.
+    var method: HTTPRequest.Method { get }
+    /// Query items, as plain text; none by default.
+    var query: [QueryItem] { get }
+    /// Headers; they win over the client's default headers of the same name.
+    var headers: RequestHeaders { get }
+    /// The body; none by default.
+    var body: RequestBody? { get }
+    /// The team that owns the call, for team middleware and metrics; none by default.
+    var team: String? { get }
+    /// The call's deadline; the client's `requestTimeout` by default.
+    var timeout: Duration? { get }
+    /// Which statuses succeed; 2xx by default.
+    var statusValidation: StatusValidation { get }
+    /// How the body becomes ``Output``; ``ResponseDecoder/automatic`` by default.
+    var decoder: ResponseDecoder<Output> { get }
+    /// How a rejected response's body is decoded into the error; none by default.
+    var errorDecoder: ErrorBodyDecoder? { get }
+}
+
+extension Endpoint {
+    /// No base URL of its own: the client's is used.
+    public var baseURL: String? { nil }
+    /// `GET`.
+    public var method: HTTPRequest.Method { .get }
+    /// No query items.
+    public var query: [QueryItem] { [] }
+    /// No headers.
+    public var headers: RequestHeaders { [:] }
+    /// No body.
+    public var body: RequestBody? { nil }
+    /// No team.
+    public var team: String? { nil }
+    /// The client's timeout.
+    public var timeout: Duration? { nil }
+    /// 2xx.
+    public var statusValidation: StatusValidation { .successful }
+    /// Chosen from `Output` at run time.
+    public var decoder: ResponseDecoder<Output> { .automatic }
+    /// None.
+    public var errorDecoder: ErrorBodyDecoder? { nil }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+extension ClientConfiguration {
+    /// The environment variable that names the transport.
+    public static let transportVariable = "COURIER_TRANSPORT"
+    /// The environment variable that names a JSON configuration file.
+    public static let fileVariable = "COURIER_CONFIG"
+
+    /// The keys a configuration file may contain.
+    public static let fileKeys = ["transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers"]
+
+    /// Loads a configuration: `defaults` (set in code), then the JSON file named by
+    /// `COURIER_CONFIG` if set, then `COURIER_TRANSPORT` if set. Later sources win, so operators
+    /// can switch the transport without a code change.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment; the process's by default.
+    ///   - defaults: The values set in code.
+    /// - Returns: The validated configuration.
+    /// - Throws: ``ConfigurationError`` naming the key, for a malformed file or a value out of range.
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        defaults: ClientConfiguration = ClientConfiguration()
+    ) throws(ConfigurationError) -> ClientConfiguration {
+        var configuration = defaults
+        if let path = environment[fileVariable], !path.isEmpty {
+            configuration = try configuration.applyingFile(at: path)
+        }
+        if let name = environment[transportVariable] {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else {
+                throw ConfigurationError(key: transportVariable, value: name, allowed: TransportRegistry.knownNames.joined(separator: ", "), source: "environment")
+            }
+            configuration.transport = trimmed.lowercased()
+        }
+        try configuration.validate(source: environment[fileVariable] ?? "code")
+        return configuration
+    }
+
+    /// Applies the JSON configuration file at `path` on top of this configuration.
+    ///
+    /// The file is an object with these keys, all optional:
+    /// ```json
+    /// { "transport": "urlsession", "baseURL": "https://api.example.com",
+    ///   "timeouts": { "request": 30, "connect": 5 },
+    ///   "maxResponseBytes": 1048576, "maxRedirects": 5,
+    ///   "secretHeaders": ["X-Internal-Token"], "headers": { "X-Team": "payments" } }
+    /// ```
+    /// Timeouts are in seconds. Unknown keys are errors, so typos do not pass silently.
+    ///
+    /// - Parameter path: The file's path.
+    /// - Returns: The combined configuration (not yet range-checked; see ``validate(source:)``).
+    /// - Throws: ``ConfigurationError`` naming the key or the file.
+    public func applyingFile(at path: String) throws(ConfigurationError) -> ClientConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(key: Self.fileVariable, value: path, allowed: "the path of a readable JSON file", source: "environment")
+        }
+        return try applyingJSON(data, source: path)
+    }
+
+    /// Applies a JSON configuration document; see ``applyingFile(at:)`` for its keys.
+    /// - Parameters:
+    ///   - data: The JSON document.
+    ///   - source: Where it came from, for errors.
+    /// - Returns: The combined configuration.
+    /// - Throws: ``ConfigurationError`` naming the key.
+    public func applyingJSON(_ data: Data, source: String) throws(ConfigurationError) -> ClientConfiguration {
+        // Key names are checked on the untyped object so that a typo is reported by name;
+        // values are read through Codable so a wrong type names its key path.
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object at the top level", source: source)
+        }
+        for key in object.keys.sorted() where !Self.fileKeys.contains(key) {
+            throw ConfigurationError(key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
+        }
+        if let timeouts = object["timeouts"] as? [String: Any] {
+            for key in timeouts.keys.sorted() where !["request", "connect"].contains(key) {
+                throw ConfigurationError(key: "timeouts.\(key)", value: nil, allowed: "the keys request, connect", source: source)
+            }
+        }
+        let file: ConfigurationFile
+        do {
+            file = try JSONDecoder().decode(ConfigurationFile.self, from: data)
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of type \(type)", source: source)
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: "null", allowed: "a value of type \(type)", source: source)
+        } catch {
+            throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object: \(error)", source: source)
+        }
+
+        var configuration = self
+        if let name = file.transport { configuration.transport = name.lowercased() }
+        if let base = file.baseURL { configuration.baseURL = base }
+        if let seconds = file.timeouts?.request {
+            configuration.requestTimeout = try Self.duration(seconds: seconds, key: "timeouts.request", source: source)
+        }
+        if let seconds = file.timeouts?.connect {
+            configuration.connectTimeout = try Self.duration(seconds: seconds, key: "timeouts.connect", source: source)
+        }
+        if let bytes = file.maxResponseBytes { configuration.maxResponseBytes = bytes }
+        if let redirects = file.maxRedirects { configuration.maxRedirects = redirects }
+        if let names = file.secretHeaders { configuration.secretHeaderNames.formUnion(names.map { $0.lowercased() }) }
+        for (name, value) in (file.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try HeaderValidation.field(name: name, value: value)
+            } catch {
+                throw ConfigurationError(key: "headers.\(name)", value: nil, allowed: "a valid header name and a value without control characters", source: source)
+            }
+            configuration.defaultHeaders.add(name, value)
+        }
+        try configuration.validate(source: source)
+        return configuration
+    }
+
+    private static func keyPath(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    private static func duration(seconds: Double, key: String, source: String) throws(ConfigurationError) -> Duration {
+        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw ConfigurationError(key: key, value: "\(seconds)", allowed: "a number of seconds above 0", source: source)
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}
+
+/// The shape of a configuration file.
+private struct ConfigurationFile: Decodable {
+    struct Timeouts: Decodable {
+        var request: Double?
+        var connect: Double?
+    }
+
+    var transport: String?
+    var baseURL: String?
+    var timeouts: Timeouts?
+    var maxResponseBytes: Int?
+    var maxRedirects: Int?
+    var secretHeaders: [String]?
+    var headers: [String: String]?
+}

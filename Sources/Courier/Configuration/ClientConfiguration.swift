@@ -1,0 +1,66 @@
+import Logging
+
+/// Everything a ``NetworkClient`` is built from.
+///
+/// Set it in code, or load it with ``load(environment:defaults:)``, which reads a JSON file
+/// named by `COURIER_CONFIG` and the `COURIER_TRANSPORT` variable. Values are checked by
+/// ``validate()``; every default is finite.
+public struct ClientConfiguration: Sendable {
+    /// The transport's registered name: `mock`, `urlsession`, and (when linked) `curl` or `ahc`.
+    public var transport: String = "urlsession"
+    /// The base URL API objects use when they do not name their own.
+    public var baseURL: String?
+    /// The longest one call may take, from start to decoded result: 60 seconds by default.
+    public var requestTimeout: Duration = .seconds(60)
+    /// The longest a transport may take to connect: 10 seconds by default.
+    public var connectTimeout: Duration = .seconds(10)
+    /// The largest response body accepted: 64 MiB by default.
+    public var maxResponseBytes: Int = 64 * 1024 * 1024
+    /// The most redirects followed: 10 by default.
+    public var maxRedirects: Int = 10
+    /// Further header names whose values are secrets (redacted, never sent to another origin).
+    public var secretHeaderNames: Set<String> = []
+    /// Headers added to every request (an API object's own header of the same name wins).
+    public var defaultHeaders: RequestHeaders = [:]
+    /// The logger calls use; silent by default.
+    public var logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The allowed range of ``requestTimeout``.
+    public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)
+    /// The allowed range of ``connectTimeout``.
+    public static let connectTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(3600)
+    /// The allowed range of ``maxResponseBytes`` (1 byte to 16 GiB).
+    public static let maxResponseBytesRange: ClosedRange<Int> = 1...(16 << 30)
+    /// The allowed range of ``maxRedirects``.
+    public static let maxRedirectsRange: ClosedRange<Int> = 0...50
+
+    /// A configuration with every default.
+    public init() {}
+
+    /// A configuration with a base URL and a transport name, every other value at its default.
+    /// - Parameters:
+    ///   - baseURL: The base URL.
+    ///   - transport: The transport's name.
+    public init(baseURL: String?, transport: String = "urlsession") {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    /// Checks every value's range.
+    /// - Parameter source: Where the values came from, for the error.
+    /// - Throws: ``ConfigurationError`` naming the first value out of range.
+    public func validate(source: String = "code") throws(ConfigurationError) {
+        if !Self.requestTimeoutRange.contains(requestTimeout) {
+            throw ConfigurationError(key: "timeouts.request", value: "\(requestTimeout)", allowed: "0.001 to 86400 seconds", source: source)
+        }
+        if !Self.connectTimeoutRange.contains(connectTimeout) {
+            throw ConfigurationError(key: "timeouts.connect", value: "\(connectTimeout)", allowed: "0.001 to 3600 seconds", source: source)
+        }
+        if !Self.maxResponseBytesRange.contains(maxResponseBytes) {
+            throw ConfigurationError(key: "maxResponseBytes", value: "\(maxResponseBytes)", allowed: "1 to \(16 << 30)", source: source)
+        }
+        if !Self.maxRedirectsRange.contains(maxRedirects) {
+            throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+extension NetworkError {
+    /// Converts anything thrown below the client into a `NetworkError`.
+    ///
+    /// A `NetworkError` passes through unchanged; `CancellationError` becomes ``Kind/cancelled``;
+    /// anything else becomes ``Kind/transportFailure`` keeping the original as ``underlying``.
+    ///
+    /// - Parameters:
+    ///   - error: What was thrown.
+    ///   - phase: The phase to report when the error does not say.
+    /// - Returns: A `NetworkError`.
+    public static func converting(_ error: any Error, phase: Phase) -> NetworkError {
+        if let error = error as? NetworkError { return error }
+        if error is CancellationError {
+            return NetworkError(kind: .cancelled, phase: phase, message: "the call was cancelled")
+        }
+        return NetworkError(
+            kind: .transportFailure,
+            phase: phase,
+            message: String(describing: error),
+            underlying: error
+        )
+    }
+
+    /// A ``Kind/cancelled`` error in the given phase.
+    /// - Parameter phase: Where the call was when it was cancelled.
+    /// - Returns: The error.
+    public static func cancelled(phase: Phase) -> NetworkError {
+        NetworkError(kind: .cancelled, phase: phase, message: "the call was cancelled")
+    }
+
+    /// An ``Kind/invalidRequest`` error: nothing was sent.
+    /// - Parameter message: What is wrong with the request.
+    /// - Returns: The error.
+    public static func invalidRequest(_ message: String) -> NetworkError {
+        NetworkError(kind: .invalidRequest, phase: .building, message: message)
+    }
+}

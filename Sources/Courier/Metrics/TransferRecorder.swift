@@ -1,0 +1,38 @@
+import Synchronization
+
+/// Where a transport reports what it knows about one call while it runs: the current phase
+/// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
+///
+/// Thread-safe; every method is cheap and never throws. One recorder belongs to one call.
+public final class TransferRecorder: Sendable {
+    private struct State {
+        var phase: NetworkError.Phase = .building
+        var metrics: RequestMetrics
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a recorder for a call over the named transport.
+    /// - Parameter transport: The transport's name.
+    public init(transport: String) {
+        state = Mutex(State(metrics: RequestMetrics(transport: transport)))
+    }
+
+    /// The phase the call is in now.
+    public var phase: NetworkError.Phase { state.withLock { $0.phase } }
+
+    /// Marks the call as being in `phase`.
+    /// - Parameter phase: The phase now running.
+    public func enter(_ phase: NetworkError.Phase) {
+        state.withLock { $0.phase = phase }
+    }
+
+    /// Changes the metrics gathered so far.
+    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short.
+    public func update(_ change: (inout RequestMetrics) -> Void) {
+        state.withLock { change(&$0.metrics) }
+    }
+
+    /// A copy of the metrics gathered so far.
+    public var metrics: RequestMetrics { state.withLock { $0.metrics } }
+}

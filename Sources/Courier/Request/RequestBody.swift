@@ -1,0 +1,214 @@
+import Foundation
+
+/// The body of a request: bytes in memory, or a sequence of parts that may be files streamed
+/// from disk.
+///
+/// Use the static constructors: ``data(_:contentType:)``, ``text(_:contentType:)``,
+/// ``json(_:encoder:)``, ``form(_:)`` and ``multipart(_:)``. A constructor that cannot encode
+/// its input (an `Encodable` that throws, a file that does not exist) does not crash and does not
+/// throw: the body remembers the problem, and the call fails with
+/// ``NetworkError/Kind/invalidRequest`` before anything is sent.
+///
+/// Every body Courier builds is replayable: it can be read again for a retry or a redirect.
+public struct RequestBody: Sendable {
+    enum Segment: Sendable {
+        case bytes(Data)
+        case file(URL, length: Int64)
+
+        var length: Int64 {
+            switch self {
+            case .bytes(let data): Int64(data.count)
+            case .file(_, let length): length
+            }
+        }
+    }
+
+    enum Storage: Sendable {
+        case segments([Segment])
+        case invalid(NetworkError)
+    }
+
+    let storage: Storage
+
+    /// The `Content-Type` this body sends unless the request sets one itself.
+    public let contentType: String?
+
+    init(storage: Storage, contentType: String?) {
+        self.storage = storage
+        self.contentType = contentType
+    }
+
+    /// The body's length in bytes, or `nil` when the body could not be built.
+    public var length: Int64? {
+        guard case .segments(let segments) = storage else { return nil }
+        return segments.reduce(0) { $0 + $1.length }
+    }
+
+    /// Whether the body can be read more than once (for retries and redirects). Always `true` for
+    /// bodies Courier builds.
+    public var isReplayable: Bool { true }
+
+    /// The whole body when it is already in memory (no file parts); `nil` otherwise.
+    /// Transports use this to avoid a stream for small bodies.
+    public var bufferedData: Data? {
+        guard case .segments(let segments) = storage else { return nil }
+        switch segments.count {
+        case 0:
+            return Data()
+        case 1:
+            if case .bytes(let data) = segments[0] { return data }
+            return nil
+        default:
+            guard segments.allSatisfy({ if case .bytes = $0 { true } else { false } }) else { return nil }
+            var whole = Data()
+            for case .bytes(let data) in segments { whole.append(data) }
+            return whole
+        }
+    }
+
+    /// The error that makes this body unusable, if any.
+    var buildError: NetworkError? {
+        if case .invalid(let error) = storage { return error }
+        return nil
+    }
+
+    /// Raw bytes.
+    /// - Parameters:
+    ///   - data: The bytes to send.
+    ///   - contentType: The content type; `application/octet-stream` by default.
+    /// - Returns: The body.
+    public static func data(_ data: Data, contentType: String? = "application/octet-stream") -> RequestBody {
+        RequestBody(storage: .segments([.bytes(data)]), contentType: contentType)
+    }
+
+    /// Text, sent as UTF-8.
+    /// - Parameters:
+    ///   - text: The text to send.
+    ///   - contentType: The content type; `text/plain; charset=utf-8` by default.
+    /// - Returns: The body.
+    public static func text(_ text: String, contentType: String? = "text/plain; charset=utf-8") -> RequestBody {
+        .data(Data(text.utf8), contentType: contentType)
+    }
+
+    /// JSON from an `Encodable` value, with `Content-Type: application/json`.
+    ///
+    /// - Parameters:
+    ///   - value: The value to encode.
+    ///   - encoder: The encoder to use; a plain `JSONEncoder` by default.
+    /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``.
+    public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) -> RequestBody {
+        do {
+            return .data(try encoder.encode(value), contentType: "application/json")
+        } catch {
+            return RequestBody(
+                storage: .invalid(
+                    NetworkError(kind: .invalidRequest, phase: .building, message: "the JSON body could not be encoded: \(error)", underlying: error)
+                ),
+                contentType: "application/json"
+            )
+        }
+    }
+
+    /// A URL-encoded form (`application/x-www-form-urlencoded`); fields keep their order and
+    /// names may repeat.
+    /// - Parameter fields: Name and value pairs, as plain text.
+    /// - Returns: The body.
+    public static func form(_ fields: [(String, String)]) -> RequestBody {
+        let encoded = fields.map { PercentEncoding.formComponent($0.0) + "=" + PercentEncoding.formComponent($0.1) }
+        return .data(Data(encoded.joined(separator: "&").utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// A `multipart/form-data` body; file parts are streamed from disk when the body is sent.
+    /// - Parameter form: The parts.
+    /// - Returns: The body; a missing or unreadable file makes the call fail with ``NetworkError/Kind/invalidRequest``.
+    public static func multipart(_ form: MultipartFormData) -> RequestBody {
+        do {
+            return RequestBody(storage: .segments(try form.encodedSegments()), contentType: form.contentType)
+        } catch {
+            return RequestBody(storage: .invalid(error), contentType: form.contentType)
+        }
+    }
+
+    /// The body as chunks of at most `chunkSize` bytes, read lazily: file parts are read from
+    /// disk only as the consumer asks for the next chunk, so memory stays bounded.
+    ///
+    /// - Parameter chunkSize: The largest chunk to produce; 64 KiB by default.
+    /// - Returns: A stream that ends with an error if a file cannot be read.
+    public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<Data, any Error> {
+        let reader = BodyReader(storage: storage, chunkSize: max(1, chunkSize))
+        return AsyncThrowingStream(unfolding: { try reader.next() })
+    }
+
+    /// Writes the body to a new file, streaming file parts (for transports that upload from a file).
+    /// - Parameter url: The file to create or replace.
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` when a part cannot be read or the file cannot be written.
+    public func write(to url: URL) throws(NetworkError) {
+        let reader = BodyReader(storage: storage, chunkSize: 256 * 1024)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
+            throw .invalidRequest("could not create the temporary body file at \(url.path)")
+        }
+        defer { try? handle.close() }
+        do {
+            while let chunk = try reader.next() {
+                try handle.write(contentsOf: chunk)
+            }
+        } catch {
+            throw NetworkError(kind: .invalidRequest, phase: .sending, message: "could not stage the request body: \(error)", underlying: error)
+        }
+    }
+}
+
+/// Reads a body's segments in order, one chunk at a time. Used from one consumer at a time.
+private final class BodyReader: @unchecked Sendable {
+    // @unchecked: a stream's `unfolding` closure is called by one consumer, one call at a time;
+    // the reader is never shared beyond that stream.
+    private var segments: ArraySlice<RequestBody.Segment>
+    private var failure: NetworkError?
+    private var offsetInBytes = 0
+    private var file: FileHandle?
+    private let chunkSize: Int
+
+    init(storage: RequestBody.Storage, chunkSize: Int) {
+        switch storage {
+        case .segments(let segments): self.segments = segments[...]
+        case .invalid(let error): self.segments = []; failure = error
+        }
+        self.chunkSize = chunkSize
+    }
+
+    func next() throws -> Data? {
+        if let failure { throw failure }
+        while let segment = segments.first {
+            switch segment {
+            case .bytes(let data):
+                if offsetInBytes < data.count {
+                    let end = min(data.count, offsetInBytes + chunkSize)
+                    let chunk = data.subdata(in: data.startIndex + offsetInBytes..<data.startIndex + end)
+                    offsetInBytes = end
+                    return chunk
+                }
+                offsetInBytes = 0
+                segments.removeFirst()
+            case .file(let url, _):
+                if file == nil {
+                    do {
+                        file = try FileHandle(forReadingFrom: url)
+                    } catch {
+                        throw NetworkError(kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body", underlying: error)
+                    }
+                }
+                if let chunk = try file?.read(upToCount: chunkSize), !chunk.isEmpty {
+                    return chunk
+                }
+                try? file?.close()
+                file = nil
+                segments.removeFirst()
+            }
+        }
+        return nil
+    }
+
+    deinit { try? file?.close() }
+}

@@ -1,0 +1,83 @@
+import HTTPTypes
+
+/// The headers an API object adds to its request, in order, repeated names allowed.
+///
+/// Written as a dictionary literal: `["Accept": "application/json", "X-Trace": "1"]`.
+/// Values are validated when the request is built: a name that is not an HTTP token, or a value
+/// containing CR, LF, NUL or another control character, makes the call fail with
+/// ``NetworkError/Kind/invalidRequest`` before anything is sent. Nothing is silently dropped.
+public struct RequestHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence {
+    /// One header line.
+    public struct Entry: Sendable, Hashable {
+        /// The header name, as written.
+        public var name: String
+        /// The header value, as written.
+        public var value: String
+    }
+
+    /// The headers in the order they were added.
+    public private(set) var entries: [Entry]
+
+    /// Creates headers from a dictionary literal; repeated names are kept in order.
+    /// - Parameter elements: Name and value pairs.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        entries = elements.map { Entry(name: $0.0, value: $0.1) }
+    }
+
+    /// Creates headers from name and value pairs.
+    /// - Parameter pairs: Name and value pairs, in order.
+    public init(_ pairs: [(String, String)] = []) {
+        entries = pairs.map { Entry(name: $0.0, value: $0.1) }
+    }
+
+    /// Appends a header, keeping any earlier one with the same name.
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func add(_ name: String, _ value: String) {
+        entries.append(Entry(name: name, value: value))
+    }
+
+    /// The first value for a name, compared case-insensitively.
+    /// - Parameter name: The header name.
+    public subscript(name: String) -> String? {
+        let lower = name.lowercased()
+        return entries.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// Iterates the entries in order.
+    public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+
+    /// Converts to `HTTPFields`, rejecting invalid names and values.
+    ///
+    /// - Parameter secretNames: Extra header names whose values must not appear in the error.
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` naming the header.
+    func validatedFields(secretNames: Set<String> = []) throws(NetworkError) -> HTTPFields {
+        var fields = HTTPFields()
+        for entry in entries {
+            fields.append(try HeaderValidation.field(name: entry.name, value: entry.value, secretNames: secretNames))
+        }
+        return fields
+    }
+}
+
+/// Validation of header names and values, shared by every way a header enters a request.
+enum HeaderValidation {
+    /// Builds a field, or throws when the name is not a token or the value has control characters.
+    static func field(name: String, value: String, secretNames: Set<String> = []) throws(NetworkError) -> HTTPField {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw .invalidRequest("the header name '\(name.debugDescription.dropFirst().dropLast())' is not a valid HTTP token")
+        }
+        let forbidden = value.unicodeScalars.first { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+        if let forbidden {
+            let shown = Redaction.isSensitiveHeader(name, extraSecretNames: secretNames) ? Redaction.placeholder : value.debugDescription
+            throw .invalidRequest(
+                "the value of header '\(name)' contains the control character U+\(String(forbidden.value, radix: 16, uppercase: true)) (CR, LF and NUL are never sent): \(shown)"
+            )
+        }
+        guard HTTPField.isValidValue(value) else {
+            throw .invalidRequest("the value of header '\(name)' is not a valid HTTP field value (leading or trailing whitespace?)")
+        }
+        return HTTPField(name: fieldName, value: value)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A URL split into the parts an HTTP request head needs.
+public struct BuiltURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`, lowercase.
+    public var scheme: String
+    /// Host and optional port, for example `api.example.com:8443` or `[::1]:80`.
+    public var authority: String
+    /// The host alone (IPv6 literals keep their brackets).
+    public var host: String
+    /// The port, when the URL names one.
+    public var port: Int?
+    /// The encoded path and query, always starting with `/`, for example `/v1/users?page=2`.
+    public var pathAndQuery: String
+
+    /// The whole URL.
+    public var description: String { "\(scheme)://\(authority)\(pathAndQuery)" }
+}
+
+/// Builds every request URL: joins the base URL and the path, percent-encodes path segments and
+/// query items. This is the only place Courier composes URLs.
+enum URLBuilder {
+    /// Joins `baseURL`, `path` and `query` into a URL.
+    ///
+    /// - The base URL must be absolute `http` or `https`, without spaces, control characters,
+    ///   user info or a fragment; its own path and query are kept as written (already encoded).
+    /// - `path` is plain text whose `/` separate segments; each segment is percent-encoded,
+    ///   keeping escapes that are already there. Leading and trailing slashes of the base path
+    ///   and of `path` are joined with exactly one `/`.
+    /// - Query items are appended after any query the base URL has.
+    ///
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` naming what is wrong.
+    static func build(baseURL: String, path: String, query: [QueryItem]) throws(NetworkError) -> BuiltURL {
+        if let bad = baseURL.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            throw .invalidRequest("the base URL contains \(describe(bad)); spaces and control characters are not allowed in a URL")
+        }
+        if let bad = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .invalidRequest("the path contains \(describe(bad)); control characters are not allowed in a URL")
+        }
+        guard let schemeEnd = baseURL.range(of: "://") else {
+            throw .invalidRequest("the base URL '\(Redaction.redactedURL(baseURL))' is not absolute; it must start with http:// or https://")
+        }
+        let scheme = baseURL[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw .invalidRequest("the base URL's scheme '\(scheme)' is not supported; use http or https")
+        }
+        let rest = baseURL[schemeEnd.upperBound...]
+        if rest.contains("#") {
+            throw .invalidRequest("the base URL has a fragment (#); fragments are never sent and are not allowed")
+        }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = String(rest[..<authorityEnd])
+        let (host, port) = try parseAuthority(authority)
+
+        let afterAuthority = rest[authorityEnd...]
+        let pathQuery = afterAuthority.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let basePath = pathQuery.first.map { PercentEncoding.path($0) } ?? ""
+        let baseQuery = pathQuery.count == 2 ? String(pathQuery[1]) : nil
+        if let baseQuery, !PercentEncoding.isValidEncodedQueryValue(baseQuery, allowingSeparators: true) {
+            throw .invalidRequest("the base URL's query '\(Redaction.redactedURL("?" + baseQuery))' is not validly percent-encoded")
+        }
+
+        var fullPath = joinPaths(basePath, PercentEncoding.path(path))
+        var queryParts: [String] = []
+        if let baseQuery, !baseQuery.isEmpty { queryParts.append(baseQuery) }
+        for item in query {
+            guard !item.name.isEmpty else { throw .invalidRequest("a query item has an empty name") }
+            var part = PercentEncoding.queryComponent(item.name)
+            if let value = item.value {
+                if item.isValuePercentEncoded {
+                    guard PercentEncoding.isValidEncodedQueryValue(value) else {
+                        throw .invalidRequest("the pre-encoded value of query item '\(item.name)' is not validly percent-encoded")
+                    }
+                    part += "=" + value
+                } else {
+                    part += "=" + PercentEncoding.queryComponent(value)
+                }
+            }
+            queryParts.append(part)
+        }
+        if !queryParts.isEmpty || baseQuery != nil {
+            fullPath += "?" + queryParts.joined(separator: "&")
+        }
+        return BuiltURL(scheme: scheme, authority: authority.lowercased(), host: host, port: port, pathAndQuery: fullPath)
+    }
+
+    /// Joins a base path and a relative path with exactly one `/` between them.
+    private static func joinPaths(_ base: String, _ relative: String) -> String {
+        let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
+        let trimmedRelative = relative.hasPrefix("/") ? String(relative.dropFirst()) : relative
+        if trimmedRelative.isEmpty {
+            return base.isEmpty ? "/" : base
+        }
+        return trimmedBase + "/" + trimmedRelative
+    }
+
+    private static func parseAuthority(_ authority: String) throws(NetworkError) -> (host: String, port: Int?) {
+        guard !authority.isEmpty else { throw .invalidRequest("the base URL has no host") }
+        if authority.contains("@") {
+            throw .invalidRequest("the base URL contains user info (user:password@); send credentials in a header instead")
+        }
+        var host = Substring(authority)
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                throw .invalidRequest("the base URL's IPv6 host is missing its closing ]")
+            }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw .invalidRequest("unexpected characters after the IPv6 host in the base URL") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw .invalidRequest("the base URL has no host") }
+        if !host.hasPrefix("[") {
+            let allowed = host.unicodeScalars.allSatisfy {
+                ($0.value >= 0x80) || $0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "-._~".unicodeScalars.contains($0)
+            }
+            guard allowed else { throw .invalidRequest("the base URL's host '\(host)' contains characters not allowed in a host name") }
+        }
+        var port: Int?
+        if let portText {
+            guard let value = Int(portText), (1...65_535).contains(value), portText.allSatisfy(\.isASCII) else {
+                throw .invalidRequest("the base URL's port '\(portText)' is not a number from 1 to 65535")
+            }
+            port = value
+        }
+        return (String(host).lowercased(), port)
+    }
+
+    private static func describe(_ scalar: Unicode.Scalar) -> String {
+        scalar == " " ? "a space" : "the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+    }
+}

@@ -1,0 +1,59 @@
+import Logging
+
+/// What travels with one call through the middleware and into the transport, besides the request.
+///
+/// Middleware may return a changed copy to `next` (for example with a different logger).
+public struct RequestContext: Sendable {
+    /// A unique id for the call, for logs and tracing.
+    public var requestID: String
+    /// The team the API object belongs to, if it named one.
+    public var team: String?
+    /// When the call must be finished. Transports should not run past it; Courier also enforces it.
+    public var deadline: ContinuousClock.Instant
+    /// The longest a transport may spend establishing a connection.
+    public var connectTimeout: Duration
+    /// The largest response body accepted, in bytes.
+    public var maxResponseBytes: Int
+    /// The most redirects a transport may follow.
+    public var maxRedirects: Int
+    /// Header names (lowercase) that carry secrets: redacted in logs, and dropped on a redirect
+    /// to another origin along with `Authorization`, `Cookie` and `Proxy-Authorization`.
+    public var secretHeaderNames: Set<String>
+    /// The logger for this call, with the request id in its metadata.
+    public var logger: Logger
+    /// Where the transport reports the phase and the metrics of this call.
+    public var recorder: TransferRecorder
+
+    /// Creates a context. The client makes one per call; tests and custom callers may make their own.
+    public init(
+        requestID: String,
+        team: String? = nil,
+        deadline: ContinuousClock.Instant,
+        connectTimeout: Duration = .seconds(10),
+        maxResponseBytes: Int = 64 * 1024 * 1024,
+        maxRedirects: Int = 10,
+        secretHeaderNames: Set<String> = [],
+        logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
+        recorder: TransferRecorder
+    ) {
+        self.requestID = requestID
+        self.team = team
+        self.deadline = deadline
+        self.connectTimeout = connectTimeout
+        self.maxResponseBytes = maxResponseBytes
+        self.maxRedirects = maxRedirects
+        self.secretHeaderNames = secretHeaderNames
+        self.logger = logger
+        self.recorder = recorder
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    public var remaining: Duration {
+        max(.zero, ContinuousClock.now.duration(to: deadline))
+    }
+
+    /// Header names that must not follow a redirect to another origin (lowercase).
+    public var credentialHeaderNames: Set<String> {
+        secretHeaderNames.union(["authorization", "proxy-authorization", "cookie"])
+    }
+}

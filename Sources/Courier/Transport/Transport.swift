@@ -1,0 +1,56 @@
+import HTTPTypes
+
+/// Performs the I/O for one fully built request, and nothing else.
+///
+/// Use `Transport` to plug an HTTP stack into Courier (Courier ships `MockTransport`,
+/// `URLSessionTransport`, and more as separate modules). To change requests or responses for
+/// every call (headers, logging, retry), write a ``Middleware`` instead.
+///
+/// Implementing a transport:
+/// - `send` receives a request whose URL is already resolved and whose headers are already
+///   validated: send it as it is (`scheme`, `authority` and `path` of the `HTTPRequest`).
+/// - Return as soon as the response head arrives, with the body as a ``ResponseBody`` stream;
+///   stop the transfer when the body stream is terminated by its consumer.
+/// - Honour Task cancellation promptly, in every phase (bridge it with
+///   `withTaskCancellationHandler`), and stop any work that cancellation leaves behind.
+/// - Report failures as ``NetworkError`` with the most precise kind and phase, keeping the native
+///   code and message; never crash on anything a server sends.
+/// - Report the current phase and what you measure through `context.recorder`.
+/// - Apply Courier's redirect policy: at most `context.maxRedirects`, and never carry
+///   `context.credentialHeaderNames` to another origin.
+/// - Be `Sendable`: `send` is called from many tasks at once.
+public protocol Transport: Sendable {
+    /// The name the transport is registered under (`mock`, `urlsession`, `curl`, `ahc`).
+    var name: String { get }
+
+    /// Sends one request and returns the response head with a streamed body.
+    ///
+    /// - Parameters:
+    ///   - request: The request head, with its final URL and headers.
+    ///   - body: The body to send, or `nil` for none.
+    ///   - context: The call's deadline, limits, logger and recorder.
+    /// - Returns: The response head and its body.
+    /// - Throws: A ``NetworkError``, or `CancellationError` when cancelled.
+    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse
+
+    /// Stops the transport: fails or cancels what is in flight and releases its resources.
+    /// Calls made after shutdown fail. Safe to call more than once.
+    func shutdown() async
+}
+
+/// A response head with its streamed body, as transports and middleware pass it along.
+public struct TransportResponse: Sendable {
+    /// The status and headers.
+    public var head: HTTPResponse
+    /// The body, read once.
+    public var body: ResponseBody
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - head: The status and headers.
+    ///   - body: The body; empty by default.
+    public init(head: HTTPResponse, body: ResponseBody = .empty) {
+        self.head = head
+        self.body = body
+    }
+}
