@@ -34,4 +34,14 @@ extension NetworkError {
     public static func invalidRequest(_ message: String) -> NetworkError {
         NetworkError(kind: .invalidRequest, phase: .building, message: message)
     }
+
+    /// A ``Kind/responseTooLarge`` error, worded the same by every transport.
+    /// - Parameters:
+    ///   - limit: The configured limit in bytes.
+    ///   - announced: The length the server announced, when that is what passed the limit.
+    /// - Returns: The error.
+    public static func responseTooLarge(limit: Int, announced: Int64?) -> NetworkError {
+        let detail = announced.map { "the server announced \($0) bytes" } ?? "the body passed the limit"
+        return NetworkError(kind: .responseTooLarge, phase: .receiving, message: "\(detail); the limit is \(limit) bytes")
+    }
 }

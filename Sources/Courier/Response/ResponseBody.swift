@@ -70,20 +70,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///   when the announced length is already over it); whatever the transport's stream fails with.
     public func collect(upTo limit: Int) async throws -> Data {
         if let expectedLength, expectedLength > limit {
-            throw Self.tooLarge(limit: limit, announced: expectedLength)
+            throw NetworkError.responseTooLarge(limit: limit, announced: expectedLength)
         }
         if case .buffered(let data) = storage { return data }
         var whole = Data()
         if let expectedLength, expectedLength > 0 { whole.reserveCapacity(Int(expectedLength)) }
         for try await chunk in self {
-            guard whole.count + chunk.count <= limit else { throw Self.tooLarge(limit: limit, announced: nil) }
+            guard whole.count + chunk.count <= limit else { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
             whole.append(chunk)
         }
         return whole
-    }
-
-    static func tooLarge(limit: Int, announced: Int64?) -> NetworkError {
-        let detail = announced.map { "the server announced \($0) bytes" } ?? "the body passed the limit"
-        return NetworkError(kind: .responseTooLarge, phase: .receiving, message: "\(detail); the limit is \(limit) bytes")
     }
 }

@@ -1,0 +1,58 @@
+import Courier
+import Foundation
+
+/// Which requests a ``MockTransport`` stub answers: method, path pattern, and optional query and
+/// header values.
+///
+/// Path patterns match the request path segment by segment: a literal segment matches itself,
+/// `*` or `:name` matches any one segment, and a final `**` matches any remainder (including
+/// none). `/users/:id` matches `/users/42` but not `/users/42/posts`.
+public struct MockRequestMatcher: Sendable, CustomStringConvertible {
+    /// The method to match, or `nil` for any.
+    public var method: HTTPRequest.Method?
+    /// The path pattern.
+    public var pathPattern: String
+    /// Query parameters that must be present with these (decoded) values.
+    public var query: [String: String]
+    /// Headers that must be present with these values (names case-insensitive).
+    public var headers: [String: String]
+
+    /// Creates a matcher.
+    public init(method: HTTPRequest.Method?, path pathPattern: String, query: [String: String] = [:], headers: [String: String] = [:]) {
+        self.method = method
+        self.pathPattern = pathPattern
+        self.query = query
+        self.headers = headers
+    }
+
+    /// Whether the request matches.
+    /// - Parameter request: The recorded request.
+    public func matches(_ request: MockTransport.RecordedRequest) -> Bool {
+        if let method, method != request.head.method { return false }
+        guard Self.pathMatches(pattern: pathPattern, path: request.path) else { return false }
+        let items = request.queryItems
+        for (name, value) in query where !items.contains(where: { $0.name == name && $0.value == value }) {
+            return false
+        }
+        for (name, value) in headers {
+            guard let fieldName = HTTPField.Name(name), request.head.headerFields[values: fieldName].contains(value) else { return false }
+        }
+        return true
+    }
+
+    /// `METHOD pattern`, for errors.
+    public var description: String { "\(method?.rawValue ?? "*") \(pathPattern)" }
+
+    static func pathMatches(pattern: String, path: String) -> Bool {
+        let patternSegments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        let pathSegments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var index = 0
+        for segment in patternSegments {
+            if segment == "**" { return true }
+            guard index < pathSegments.count else { return false }
+            if segment != "*", !segment.hasPrefix(":"), segment != pathSegments[index] { return false }
+            index += 1
+        }
+        return index == pathSegments.count
+    }
+}

@@ -1,0 +1,202 @@
+import Courier
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the delegate knows about one task.
+struct TaskState {
+    let recorder: TransferRecorder
+    let maxResponseBytes: Int
+    let maxRedirects: Int
+    /// The origin of the original request: credentials go nowhere else.
+    let origin: String
+    let credentialHeaderNames: Set<String>
+    /// A temporary file holding the request body, removed when the task ends.
+    let stagedBody: URL?
+
+    /// The caller waiting for the response head; `nil` until attached and after it was resumed.
+    var headWaiter: CheckedContinuation<TransportResponse, any Error>?
+    /// An outcome that arrived before the caller attached (a task cancelled before it resumed).
+    var earlyOutcome: Result<TransportResponse, any Error>?
+    /// Where body chunks go once the head was delivered.
+    var body: AsyncThrowingStream<Data, any Error>.Continuation?
+    var receivedHead = false
+    var receivedBytes = 0
+    var redirects = 0
+    /// Set when Courier itself stopped the task (too large, too many redirects): reported instead
+    /// of URLSession's "cancelled".
+    var failure: NetworkError?
+
+    init(recorder: TransferRecorder, maxResponseBytes: Int, maxRedirects: Int, origin: String, credentialHeaderNames: Set<String>, stagedBody: URL?) {
+        self.recorder = recorder
+        self.maxResponseBytes = maxResponseBytes
+        self.maxRedirects = maxRedirects
+        self.origin = origin
+        self.credentialHeaderNames = credentialHeaderNames
+        self.stagedBody = stagedBody
+    }
+}
+
+/// The session's delegate: routes URLSession's callbacks to the task they belong to.
+///
+/// Callbacks arrive on the session's serial delegate queue; `register`/`attach` come from the
+/// calling tasks. All state is in one Mutex, and no continuation is resumed under it.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: NSObject subclasses cannot be checked; the only state is `tasks`, a Mutex.
+    private let tasks = Mutex<[Int: TaskState]>([:])
+
+    func register(_ identifier: Int, _ state: TaskState) {
+        tasks.withLock { $0[identifier] = state }
+    }
+
+    func attach(_ waiter: CheckedContinuation<TransportResponse, any Error>, to identifier: Int) {
+        let early: Result<TransportResponse, any Error>? = tasks.withLock { tasks in
+            guard var state = tasks[identifier] else {
+                return .failure(NetworkError(kind: .transportFailure, phase: .sending, message: "URLSession task \(identifier) was not registered"))
+            }
+            if let outcome = state.earlyOutcome {
+                tasks[identifier] = nil
+                return outcome
+            }
+            state.headWaiter = waiter
+            tasks[identifier] = state
+            return nil
+        }
+        if let early { waiter.resume(with: early) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let http = response as? HTTPURLResponse else {
+            stop(dataTask, because: NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: "the response is not HTTP"))
+            completionHandler(.cancel)
+            return
+        }
+        let head = URLSessionConversion.responseHead(from: http)
+        let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        continuation.onTermination = { [weak dataTask] termination in
+            // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
+            if case .cancelled = termination { dataTask?.cancel() }
+        }
+        let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
+        let (waiter, tooLarge): (CheckedContinuation<TransportResponse, any Error>?, NetworkError?) = tasks.withLock { tasks in
+            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
+            if let announced, announced > state.maxResponseBytes {
+                let error = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: announced)
+                state.failure = error
+                tasks[dataTask.taskIdentifier] = state
+                return (nil, error)
+            }
+            state.receivedHead = true
+            state.body = continuation
+            state.recorder.enter(.receiving)
+            let waiter = state.headWaiter
+            state.headWaiter = nil
+            tasks[dataTask.taskIdentifier] = state
+            return (waiter, nil)
+        }
+        if tooLarge != nil {
+            continuation.finish()
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
+        }
+        waiter?.resume(returning: response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let (body, overLimit): (AsyncThrowingStream<Data, any Error>.Continuation?, Bool) = tasks.withLock { tasks in
+            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, false) }
+            state.receivedBytes += data.count
+            if state.receivedBytes > state.maxResponseBytes {
+                state.failure = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: nil)
+                tasks[dataTask.taskIdentifier] = state
+                return (nil, true)
+            }
+            tasks[dataTask.taskIdentifier] = state
+            return (state.body, false)
+        }
+        if overLimit {
+            dataTask.cancel()
+            return
+        }
+        body?.yield(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let decision: (allowed: Bool, strip: Set<String>) = tasks.withLock { tasks in
+            guard var state = tasks[task.taskIdentifier] else { return (false, []) }
+            state.redirects += 1
+            if state.redirects > state.maxRedirects {
+                state.failure = NetworkError(
+                    kind: .tooManyRedirects, phase: .receiving, message: "more than \(state.maxRedirects) redirects", status: response.statusCode
+                )
+                tasks[task.taskIdentifier] = state
+                return (false, [])
+            }
+            tasks[task.taskIdentifier] = state
+            let sameOrigin = URLSessionConversion.origin(of: request.url) == state.origin
+            return (true, sameOrigin ? [] : state.credentialHeaderNames)
+        }
+        guard decision.allowed else {
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
+        var next = request
+        for (name, _) in request.allHTTPHeaderFields ?? [:] where decision.strip.contains(name.lowercased()) {
+            next.setValue(nil, forHTTPHeaderField: name)
+        }
+        completionHandler(next)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let finished: TaskState? = tasks.withLock { tasks in
+            guard var state = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
+            if state.headWaiter == nil, state.body == nil {
+                // Ended before the caller attached (cancelled before it resumed): keep the outcome for `attach`.
+                state.earlyOutcome = .failure(Self.failure(of: state, error: error))
+                tasks[task.taskIdentifier] = state
+            }
+            return state
+        }
+        guard let state = finished else { return }
+        if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
+        state.recorder.update {
+            $0.phaseTimings = .unavailable(reason: "URLSession on Linux does not report task metrics")
+            $0.bytesReceived = Int64(state.receivedBytes)
+        }
+        if let waiter = state.headWaiter {
+            waiter.resume(throwing: Self.failure(of: state, error: error))
+        } else if let body = state.body {
+            if let failure = state.failure ?? error.map({ URLSessionConversion.networkError(from: $0, receivedHead: true) }) {
+                body.finish(throwing: failure)
+            } else {
+                body.finish()
+            }
+        }
+    }
+
+    /// Why a task failed: Courier's own reason if it stopped the task, else URLSession's error,
+    /// else (no error and no head) an invalid response.
+    private static func failure(of state: TaskState, error: (any Error)?) -> NetworkError {
+        if let failure = state.failure { return failure }
+        if let error { return URLSessionConversion.networkError(from: error, receivedHead: state.receivedHead) }
+        return NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: "the transfer ended without a response")
+    }
+
+    private func stop(_ task: URLSessionTask, because error: NetworkError) {
+        tasks.withLock { tasks in tasks[task.taskIdentifier]?.failure = error }
+        task.cancel()
+    }
+}

@@ -1,0 +1,88 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Pure conversions between Courier's types and URLSession's; tested without a network.
+enum URLSessionConversion {
+    /// The URLRequest for a Courier request, with the call's remaining time as its timeout.
+    static func urlRequest(from request: HTTPRequest, timeout: Duration) throws(NetworkError) -> URLRequest {
+        let text = "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
+        guard let url = URL(string: text) else {
+            throw NetworkError.invalidRequest("URLSession cannot represent the URL \(Redaction.redactedURL(text))")
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        urlRequest.httpShouldHandleCookies = false
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        urlRequest.timeoutInterval = max(0.001, seconds)
+        for field in request.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        return urlRequest
+    }
+
+    /// The response head for an `HTTPURLResponse`. Header names that are not valid tokens are
+    /// dropped (a server cannot make this crash); values are kept as sent.
+    static func responseHead(from response: HTTPURLResponse) -> HTTPResponse {
+        var fields = HTTPFields()
+        let pairs = response.allHeaderFields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }
+        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        let code = (100...999).contains(response.statusCode) ? response.statusCode : 500
+        return HTTPResponse(status: HTTPResponse.Status(code: code), headerFields: fields)
+    }
+
+    /// `scheme://host:port` with the default port filled in, for same-origin checks.
+    static func origin(of url: URL?) -> String {
+        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return "" }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    /// The NetworkError for an error URLSession reported.
+    ///
+    /// - Parameters:
+    ///   - error: What URLSession reported.
+    ///   - receivedHead: Whether the response head had arrived (decides the phase of timeouts and resets).
+    static func networkError(from error: any Error, receivedHead: Bool) -> NetworkError {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else {
+            return NetworkError.converting(error, phase: receivedHead ? .receiving : .transfer)
+        }
+        let code = URLError.Code(rawValue: nsError.code)
+        let waitingPhase: NetworkError.Phase = receivedHead ? .receiving : .awaitingResponse
+        let (kind, phase): (NetworkError.Kind, NetworkError.Phase) =
+            switch code {
+            case .cancelled: (.cancelled, waitingPhase)
+            case .timedOut: (.timedOut, waitingPhase)
+            case .cannotFindHost, .dnsLookupFailed: (.dnsFailure, .dns)
+            case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+                (.connectFailure, .connect)
+            case .networkConnectionLost: (.connectionClosed, waitingPhase)
+            case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+                .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+                .clientCertificateRequired:
+                (.tlsFailure, .tls)
+            case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData, .zeroByteResource:
+                (.invalidResponse, waitingPhase)
+            case .httpTooManyRedirects, .redirectToNonExistentLocation: (.tooManyRedirects, .receiving)
+            case .dataLengthExceedsMaximum: (.responseTooLarge, .receiving)
+            case .badURL, .unsupportedURL: (.invalidRequest, .building)
+            case .requestBodyStreamExhausted: (.transportFailure, .sending)
+            default: (.transportFailure, receivedHead ? .receiving : .transfer)
+            }
+        return NetworkError(
+            kind: kind, phase: phase, message: nsError.localizedDescription,
+            nativeCode: NetworkError.NativeCode(domain: NSURLErrorDomain, code: nsError.code), underlying: error
+        )
+    }
+}

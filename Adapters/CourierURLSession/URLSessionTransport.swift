@@ -1,0 +1,122 @@
+import Courier
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport on the toolchain's own URLSession (FoundationNetworking on Linux).
+///
+/// Use it when you want no extra dependency. It streams response bodies, bridges Task
+/// cancellation to the `URLSessionTask`, maps `URLError` codes to precise ``NetworkError`` kinds,
+/// and applies Courier's redirect policy (limit, and credentials never sent to another origin).
+///
+/// What it cannot do on Linux, and says so rather than pretending:
+/// - phase timings: metrics carry `.unavailable` (FoundationNetworking never reports
+///   `URLSessionTaskMetrics` on Linux);
+/// - a separate connect timeout: only the call's deadline applies;
+/// - repeated response headers: URLSession joins them into one comma-separated value.
+///
+/// Multipart bodies with file parts are staged to a temporary file (streamed from disk, never
+/// held whole in memory) and uploaded from it.
+public final class URLSessionTransport: Transport {
+    /// Settings of the underlying session.
+    public struct Configuration: Sendable {
+        /// The most connections to one host; 16 by default.
+        public var maxConnectionsPerHost = 16
+        /// The name reported in metrics; `urlsession` by default.
+        public var name = "urlsession"
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The registered name, `urlsession` by default.
+    public var name: String { configuration.name }
+    /// The settings this transport was made with.
+    public let configuration: Configuration
+
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    private let isShutDown = Mutex(false)
+
+    /// Creates a transport with its own session.
+    /// - Parameter configuration: Session settings.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let settings = URLSessionConfiguration.ephemeral
+        settings.httpMaximumConnectionsPerHost = max(1, configuration.maxConnectionsPerHost)
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        settings.urlCache = nil
+        settings.httpCookieStorage = nil
+        settings.httpShouldSetCookies = false
+        // Courier enforces each call's deadline; these only bound what URLSession does on its own.
+        settings.timeoutIntervalForRequest = 3600
+        settings.timeoutIntervalForResource = 24 * 3600
+        delegate = SessionDelegate()
+        session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Sends the request through URLSession; see ``Transport/send(_:body:context:)``.
+    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+        guard !isShutDown.withLock({ $0 }) else {
+            throw NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")
+        }
+        try Task.checkCancellation()
+        let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: context.remaining)
+        var stagedBody: URL?
+        let task: URLSessionTask
+        if let body, (body.length ?? 0) > 0 {
+            if let data = body.bufferedData {
+                task = session.uploadTask(with: urlRequest, from: data)
+            } else {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
+                try body.write(to: file)
+                stagedBody = file
+                task = session.uploadTask(with: urlRequest, fromFile: file)
+            }
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        let origin = URLSessionConversion.origin(of: urlRequest.url)
+        delegate.register(
+            task.taskIdentifier,
+            TaskState(
+                recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, maxRedirects: context.maxRedirects,
+                origin: origin, credentialHeaderNames: context.credentialHeaderNames, stagedBody: stagedBody
+            )
+        )
+        context.recorder.enter(.awaitingResponse)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.attach(continuation, to: task.taskIdentifier)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Cancels every task and invalidates the session; later calls fail.
+    public func shutdown() async {
+        let first = isShutDown.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { session.invalidateAndCancel() }
+    }
+}
+
+extension TransportRegistry.Entry {
+    /// Registers URLSession under the name `urlsession`; each client gets its own session.
+    /// - Parameter configuration: Session settings.
+    /// - Returns: The entry.
+    public static func urlSession(_ configuration: URLSessionTransport.Configuration = .init()) -> TransportRegistry.Entry {
+        TransportRegistry.Entry(name: "urlsession") { _ in URLSessionTransport(configuration: configuration) }
+    }
+}

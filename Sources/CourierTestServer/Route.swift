@@ -1,0 +1,100 @@
+import Foundation
+
+/// What the server does for one request; chosen by ``Route/resolve(method:uri:headers:body:bodyLength:)``
+/// without I/O, then carried out by the channel handler.
+enum ServerAction {
+    /// A complete response.
+    case respond(status: Int, headers: [(String, String)], body: [UInt8])
+    /// Wait, then do the next action.
+    case delay(milliseconds: Int64, then: Box)
+    /// `count` bytes of `x` with a Content-Length, written in 64 KiB pieces.
+    case bytes(count: Int)
+    /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`.
+    case stream(chunks: Int, size: Int, delayMilliseconds: Int64)
+
+    /// Indirection for the recursive `delay` case.
+    final class Box {
+        let action: ServerAction
+        init(_ action: ServerAction) { self.action = action }
+    }
+}
+
+/// The routing table.
+enum Route {
+    /// The most bytes one generated response may have (1 GiB): a bad test cannot exhaust memory.
+    static let maxGeneratedBytes = 1 << 30
+
+    static func resolve(method: String, uri: String, headers: [(String, String)], body: [UInt8], bodyLength: Int) -> ServerAction {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(parts.first ?? "/")
+        let rawQuery = parts.count == 2 ? String(parts[1]) : ""
+        let query = decodeQuery(rawQuery)
+        let segments = path.split(separator: "/").map(String.init)
+        func number(_ index: Int) -> Int? { segments.count > index ? Int(segments[index]) : nil }
+        func queryValue(_ name: String) -> String? { query.first { $0[0] == name }?[1] }
+
+        switch segments.first {
+        case "echo":
+            let echo = EchoResponse(
+                method: method, path: path, rawQuery: rawQuery, query: query, headers: headers.map { [$0.0, $0.1] },
+                body: String(decoding: body, as: UTF8.self), bodyLength: bodyLength
+            )
+            return json(echo)
+        case "status":
+            guard let code = number(1), (100...599).contains(code) else { return text(400, "status must be 100 to 599") }
+            let contentType = queryValue("contentType") ?? "application/json"
+            let bodyText = queryValue("body") ?? "{\"status\":\(code)}"
+            let noBody = code == 204 || code == 304 || code < 200
+            return .respond(status: code, headers: noBody ? [] : [("Content-Type", contentType)], body: noBody ? [] : Array(bodyText.utf8))
+        case "delay":
+            guard let milliseconds = number(1), (0...600_000).contains(milliseconds) else { return text(400, "delay must be 0 to 600000 ms") }
+            return .delay(milliseconds: Int64(milliseconds), then: .init(text(200, "delayed \(milliseconds) ms")))
+        case "bytes":
+            guard let count = number(1), (0...maxGeneratedBytes).contains(count) else { return text(400, "bytes must be 0 to 1 GiB") }
+            return .bytes(count: count)
+        case "stream":
+            guard let chunks = number(1), (1...100_000).contains(chunks) else { return text(400, "chunks must be 1 to 100000") }
+            let size = Int(queryValue("size") ?? "") ?? 1024
+            let delay = Int64(queryValue("delayMs") ?? "") ?? 0
+            guard (1...(1 << 20)).contains(size), chunks * size <= maxGeneratedBytes, (0...10_000).contains(delay) else {
+                return text(400, "size must be 1 to 1 MiB, delayMs 0 to 10000")
+            }
+            return .stream(chunks: chunks, size: size, delayMilliseconds: delay)
+        case "redirect":
+            guard let hops = number(1), (0...100).contains(hops) else { return text(400, "redirect count must be 0 to 100") }
+            let location = hops <= 1 ? "/echo" : "/redirect/\(hops - 1)"
+            if hops == 0 { return resolve(method: method, uri: "/echo", headers: headers, body: body, bodyLength: bodyLength) }
+            return .respond(status: 302, headers: [("Location", location), ("Content-Length", "0")], body: [])
+        case "redirect-to":
+            guard let target = queryValue("url") else { return text(400, "url is required") }
+            let status = Int(queryValue("status") ?? "") ?? 302
+            return .respond(status: status, headers: [("Location", target)], body: [])
+        case "headers":
+            return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
+        default:
+            return text(404, "no route for \(path)")
+        }
+    }
+
+    static func decodeQuery(_ raw: String) -> [[String]] {
+        guard !raw.isEmpty else { return [] }
+        return raw.split(separator: "&").map { pair in
+            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            return [decode(halves[0]), halves.count == 2 ? decode(halves[1]) : ""]
+        }
+    }
+
+    static func text(_ status: Int, _ message: String) -> ServerAction {
+        .respond(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(message.utf8))
+    }
+
+    static func json(_ value: some Encodable) -> ServerAction {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(value) else { return text(500, "could not encode the echo") }
+        return .respond(status: 200, headers: [("Content-Type", "application/json")], body: Array(data))
+    }
+}

@@ -1,0 +1,110 @@
+import NIOCore
+import NIOHTTP1
+
+/// Reads one request at a time and carries out its ``ServerAction``.
+///
+/// Runs on its channel's event loop only; scheduled work uses the isolated event-loop view so it
+/// stays on that loop.
+final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The most request-body bytes kept for the echo (the rest is only counted).
+    private static let maxKeptBodyBytes = 1 << 20
+
+    private let statistics: ServerStatistics
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var bodyLength = 0
+
+    init(statistics: ServerStatistics) {
+        self.statistics = statistics
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            statistics.requestReceived()
+            self.head = head
+            body.removeAll(keepingCapacity: true)
+            bodyLength = 0
+        case .body(let buffer):
+            bodyLength += buffer.readableBytes
+            let room = Self.maxKeptBodyBytes - body.count
+            if room > 0 { body.append(contentsOf: buffer.readableBytesView.prefix(room)) }
+        case .end:
+            guard let head else { return }
+            let action = Route.resolve(
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
+                bodyLength: bodyLength
+            )
+            perform(action, for: head, context: context)
+        }
+    }
+
+    private func perform(_ action: ServerAction, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        let sendsBody = request.method != .HEAD
+        switch action {
+        case .respond(let status, let headers, let bytes):
+            var fields = HTTPHeaders(headers)
+            if !fields.contains(name: "content-length"), status >= 200, status != 204, status != 304 {
+                fields.replaceOrAdd(name: "Content-Length", value: String(bytes.count))
+            }
+            writeHead(status: status, headers: fields, request: request, context: context)
+            if sendsBody, !bytes.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            }
+            finish(request: request, context: context)
+        case .delay(let milliseconds, let next):
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(milliseconds)) {
+                guard context.channel.isActive else { return }
+                self.perform(next.action, for: request, context: context)
+            }
+        case .bytes(let count):
+            writeHead(status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request, context: context)
+            if sendsBody {
+                var remaining = count
+                let piece = ByteBuffer(repeating: UInt8(ascii: "x"), count: min(count, 64 * 1024))
+                while remaining > 0 {
+                    let size = min(remaining, piece.readableBytes)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(piece.getSlice(at: 0, length: size) ?? piece))), promise: nil)
+                    remaining -= size
+                }
+            }
+            finish(request: request, context: context)
+        case .stream(let chunks, let size, let delay):
+            writeHead(status: 200, headers: ["Content-Type": "application/octet-stream"], request: request, context: context)
+            context.flush()
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "s"), count: size)
+            streamChunk(remaining: chunks, chunk: chunk, delay: delay, request: request, context: context)
+        }
+    }
+
+    private func streamChunk(remaining: Int, chunk: ByteBuffer, delay: Int64, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard remaining > 0 else {
+            finish(request: request, context: context)
+            return
+        }
+        if request.method != .HEAD {
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+        }
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
+            self.streamChunk(remaining: remaining - 1, chunk: chunk, delay: delay, request: request, context: context)
+        }
+    }
+
+    private func writeHead(status: Int, headers: HTTPHeaders, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = headers
+        if !request.isKeepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    private func finish(request: HTTPRequestHead, context: ChannelHandlerContext) {
+        let keepAlive = request.isKeepAlive
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            if !keepAlive { context.close(promise: nil) }
+        }
+    }
+}
