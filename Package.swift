@@ -52,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierMock"]
+            dependencies: ["Courier", "CourierMock", "CourierTestServer"]
         ),
         .testTarget(
             name: "CourierTransportTests",

@@ -22,7 +22,7 @@ public enum APIState: Sendable, Hashable {
 /// Subclass it and override what the call needs; only ``path`` is usually required:
 ///
 /// ```swift
-/// final class GetUser: BaseAPI<User> {
+/// final class GetUser: BaseAPI<User>, @unchecked Sendable {
 ///     let id: Int
 ///     init(client: NetworkClient, id: Int) {
 ///         self.id = id
@@ -43,7 +43,9 @@ public enum APIState: Sendable, Hashable {
 /// ``NetworkClient/send(_:)`` when you prefer a value type.
 ///
 /// Overridden properties are read once, when the call starts, on the thread that calls `start`.
-/// They should be pure: the object is shared with the task that runs the call.
+/// They should be pure: the object is shared with the task that runs the call. Swift requires a
+/// subclass to restate `@unchecked Sendable`; it is sound when the subclass adds only `let`
+/// properties of `Sendable` types, as in the example.
 open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every mutable property lives in `box`, behind a Mutex. Subclasses are
     // expected to add only immutable stored properties (documented above).

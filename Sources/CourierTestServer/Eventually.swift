@@ -1,0 +1,16 @@
+/// Polls `condition` every few milliseconds until it holds or `timeout` passes.
+///
+/// For tests that wait on work finishing elsewhere (a completion handler on another queue):
+/// the timeout bounds the wait, it is not an assertion about speed.
+/// - Parameters:
+///   - timeout: The longest wait; 10 seconds by default.
+///   - condition: What to wait for.
+/// - Returns: Whether the condition held before the timeout.
+public func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}

@@ -1,0 +1,29 @@
+import Courier
+import CourierMock
+import Foundation
+
+struct User: Codable, Sendable, Hashable {
+    var id: Int
+    var name: String
+}
+
+struct Problem: Codable, Sendable, Hashable {
+    var code: String
+    var message: String
+}
+
+final class GetUser: BaseAPI<User>, @unchecked Sendable {
+    let id: Int
+    init(client: NetworkClient, id: Int, queue: DispatchQueue = .global()) {
+        self.id = id
+        super.init(client: client, completionQueue: queue)
+    }
+    override var path: String { "users/\(id)" }
+    override var errorDecoder: ErrorBodyDecoder? { .json(Problem.self) }
+}
+
+func makeClient(_ mock: MockTransport, middleware: [any Middleware] = [], timeout: Duration = .seconds(10)) throws -> NetworkClient {
+    var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+    configuration.requestTimeout = timeout
+    return try NetworkClient(configuration: configuration, transport: mock, middleware: middleware)
+}
