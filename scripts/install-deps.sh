@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Courier needs when they are missing. Safe to run again.
+#   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport.
+set -euo pipefail
+
+packages=(libcurl4-openssl-dev libnghttp2-dev)
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+echo "Installing missing packages: ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+  sudo="sudo"
+else
+  echo "error: need root (or sudo) to install: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
