@@ -45,12 +45,16 @@ public struct ResponseBody: AsyncSequence, Sendable {
         var streamIterator: AsyncThrowingStream<Data, any Error>.AsyncIterator?
 
         /// The next chunk, or `nil` at the end.
+        /// - Throws: `CancellationError` when the reading task is cancelled: a stream ends quietly
+        ///   on cancellation, and a cut-off body must never pass for a complete one.
         public mutating func next() async throws -> Data? {
             if let data = buffered {
                 buffered = nil
                 return data.isEmpty ? nil : data
             }
-            return try await streamIterator?.next()
+            let chunk = try await streamIterator?.next()
+            if chunk == nil, Task.isCancelled { throw CancellationError() }
+            return chunk
         }
     }
 
