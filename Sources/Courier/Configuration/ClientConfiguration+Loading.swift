@@ -85,6 +85,8 @@ extension ClientConfiguration {
             throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of type \(type)", source: source)
         } catch let DecodingError.valueNotFound(type, context) {
             throw ConfigurationError(key: Self.keyPath(context.codingPath), value: "null", allowed: "a value of type \(type)", source: source)
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of the documented type", source: source)
         } catch {
             throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object: \(error)", source: source)
         }
@@ -98,8 +100,12 @@ extension ClientConfiguration {
         if let seconds = file.timeouts?.connect {
             configuration.connectTimeout = try Self.duration(seconds: seconds, key: "timeouts.connect", source: source)
         }
-        if let bytes = file.maxResponseBytes { configuration.maxResponseBytes = bytes }
-        if let redirects = file.maxRedirects { configuration.maxRedirects = redirects }
+        if let bytes = file.maxResponseBytes {
+            configuration.maxResponseBytes = try Self.wholeNumber(bytes, key: "maxResponseBytes", source: source)
+        }
+        if let redirects = file.maxRedirects {
+            configuration.maxRedirects = try Self.wholeNumber(redirects, key: "maxRedirects", source: source)
+        }
         if let names = file.secretHeaders { configuration.secretHeaderNames.formUnion(names.map { $0.lowercased() }) }
         for (name, value) in (file.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             do {
@@ -115,6 +121,15 @@ extension ClientConfiguration {
 
     private static func keyPath(_ path: [any CodingKey]) -> String {
         path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// Numbers are read as `Double` (Foundation reports a fractional value given for an `Int`
+    /// without naming the key) and checked here.
+    private static func wholeNumber(_ value: Double, key: String, source: String) throws(ConfigurationError) -> Int {
+        guard value.isFinite, value == value.rounded(), abs(value) < 1e15 else {
+            throw ConfigurationError(key: key, value: "\(value)", allowed: "a whole number", source: source)
+        }
+        return Int(value)
     }
 
     private static func duration(seconds: Double, key: String, source: String) throws(ConfigurationError) -> Duration {
@@ -135,8 +150,8 @@ private struct ConfigurationFile: Decodable {
     var transport: String?
     var baseURL: String?
     var timeouts: Timeouts?
-    var maxResponseBytes: Int?
-    var maxRedirects: Int?
+    var maxResponseBytes: Double?
+    var maxRedirects: Double?
     var secretHeaders: [String]?
     var headers: [String: String]?
 }

@@ -1,0 +1,112 @@
+import Courier
+import CourierMock
+import Foundation
+import Testing
+
+@Suite("Configuration and transport selection")
+struct ConfigurationTests {
+    let registry = TransportRegistry([.mock(MockTransport())])
+
+    func writeFile(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-config-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test("COURIER_TRANSPORT selects the transport")
+    func environmentSelects() throws {
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "MOCK"], defaults: ClientConfiguration(baseURL: "https://x"))
+        #expect(configuration.transport == "mock")
+        let client = try NetworkClient(configuration: configuration, registry: registry)
+        #expect(client.transport.name == "mock")
+    }
+
+    @Test("the file is read, and the environment wins over it")
+    func fileThenEnvironment() throws {
+        let path = try writeFile(
+            #"{"transport":"urlsession","baseURL":"https://file.test","timeouts":{"request":2.5,"connect":1},"maxResponseBytes":1000,"maxRedirects":3,"secretHeaders":["X-Key"],"headers":{"X-Team":"t"}}"#
+        )
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fromFile = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
+        #expect(fromFile.transport == "urlsession")
+        #expect(fromFile.baseURL == "https://file.test")
+        #expect(fromFile.requestTimeout == .milliseconds(2500))
+        #expect(fromFile.connectTimeout == .seconds(1))
+        #expect(fromFile.maxResponseBytes == 1000)
+        #expect(fromFile.maxRedirects == 3)
+        #expect(fromFile.secretHeaderNames == ["x-key"])
+        #expect(fromFile.defaultHeaders["x-team"] == "t")
+        let overridden = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path, "COURIER_TRANSPORT": "mock"])
+        #expect(overridden.transport == "mock")
+    }
+
+    @Test("an unknown transport name names the key and the allowed values")
+    func unknownTransport() throws {
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "carrier-pigeon"])
+        do {
+            _ = try NetworkClient(configuration: configuration, registry: registry)
+            Issue.record("must fail")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "transport")
+            #expect(error.value == "carrier-pigeon")
+            #expect(error.allowed.contains("mock"))
+            #expect(error.description.contains("carrier-pigeon"))
+        }
+    }
+
+    @Test("a known transport that is not linked says so")
+    func notLinked() throws {
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "curl"])
+        do {
+            _ = try NetworkClient(configuration: configuration, registry: registry)
+            Issue.record("must fail")
+        } catch let error as ConfigurationError {
+            #expect(error.allowed.contains("does not link it"))
+        }
+    }
+
+    @Test(
+        "malformed files and out-of-range values name the key",
+        arguments: [
+            ("not json at all", "(file)"),
+            (#"["a list"]"#, "(file)"),
+            (#"{"transprot":"mock"}"#, "transprot"),
+            (#"{"timeouts":{"request":"soon"}}"#, "timeouts.request"),
+            (#"{"timeouts":{"reqest":1}}"#, "timeouts.reqest"),
+            (#"{"timeouts":{"request":-1}}"#, "timeouts.request"),
+            (#"{"timeouts":{"connect":0}}"#, "timeouts.connect"),
+            (#"{"maxRedirects":500}"#, "maxRedirects"),
+            (#"{"maxRedirects":1.5}"#, "maxRedirects"),
+            (#"{"maxResponseBytes":0}"#, "maxResponseBytes"),
+            (#"{"headers":{"Bad Name":"x"}}"#, "headers.Bad Name"),
+            (#"{"headers":{"X-Ok":"a\r\nb"}}"#, "headers.X-Ok"),
+        ]
+    )
+    func badFiles(text: String, key: String) throws {
+        let path = try writeFile(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
+            Issue.record("must fail")
+        } catch {
+            #expect(error.key == key, "\(error)")
+            #expect(error.source == path)
+        }
+    }
+
+    @Test("a missing file and an empty transport variable are errors")
+    func missingInputs() {
+        #expect(throws: ConfigurationError.self) { try ClientConfiguration.load(environment: ["COURIER_CONFIG": "/nonexistent/courier.json"]) }
+        #expect(throws: ConfigurationError.self) { try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "  "]) }
+    }
+
+    @Test("values set in code are range-checked when the client is built")
+    func codeValues() {
+        var configuration = ClientConfiguration(baseURL: "https://x", transport: "mock")
+        configuration.requestTimeout = .zero
+        #expect(throws: ConfigurationError.self) { try NetworkClient(configuration: configuration, transport: MockTransport()) }
+        configuration.requestTimeout = .seconds(1)
+        configuration.maxRedirects = -1
+        #expect(throws: ConfigurationError.self) { try NetworkClient(configuration: configuration, transport: MockTransport()) }
+    }
+}

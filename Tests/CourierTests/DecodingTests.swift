@@ -1,0 +1,110 @@
+import Courier
+import CourierMock
+import Foundation
+import Testing
+
+@Suite("Decoding and status validation")
+struct DecodingTests {
+    struct Get<Output: Sendable>: Endpoint {
+        var path = "thing"
+        var decoder: ResponseDecoder<Output> = .automatic
+        var statusValidation: StatusValidation = .successful
+    }
+
+    func client(answer: MockResponse) throws -> (NetworkClient, MockTransport) {
+        let mock = MockTransport()
+        mock.stub(nil, "/thing", answer)
+        return (try makeClient(mock), mock)
+    }
+
+    @Test("Decodable outputs decode as JSON by default")
+    func json() async throws {
+        let (client, _) = try client(answer: .json(User(id: 1, name: "Ada")))
+        #expect(try await client.send(Get<User>()) == User(id: 1, name: "Ada"))
+    }
+
+    @Test("a configured JSONDecoder is used")
+    func customJSONDecoder() async throws {
+        struct Snake: Decodable, Sendable { var userName: String }
+        let (client, _) = try client(answer: .text(#"{"user_name":"Ada"}"#))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try await client.send(Get<Snake>(decoder: .json(decoder))).userName == "Ada")
+    }
+
+    @Test("Data, String and EmptyResponse outputs")
+    func rawOutputs() async throws {
+        let (client, _) = try client(answer: .text("héllo"))
+        #expect(try await client.send(Get<Data>()) == Data("héllo".utf8))
+        #expect(try await client.send(Get<String>()) == "héllo")
+        #expect(try await client.send(Get<String>(decoder: .string)) == "héllo")
+        #expect(try await client.send(Get<EmptyResponse>()) == EmptyResponse())
+    }
+
+    @Test("an empty 204 body decodes as EmptyResponse")
+    func noContent() async throws {
+        let (client, _) = try client(answer: .status(204))
+        #expect(try await client.send(Get<EmptyResponse>(decoder: .empty)) == EmptyResponse())
+    }
+
+    @Test(
+        "decoding failures are typed and keep the body",
+        arguments: [
+            (MockResponse.text("not json"), "User"),
+            (MockResponse.text(#"{"id":"one","name":"x"}"#), "User"),
+            (MockResponse.status(200), "User"),
+            (MockResponse.status(200, body: Data([0xFF, 0xFE])), "String"),
+        ]
+    )
+    func decodingFailures(answer: MockResponse, type: String) async throws {
+        let (client, _) = try client(answer: answer)
+        do {
+            if type == "User" { _ = try await client.send(Get<User>()) } else { _ = try await client.send(Get<String>()) }
+            Issue.record("must fail")
+        } catch let error as NetworkError {
+            #expect(error.kind == .decoding)
+            #expect(error.phase == .decoding)
+            #expect(error.status == 200)
+            #expect(error.responseBody != nil)
+            #expect(error.metrics?.decode != nil)
+        }
+    }
+
+    @Test("a non-Decodable output without a decoder fails clearly")
+    func notDecodable() async throws {
+        struct Opaque: Sendable {}
+        let (client, _) = try client(answer: .text("x"))
+        do {
+            _ = try await client.send(Get<Opaque>())
+            Issue.record("must fail")
+        } catch let error as NetworkError {
+            #expect(error.kind == .decoding)
+            #expect(error.message.contains("not Decodable"))
+        }
+    }
+
+    @Test("status validation is configurable per API", arguments: [200, 201, 299, 300, 304, 404, 500])
+    func statusValidation(code: Int) async throws {
+        let (client, _) = try client(answer: .status(code, body: Data("x".utf8)))
+        let defaultResult = try? await client.send(Get<Data>())
+        #expect((defaultResult != nil) == (200..<300).contains(code))
+        let anyResult = try? await client.send(Get<Data>(statusValidation: .any))
+        #expect(anyResult != nil)
+        let onlyNotFound = try? await client.send(Get<Data>(statusValidation: .codes([404])))
+        #expect((onlyNotFound != nil) == (code == 404))
+    }
+
+    @Test("decode time is measured apart from network time")
+    func decodeTiming() async throws {
+        let (client, _) = try client(answer: .json(User(id: 1, name: "Ada"), delay: .milliseconds(30)))
+        let slowDecoder = ResponseDecoder<User> { data, _ in
+            Thread.sleep(forTimeInterval: 0.02)
+            return try JSONDecoder().decode(User.self, from: data)
+        }
+        let response = try await client.response(for: Get<User>(decoder: slowDecoder))
+        let metrics = response.metrics
+        #expect((metrics.network ?? .zero) >= .milliseconds(30))
+        #expect((metrics.decode ?? .zero) >= .milliseconds(20))
+        #expect((metrics.total ?? .zero) >= (metrics.network ?? .zero) + (metrics.decode ?? .zero))
+    }
+}
