@@ -179,7 +179,7 @@ struct URLSessionTransportTests {
         try await withServer { server in
             let client = try urlSessionClient(server)
             let error = await expectNetworkError(.timedOut) {
-                try await client.send(RawEndpoint(path: "stream/100", query: [QueryItem("delayMs", "20")], timeout: .milliseconds(400)))
+                try await client.send(RawEndpoint(path: "stream/100", query: [QueryItem("delayMs", "50")], timeout: .milliseconds(1500)))
             }
             #expect(error?.phase == .receiving)
             await client.shutdown()

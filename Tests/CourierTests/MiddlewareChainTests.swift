@@ -1,0 +1,83 @@
+import Courier
+import CourierMock
+import Foundation
+import Synchronization
+import Testing
+
+/// Records the order in which middleware see requests and responses.
+final class Trace: Sendable {
+    private let events = Mutex<[String]>([])
+    func append(_ event: String) { events.withLock { $0.append(event) } }
+    var all: [String] { events.withLock { $0 } }
+}
+
+struct Tagging: Middleware {
+    let tag: String
+    let trace: Trace
+
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+        trace.append("request \(tag)")
+        var request = request
+        request.headerFields.append(HTTPField(name: HTTPField.Name("X-Chain")!, value: tag))
+        var response = try await next(request, body, context)
+        trace.append("response \(tag)")
+        response.head.headerFields.append(HTTPField(name: HTTPField.Name("X-Seen")!, value: tag))
+        return response
+    }
+}
+
+/// Answers without calling `next`.
+struct ShortCircuit: Middleware {
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+        TransportResponse(head: HTTPResponse(status: .ok), body: ResponseBody(data: Data(#"{"id":0,"name":"cached"}"#.utf8)))
+    }
+}
+
+/// Calls `next` twice when the first answer is a 503.
+struct RetryOnce: Middleware {
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+        let first = try await next(request, body, context)
+        guard first.head.status.code == 503 else { return first }
+        return try await next(request, body, context)
+    }
+}
+
+@Suite("Middleware chain")
+struct MiddlewareChainTests {
+    struct Ping: Endpoint {
+        typealias Output = User
+        var path: String { "ping" }
+    }
+
+    @Test("requests pass middleware in array order, responses in reverse")
+    func order() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", .json(User(id: 1, name: "x")))
+        let trace = Trace()
+        let client = try makeClient(mock, middleware: ["A", "B", "C"].map { Tagging(tag: $0, trace: trace) })
+        let response = try await client.response(for: Ping())
+        #expect(trace.all == ["request A", "request B", "request C", "response C", "response B", "response A"])
+        #expect(mock.recordedRequests.first?.head.headerFields[values: HTTPField.Name("X-Chain")!] == ["A", "B", "C"])
+        #expect(response.head.headerFields[values: HTTPField.Name("X-Seen")!] == ["C", "B", "A"])
+    }
+
+    @Test("middleware can short-circuit: the transport is never called")
+    func shortCircuit() async throws {
+        let mock = MockTransport()
+        let client = try makeClient(mock, middleware: [ShortCircuit()])
+        #expect(try await client.send(Ping()).name == "cached")
+        #expect(mock.recordedRequests.isEmpty)
+        #expect(try await client.response(for: Ping()).metrics.attempts == 0)
+    }
+
+    @Test("middleware can repeat the rest of the chain; attempts are counted")
+    func repeatChain() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(503), .json(User(id: 2, name: "second"))])
+        let client = try makeClient(mock, middleware: [RetryOnce()])
+        let response = try await client.response(for: Ping())
+        #expect(response.value.name == "second")
+        #expect(response.metrics.attempts == 2)
+        #expect(mock.recordedRequests.count == 2)
+    }
+}
