@@ -34,7 +34,9 @@ public struct MockResponse: Sendable {
             let body = try JSONEncoder().encode(value)
             return .status(status, headers: ["Content-Type": "application/json"], body: body, delay: delay)
         } catch {
-            return .failure(NetworkError(kind: .invalidResponse, phase: .receiving, message: "the mock's JSON could not be encoded: \(error)"), delay: delay)
+            return .failure(
+                NetworkError(kind: .invalidResponse, phase: .receiving, message: "the mock's JSON could not be encoded: \(error)"),
+                delay: delay)
         }
     }
 

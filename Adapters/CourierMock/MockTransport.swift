@@ -103,7 +103,10 @@ public final class MockTransport: Transport {
     }
 
     /// Adds a stub that always answers with `response`.
-    public func stub(_ method: HTTPRequest.Method?, _ path: String, query: [String: String] = [:], headers: [String: String] = [:], _ response: MockResponse) {
+    public func stub(
+        _ method: HTTPRequest.Method?, _ path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        _ response: MockResponse
+    ) {
         stub(method, path, query: query, headers: headers, responses: [response])
     }
 
@@ -159,7 +162,8 @@ public final class MockTransport: Transport {
             if configuration.strict {
                 throw NetworkError(
                     kind: .noMatchingStub, phase: .sending,
-                    message: "no stub matches \(request.method.rawValue) \(recorded.path)\(recorded.queryItems.isEmpty ? "" : " with query " + (request.path ?? ""))"
+                    message:
+                        "no stub matches \(request.method.rawValue) \(recorded.path)\(recorded.queryItems.isEmpty ? "" : " with query " + (request.path ?? ""))"
                 )
             }
             return TransportResponse(head: HTTPResponse(status: .notFound))

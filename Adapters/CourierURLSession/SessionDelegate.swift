@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What the delegate knows about one task.
@@ -30,7 +30,10 @@ struct TaskState {
     /// of URLSession's "cancelled".
     var failure: NetworkError?
 
-    init(recorder: TransferRecorder, maxResponseBytes: Int, maxRedirects: Int, origin: String, credentialHeaderNames: Set<String>, stagedBody: URL?) {
+    init(
+        recorder: TransferRecorder, maxResponseBytes: Int, maxRedirects: Int, origin: String, credentialHeaderNames: Set<String>,
+        stagedBody: URL?
+    ) {
         self.recorder = recorder
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
@@ -55,7 +58,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func attach(_ waiter: CheckedContinuation<TransportResponse, any Error>, to identifier: Int) {
         let early: Result<TransportResponse, any Error>? = tasks.withLock { tasks in
             guard var state = tasks[identifier] else {
-                return .failure(NetworkError(kind: .transportFailure, phase: .sending, message: "URLSession task \(identifier) was not registered"))
+                return .failure(
+                    NetworkError(kind: .transportFailure, phase: .sending, message: "URLSession task \(identifier) was not registered"))
             }
             if let outcome = state.earlyOutcome {
                 tasks[identifier] = nil
@@ -139,7 +143,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.redirects += 1
             if state.redirects > state.maxRedirects {
                 state.failure = NetworkError(
-                    kind: .tooManyRedirects, phase: .receiving, message: "more than \(state.maxRedirects) redirects", status: response.statusCode
+                    kind: .tooManyRedirects, phase: .receiving, message: "more than \(state.maxRedirects) redirects",
+                    status: response.statusCode
                 )
                 tasks[task.taskIdentifier] = state
                 return (false, [])

@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Pure conversions between Courier's types and URLSession's; tested without a network.

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A transport on the toolchain's own URLSession (FoundationNetworking on Linux).

@@ -47,7 +47,9 @@ enum Route {
             let noBody = code == 204 || code == 304 || code < 200
             return .respond(status: code, headers: noBody ? [] : [("Content-Type", contentType)], body: noBody ? [] : Array(bodyText.utf8))
         case "delay":
-            guard let milliseconds = number(1), (0...600_000).contains(milliseconds) else { return text(400, "delay must be 0 to 600000 ms") }
+            guard let milliseconds = number(1), (0...600_000).contains(milliseconds) else {
+                return text(400, "delay must be 0 to 600000 ms")
+            }
             return .delay(milliseconds: Int64(milliseconds), then: .init(text(200, "delayed \(milliseconds) ms")))
         case "bytes":
             guard let count = number(1), (0...maxGeneratedBytes).contains(count) else { return text(400, "bytes must be 0 to 1 GiB") }

@@ -61,7 +61,9 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.perform(next.action, for: request, context: context)
             }
         case .bytes(let count):
-            writeHead(status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request, context: context)
+            writeHead(
+                status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request,
+                context: context)
             if sendsBody {
                 var remaining = count
                 let piece = ByteBuffer(repeating: UInt8(ascii: "x"), count: min(count, 64 * 1024))

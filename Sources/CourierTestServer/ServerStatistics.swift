@@ -10,7 +10,12 @@ final class ServerStatistics: Sendable {
 
     private let counts = Mutex(Counts())
 
-    func connectionOpened() { counts.withLock { $0.connectionsOpened += 1; $0.connectionsOpen += 1 } }
+    func connectionOpened() {
+        counts.withLock {
+            $0.connectionsOpened += 1
+            $0.connectionsOpen += 1
+        }
+    }
     func connectionClosed() { counts.withLock { $0.connectionsOpen -= 1 } }
     func requestReceived() { counts.withLock { $0.requests += 1 } }
     var snapshot: Counts { counts.withLock { $0 } }

@@ -15,7 +15,8 @@ struct ConfigurationTests {
 
     @Test("COURIER_TRANSPORT selects the transport")
     func environmentSelects() throws {
-        let configuration = try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "MOCK"], defaults: ClientConfiguration(baseURL: "https://x"))
+        let configuration = try ClientConfiguration.load(
+            environment: ["COURIER_TRANSPORT": "MOCK"], defaults: ClientConfiguration(baseURL: "https://x"))
         #expect(configuration.transport == "mock")
         let client = try NetworkClient(configuration: configuration, registry: registry)
         #expect(client.transport.name == "mock")
@@ -96,7 +97,9 @@ struct ConfigurationTests {
 
     @Test("a missing file and an empty transport variable are errors")
     func missingInputs() {
-        #expect(throws: ConfigurationError.self) { try ClientConfiguration.load(environment: ["COURIER_CONFIG": "/nonexistent/courier.json"]) }
+        #expect(throws: ConfigurationError.self) {
+            try ClientConfiguration.load(environment: ["COURIER_CONFIG": "/nonexistent/courier.json"])
+        }
         #expect(throws: ConfigurationError.self) { try ClientConfiguration.load(environment: ["COURIER_TRANSPORT": "  "]) }
     }
 

@@ -15,7 +15,9 @@ struct Tagging: Middleware {
     let tag: String
     let trace: Trace
 
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws
+        -> TransportResponse
+    {
         trace.append("request \(tag)")
         var request = request
         request.headerFields.append(HTTPField(name: HTTPField.Name("X-Chain")!, value: tag))
@@ -28,14 +30,18 @@ struct Tagging: Middleware {
 
 /// Answers without calling `next`.
 struct ShortCircuit: Middleware {
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws
+        -> TransportResponse
+    {
         TransportResponse(head: HTTPResponse(status: .ok), body: ResponseBody(data: Data(#"{"id":0,"name":"cached"}"#.utf8)))
     }
 }
 
 /// Calls `next` twice when the first answer is a 503.
 struct RetryOnce: Middleware {
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws -> TransportResponse {
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws
+        -> TransportResponse
+    {
         let first = try await next(request, body, context)
         guard first.head.status.code == 503 else { return first }
         return try await next(request, body, context)

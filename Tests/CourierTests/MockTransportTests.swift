@@ -15,15 +15,17 @@ struct MockTransportTests {
         var timeout: Duration?
     }
 
-    @Test("stubs match by method and path pattern", arguments: [
-        ("/users/:id", "users/42", true),
-        ("/users/*", "users/42", true),
-        ("/users/:id", "users/42/posts", false),
-        ("/users/**", "users/42/posts", true),
-        ("/users/**", "users", true),
-        ("/users", "users/42", false),
-        ("/a/b", "a/c", false),
-    ])
+    @Test(
+        "stubs match by method and path pattern",
+        arguments: [
+            ("/users/:id", "users/42", true),
+            ("/users/*", "users/42", true),
+            ("/users/:id", "users/42/posts", false),
+            ("/users/**", "users/42/posts", true),
+            ("/users/**", "users", true),
+            ("/users", "users/42", false),
+            ("/a/b", "a/c", false),
+        ])
     func pathPatterns(pattern: String, path: String, matches: Bool) async throws {
         let mock = MockTransport()
         mock.stub(.get, pattern, .text("hit"))

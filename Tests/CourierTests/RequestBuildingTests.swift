@@ -50,7 +50,9 @@ struct RequestBuildingTests {
         let mock = MockTransport()
         mock.stub(nil, "/**", .status(500))
         let client = try makeClient(mock)
-        let call = Call(query: [QueryItem("access_token", "SECRET1"), QueryItem("api_key", "SECRET2"), QueryItem("page", "2")], headers: ["Authorization": "Bearer SECRET3"])
+        let call = Call(
+            query: [QueryItem("access_token", "SECRET1"), QueryItem("api_key", "SECRET2"), QueryItem("page", "2")],
+            headers: ["Authorization": "Bearer SECRET3"])
         do {
             _ = try await client.send(call)
             Issue.record("must fail")
@@ -73,7 +75,9 @@ struct RequestBuildingTests {
     @Test("an Encodable that fails to encode makes the call invalid, without I/O")
     func unencodableJSON() async throws {
         struct Broken: Encodable {
-            func encode(to encoder: any Encoder) throws { throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "broken")) }
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "broken"))
+            }
         }
         let mock = MockTransport()
         let client = try makeClient(mock)
@@ -103,8 +107,11 @@ struct RequestBuildingTests {
         }
         #expect(Int64(total) == body.length)
         #expect(largest <= 16_384)
-        #expect(body.length == Int64(200_000) + Int64("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n".utf8.count)
-            + Int64("--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8.count)
-            + 2 + Int64("--b--\r\n".utf8.count))
+        #expect(
+            body.length == Int64(200_000) + Int64("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n".utf8.count)
+                + Int64(
+                    "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                        .utf8.count)
+                + 2 + Int64("--b--\r\n".utf8.count))
     }
 }

@@ -45,7 +45,9 @@ struct URLBuilderTests {
         Case(base: "https://h", path: "s", query: [QueryItem("q", "é")], expected: "https://h/s?q=%C3%A9"),
         Case(base: "https://h", path: "s", query: [QueryItem("q", "a/b")], expected: "https://h/s?q=a%2Fb"),
         Case(base: "https://h", path: "s", query: [QueryItem("q", "50%")], expected: "https://h/s?q=50%25"),
-        Case(base: "https://h", path: "s", query: [QueryItem("flag", nil), QueryItem("b", "2"), QueryItem("a", "1")], expected: "https://h/s?flag&b=2&a=1"),
+        Case(
+            base: "https://h", path: "s", query: [QueryItem("flag", nil), QueryItem("b", "2"), QueryItem("a", "1")],
+            expected: "https://h/s?flag&b=2&a=1"),
         Case(base: "https://h", path: "s", query: [QueryItem("k e", "v")], expected: "https://h/s?k%20e=v"),
         Case(base: "https://h", path: "s", query: [QueryItem(name: "q", percentEncodedValue: "a%20b")], expected: "https://h/s?q=a%20b"),
         // A base URL with its own query keeps it; items are appended.

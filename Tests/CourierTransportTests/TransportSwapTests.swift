@@ -24,7 +24,8 @@ struct TransportSwapTests {
     func sameResult(transport: String) async throws {
         try await withServer { server in
             let mock = MockTransport()
-            mock.stub(.get, "/echo/greet", query: ["name": "Zoë"], .json(Greeting(method: "GET", path: "/echo/greet", rawQuery: "name=Zo%C3%AB")))
+            mock.stub(
+                .get, "/echo/greet", query: ["name": "Zoë"], .json(Greeting(method: "GET", path: "/echo/greet", rawQuery: "name=Zo%C3%AB")))
             let registry = TransportRegistry([.mock(mock), .urlSession()])
             let configuration = try ClientConfiguration.load(
                 environment: ["COURIER_TRANSPORT": transport], defaults: ClientConfiguration(baseURL: server.baseURL)

@@ -53,7 +53,8 @@ struct URLSessionTransportTests {
         try await withServer { server in
             let client = try urlSessionClient(server)
             let endpoint = EchoEndpoint(
-                path: "echo/a b/é", query: [QueryItem("q", "x&y=z"), QueryItem("plus", "1+1")], headers: ["X-Team": "payments", "Accept": "application/json"]
+                path: "echo/a b/é", query: [QueryItem("q", "x&y=z"), QueryItem("plus", "1+1")],
+                headers: ["X-Team": "payments", "Accept": "application/json"]
             )
             let response = try await client.response(for: endpoint)
             #expect(response.head.status.code == 200)
@@ -77,7 +78,8 @@ struct URLSessionTransportTests {
             let (body, expected, contentType): (RequestBody, String, String) =
                 switch kind {
                 case "json": (.json(["name": "Ada"]), #"{"name":"Ada"}"#, "application/json")
-                case "form": (.form([("name", "Ada Lovelace"), ("x", "1&2")]), "name=Ada+Lovelace&x=1%262", "application/x-www-form-urlencoded")
+                case "form":
+                    (.form([("name", "Ada Lovelace"), ("x", "1&2")]), "name=Ada+Lovelace&x=1%262", "application/x-www-form-urlencoded")
                 default: (.text("héllo"), "héllo", "text/plain; charset=utf-8")
                 }
             let echo = try await client.send(EchoEndpoint(method: .post, body: body))
@@ -104,9 +106,12 @@ struct URLSessionTransportTests {
             let echo = try await client.send(EchoEndpoint(method: .post, body: body))
             #expect(echo.bodyLength == Int(body.length ?? -1))
             #expect(echo.header("content-type") == "multipart/form-data; boundary=test-boundary")
-            #expect(echo.body.hasPrefix("--test-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nReport %22Q3%22\r\n") == false)
+            #expect(
+                echo.body.hasPrefix("--test-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nReport %22Q3%22\r\n") == false
+            )
             #expect(echo.body.hasPrefix("--test-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nReport \"Q3\"\r\n"))
-            #expect(echo.body.contains("name=\"attachment\"; filename=\"report.bin\"\r\nContent-Type: application/octet-stream\r\n\r\nffff"))
+            #expect(
+                echo.body.contains("name=\"attachment\"; filename=\"report.bin\"\r\nContent-Type: application/octet-stream\r\n\r\nffff"))
             #expect(echo.body.hasSuffix("\r\n--test-boundary--\r\n"))
             await client.shutdown()
         }
@@ -135,7 +140,9 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("invalid headers are rejected before any I/O", arguments: [("X-Bad", "a\r\nInjected: 1"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("X-Lf", "a\nb")])
+    @Test(
+        "invalid headers are rejected before any I/O",
+        arguments: [("X-Bad", "a\r\nInjected: 1"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("X-Lf", "a\nb")])
     func invalidHeaders(name: String, value: String) async throws {
         try await withServer { server in
             let client = try urlSessionClient(server)
@@ -152,7 +159,9 @@ struct URLSessionTransportTests {
     func cancelMidResponse() async throws {
         try await withServer { server in
             let client = try urlSessionClient(server)
-            let task = Task { try await client.send(RawEndpoint(path: "stream/200", query: [QueryItem("delayMs", "20")], timeout: .seconds(60))) }
+            let task = Task {
+                try await client.send(RawEndpoint(path: "stream/200", query: [QueryItem("delayMs", "20")], timeout: .seconds(60)))
+            }
             #expect(await eventually { server.requestCount == 1 })
             try await Task.sleep(for: .milliseconds(50))
             task.cancel()
@@ -167,7 +176,9 @@ struct URLSessionTransportTests {
     func timeout() async throws {
         try await withServer { server in
             let client = try urlSessionClient(server)
-            let error = await expectNetworkError(.timedOut) { try await client.send(RawEndpoint(path: "delay/5000", timeout: .milliseconds(300))) }
+            let error = await expectNetworkError(.timedOut) {
+                try await client.send(RawEndpoint(path: "delay/5000", timeout: .milliseconds(300)))
+            }
             #expect(error?.phase == .awaitingResponse)
             #expect(error?.shortDescription == "timed_out.awaiting_response")
             await client.shutdown()
@@ -210,7 +221,9 @@ struct URLSessionTransportTests {
         await client.shutdown()
     }
 
-    @Test("a response over the size limit fails with responseTooLarge", arguments: [("bytes/100000", []), ("stream/50", [QueryItem("size", "1000")])])
+    @Test(
+        "a response over the size limit fails with responseTooLarge",
+        arguments: [("bytes/100000", []), ("stream/50", [QueryItem("size", "1000")])])
     func tooLarge(path: String, query: [QueryItem]) async throws {
         try await withServer { server in
             let client = try urlSessionClient(server) { $0.maxResponseBytes = 10_000 }
@@ -245,7 +258,9 @@ struct URLSessionTransportTests {
         try await withServer { first in
             try await withServer { second in
                 let client = try urlSessionClient(first) { $0.secretHeaderNames = ["x-internal-token"] }
-                let headers: RequestHeaders = ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Internal-Token": "t0k", "X-Plain": "kept"]
+                let headers: RequestHeaders = [
+                    "Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Internal-Token": "t0k", "X-Plain": "kept",
+                ]
                 let crossOrigin = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", "\(second.baseURL)/echo")], headers: headers)
                 let elsewhere = try await client.send(crossOrigin)
                 #expect(second.requestCount == 1)

@@ -168,7 +168,9 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     public func cancel() {
         let (action, completion, waiter) = box.withLock { box in
             let action = box.lifecycle.cancel()
-            guard case .reportCancelled = action else { return (action, nil, nil) as (APILifecycle<Task<Void, Never>>.CancelAction, Handler?, Waiter?) }
+            guard case .reportCancelled = action else {
+                return (action, nil, nil) as (APILifecycle<Task<Void, Never>>.CancelAction, Handler?, Waiter?)
+            }
             defer {
                 box.completion = nil
                 box.waiter = nil
@@ -194,7 +196,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         }
         switch action {
         case .rejectAlreadyStarted:
-            throw NetworkError(kind: .alreadyStarted, phase: .building, message: "\(Self.self) is single use and was already started; create a new one")
+            throw NetworkError(
+                kind: .alreadyStarted, phase: .building, message: "\(Self.self) is single use and was already started; create a new one")
         case .rejectCancelled:
             throw NetworkError(kind: .cancelled, phase: .building, message: "\(Self.self) was cancelled before it started")
         case .launch:

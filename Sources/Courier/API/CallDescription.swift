@@ -49,7 +49,8 @@ enum RequestBuilder {
                 fields.append(try HeaderValidation.field(name: "Content-Type", value: contentType))
             }
         }
-        let request = HTTPRequest(method: call.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
+        let request = HTTPRequest(
+            method: call.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
         return (request, call.body)
     }
 }

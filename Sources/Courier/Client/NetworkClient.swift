@@ -29,7 +29,8 @@ public final class NetworkClient: Sendable {
     ///   - transport: The transport.
     ///   - middleware: Middleware, in the order requests pass them.
     /// - Throws: ``ConfigurationError`` when a configuration value is out of range.
-    public init(configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = []) throws(ConfigurationError) {
+    public init(configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = []) throws(ConfigurationError)
+    {
         try configuration.validate()
         self.configuration = configuration
         self.transport = transport
@@ -89,7 +90,8 @@ public final class NetworkClient: Sendable {
         do {
             built = try RequestBuilder.build(call, configuration: configuration)
         } catch {
-            summary = NetworkError.RequestSummary(method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
+            summary = NetworkError.RequestSummary(
+                method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
             return fail(error)
         }
         summary = NetworkError.RequestSummary(method: built.request.method.rawValue, url: Self.url(of: built.request))

@@ -29,7 +29,9 @@ extension ClientConfiguration {
         if let name = environment[transportVariable] {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else {
-                throw ConfigurationError(key: transportVariable, value: name, allowed: TransportRegistry.knownNames.joined(separator: ", "), source: "environment")
+                throw ConfigurationError(
+                    key: transportVariable, value: name, allowed: TransportRegistry.knownNames.joined(separator: ", "),
+                    source: "environment")
             }
             configuration.transport = trimmed.lowercased()
         }
@@ -53,7 +55,8 @@ extension ClientConfiguration {
     /// - Throws: ``ConfigurationError`` naming the key or the file.
     public func applyingFile(at path: String) throws(ConfigurationError) -> ClientConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(key: Self.fileVariable, value: path, allowed: "the path of a readable JSON file", source: "environment")
+            throw ConfigurationError(
+                key: Self.fileVariable, value: path, allowed: "the path of a readable JSON file", source: "environment")
         }
         return try applyingJSON(data, source: path)
     }
@@ -71,7 +74,8 @@ extension ClientConfiguration {
             throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object at the top level", source: source)
         }
         for key in object.keys.sorted() where !Self.fileKeys.contains(key) {
-            throw ConfigurationError(key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
+            throw ConfigurationError(
+                key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
         }
         if let timeouts = object["timeouts"] as? [String: Any] {
             for key in timeouts.keys.sorted() where !["request", "connect"].contains(key) {
@@ -84,9 +88,11 @@ extension ClientConfiguration {
         } catch let DecodingError.typeMismatch(type, context) {
             throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of type \(type)", source: source)
         } catch let DecodingError.valueNotFound(type, context) {
-            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: "null", allowed: "a value of type \(type)", source: source)
+            throw ConfigurationError(
+                key: Self.keyPath(context.codingPath), value: "null", allowed: "a value of type \(type)", source: source)
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of the documented type", source: source)
+            throw ConfigurationError(
+                key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of the documented type", source: source)
         } catch {
             throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object: \(error)", source: source)
         }
@@ -111,7 +117,9 @@ extension ClientConfiguration {
             do {
                 _ = try HeaderValidation.field(name: name, value: value)
             } catch {
-                throw ConfigurationError(key: "headers.\(name)", value: nil, allowed: "a valid header name and a value without control characters", source: source)
+                throw ConfigurationError(
+                    key: "headers.\(name)", value: nil, allowed: "a valid header name and a value without control characters",
+                    source: source)
             }
             configuration.defaultHeaders.add(name, value)
         }

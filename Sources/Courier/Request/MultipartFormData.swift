@@ -106,7 +106,9 @@ public struct MultipartFormData: Sendable {
                 do {
                     attributes = try FileManager.default.attributesOfItem(atPath: url.path)
                 } catch {
-                    throw NetworkError(kind: .invalidRequest, phase: .building, message: "the multipart file \(url.path) cannot be read", underlying: error)
+                    throw NetworkError(
+                        kind: .invalidRequest, phase: .building, message: "the multipart file \(url.path) cannot be read", underlying: error
+                    )
                 }
                 guard (attributes[.type] as? FileAttributeType) == .typeRegular, let size = attributes[.size] as? NSNumber else {
                     throw .invalidRequest("the multipart file \(url.path) is not a regular file")

@@ -102,7 +102,8 @@ public struct RequestBody: Sendable {
         } catch {
             return RequestBody(
                 storage: .invalid(
-                    NetworkError(kind: .invalidRequest, phase: .building, message: "the JSON body could not be encoded: \(error)", underlying: error)
+                    NetworkError(
+                        kind: .invalidRequest, phase: .building, message: "the JSON body could not be encoded: \(error)", underlying: error)
                 ),
                 contentType: "application/json"
             )
@@ -155,7 +156,8 @@ public struct RequestBody: Sendable {
                 try handle.write(contentsOf: chunk)
             }
         } catch {
-            throw NetworkError(kind: .invalidRequest, phase: .sending, message: "could not stage the request body: \(error)", underlying: error)
+            throw NetworkError(
+                kind: .invalidRequest, phase: .sending, message: "could not stage the request body: \(error)", underlying: error)
         }
     }
 }
@@ -173,7 +175,9 @@ private final class BodyReader: @unchecked Sendable {
     init(storage: RequestBody.Storage, chunkSize: Int) {
         switch storage {
         case .segments(let segments): self.segments = segments[...]
-        case .invalid(let error): self.segments = []; failure = error
+        case .invalid(let error):
+            self.segments = []
+            failure = error
         }
         self.chunkSize = chunkSize
     }
@@ -196,7 +200,9 @@ private final class BodyReader: @unchecked Sendable {
                     do {
                         file = try FileHandle(forReadingFrom: url)
                     } catch {
-                        throw NetworkError(kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body", underlying: error)
+                        throw NetworkError(
+                            kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body",
+                            underlying: error)
                     }
                 }
                 if let chunk = try file?.read(upToCount: chunkSize), !chunk.isEmpty {

@@ -38,7 +38,8 @@ enum URLBuilder {
             throw .invalidRequest("the path contains \(describe(bad)); control characters are not allowed in a URL")
         }
         guard let schemeEnd = baseURL.range(of: "://") else {
-            throw .invalidRequest("the base URL '\(Redaction.redactedURL(baseURL))' is not absolute; it must start with http:// or https://")
+            throw .invalidRequest(
+                "the base URL '\(Redaction.redactedURL(baseURL))' is not absolute; it must start with http:// or https://")
         }
         let scheme = baseURL[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else {
@@ -118,7 +119,8 @@ enum URLBuilder {
         guard !host.isEmpty else { throw .invalidRequest("the base URL has no host") }
         if !host.hasPrefix("[") {
             let allowed = host.unicodeScalars.allSatisfy {
-                ($0.value >= 0x80) || $0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "-._~".unicodeScalars.contains($0)
+                ($0.value >= 0x80) || $0.properties.isAlphabetic || ("0"..."9").contains(Character($0))
+                    || "-._~".unicodeScalars.contains($0)
             }
             guard allowed else { throw .invalidRequest("the base URL's host '\(host)' contains characters not allowed in a host name") }
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Which response statuses count as success for an API. Others fail the call with
 /// ``NetworkError/Kind/httpStatus`` (and the error body, if the API declared one).
 public struct StatusValidation: Sendable {
