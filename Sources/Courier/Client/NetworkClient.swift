@@ -78,11 +78,20 @@ public final class NetworkClient: Sendable {
         let recorder = TransferRecorder(transport: transport.name)
         var summary: NetworkError.RequestSummary?
 
+        var logger = configuration.logger
+
         func fail(_ error: NetworkError) -> Result<DecodedResponse<Output>, NetworkError> {
             var error = error
             if error.request == nil { error.request = summary }
             recorder.update { $0.total = start.duration(to: clock.now) }
             error.metrics = recorder.metrics
+            logger.debug(
+                "courier.call.failed",
+                metadata: [
+                    "courier.error": .string(error.shortDescription), "courier.phase": .string(error.phase.description),
+                    "courier.status": .stringConvertible(error.status ?? 0),
+                ]
+            )
             return .failure(error)
         }
 
@@ -97,7 +106,6 @@ public final class NetworkClient: Sendable {
         summary = NetworkError.RequestSummary(method: built.request.method.rawValue, url: Self.url(of: built.request))
         let timeout = call.timeout ?? configuration.requestTimeout
         let requestID = Self.makeRequestID()
-        var logger = configuration.logger
         logger[metadataKey: "courier.request_id"] = .string(requestID)
         let context = RequestContext(
             requestID: requestID,
@@ -160,7 +168,9 @@ public final class NetworkClient: Sendable {
             $0.decode = decodeStart.duration(to: clock.now)
             $0.total = start.duration(to: clock.now)
         }
-        return .success(DecodedResponse(value: value, head: head, metrics: recorder.metrics))
+        let metrics = recorder.metrics
+        logger.debug("courier.call.succeeded", metadata: ["courier.status": .stringConvertible(head.status.code)])
+        return .success(DecodedResponse(value: value, head: head, metrics: metrics))
     }
 
     /// The request's URL as text (scheme, authority and path).
