@@ -1,6 +1,5 @@
 import Courier
 import Foundation
-import Synchronization
 
 /// A scripted transport for tests and for running a service without its upstreams.
 ///
@@ -74,7 +73,7 @@ public final class MockTransport: Transport {
 
     /// The configuration.
     public let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The name it reports; `mock` unless configured otherwise.
     public var name: String { configuration.name }

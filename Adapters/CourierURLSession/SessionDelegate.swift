@@ -1,6 +1,5 @@
 import Courier
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -46,10 +45,10 @@ struct TaskState {
 /// The session's delegate: routes URLSession's callbacks to the task they belong to.
 ///
 /// Callbacks arrive on the session's serial delegate queue; `register`/`attach` come from the
-/// calling tasks. All state is in one Mutex, and no continuation is resumed under it.
+/// calling tasks. All state is behind one lock, and no continuation is resumed under it.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: NSObject subclasses cannot be checked; the only state is `tasks`, a Mutex.
-    private let tasks = Mutex<[Int: TaskState]>([:])
+    // @unchecked Sendable: NSObject subclasses cannot be checked; the only state is `tasks`, behind a lock.
+    private let tasks = Locked<[Int: TaskState]>([:])
 
     func register(_ identifier: Int, _ state: TaskState) {
         tasks.withLock { $0[identifier] = state }

@@ -1,6 +1,5 @@
 import Courier
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -39,7 +38,7 @@ public final class URLSessionTransport: Transport {
 
     private let session: URLSession
     private let delegate: SessionDelegate
-    private let isShutDown = Mutex(false)
+    private let isShutDown = Locked(false)
 
     /// Creates a transport with its own session.
     /// - Parameter configuration: Session settings.

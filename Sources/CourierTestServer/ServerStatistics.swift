@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Counters a test server keeps, readable from any thread.
 final class ServerStatistics: Sendable {
@@ -8,15 +8,15 @@ final class ServerStatistics: Sendable {
         var requests = 0
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = NIOLockedValueBox(Counts())
 
     func connectionOpened() {
-        counts.withLock {
+        counts.withLockedValue {
             $0.connectionsOpened += 1
             $0.connectionsOpen += 1
         }
     }
-    func connectionClosed() { counts.withLock { $0.connectionsOpen -= 1 } }
-    func requestReceived() { counts.withLock { $0.requests += 1 } }
-    var snapshot: Counts { counts.withLock { $0 } }
+    func connectionClosed() { counts.withLockedValue { $0.connectionsOpen -= 1 } }
+    func requestReceived() { counts.withLockedValue { $0.requests += 1 } }
+    var snapshot: Counts { counts.withLockedValue { $0 } }
 }

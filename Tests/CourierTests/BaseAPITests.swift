@@ -3,7 +3,6 @@ import CourierMock
 import CourierTestServer
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("BaseAPI lifecycle over the mock transport", .timeLimit(.minutes(1)))
@@ -16,8 +15,8 @@ struct BaseAPITests {
         let key = DispatchSpecificKey<String>()
         queue.setSpecific(key: key, value: "completion-queue")
         let api = GetUser(client: try makeClient(mock), id: 1, queue: queue)
-        let calls = Mutex<[String?]>([])
-        let results = Mutex<[User]>([])
+        let calls = Locked<[String?]>([])
+        let results = Locked<[User]>([])
         try api.start { result in
             calls.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
             if case .success(let user) = result { results.withLock { $0.append(user) } }
@@ -37,7 +36,7 @@ struct BaseAPITests {
         let mock = MockTransport()
         mock.stub(.get, "/users/:id", .json(User(id: 2, name: "Bob"), delay: .milliseconds(20)))
         let api = GetUser(client: try makeClient(mock), id: 2)
-        let count = Mutex(0)
+        let count = Locked(0)
         try api.start { _ in count.withLock { $0 += 1 } }
         do {
             try api.start { _ in count.withLock { $0 += 100 } }
@@ -55,7 +54,7 @@ struct BaseAPITests {
     func cancelBeforeStart() async throws {
         let mock = MockTransport()
         let api = GetUser(client: try makeClient(mock), id: 3)
-        let results = Mutex<[NetworkError.Kind]>([])
+        let results = Locked<[NetworkError.Kind]>([])
         api.completion = { result in
             if case .failure(let error) = result { results.withLock { $0.append(error.kind) } }
         }
@@ -77,7 +76,7 @@ struct BaseAPITests {
         let mock = MockTransport()
         mock.stub(.get, "/users/:id", .json(User(id: 4, name: "Cy"), delay: .seconds(30)))
         let api = GetUser(client: try makeClient(mock, timeout: .seconds(60)), id: 4)
-        let results = Mutex<[NetworkError.Kind]>([])
+        let results = Locked<[NetworkError.Kind]>([])
         try api.start { result in
             if case .failure(let error) = result { results.withLock { $0.append(error.kind) } }
         }
@@ -105,7 +104,7 @@ struct BaseAPITests {
         mock.stub(.get, "/users/:id", .json(User(id: 6, name: "Eve")))
         let client = try makeClient(mock)
         let iterations = 1_000
-        let counts = Mutex([Int](repeating: 0, count: iterations))
+        let counts = Locked([Int](repeating: 0, count: iterations))
         let apis = (0..<iterations).map { GetUser(client: client, id: $0) }
         await withTaskGroup(of: Void.self) { group in
             for (index, api) in apis.enumerated() {

@@ -2,7 +2,6 @@ import Courier
 import CourierMock
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 /// A log handler that keeps every line, for assertions.
@@ -13,7 +12,7 @@ final class CapturingLogHandler: LogHandler, Sendable {
         var metadata: Logger.Metadata
     }
 
-    private let storage = Mutex<(lines: [Line], metadata: Logger.Metadata, level: Logger.Level)>(([], [:], .trace))
+    private let storage = Locked<(lines: [Line], metadata: Logger.Metadata, level: Logger.Level)>(([], [:], .trace))
 
     var lines: [Line] { storage.withLock { $0.lines } }
 

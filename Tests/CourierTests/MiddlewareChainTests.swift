@@ -1,12 +1,11 @@
 import Courier
 import CourierMock
 import Foundation
-import Synchronization
 import Testing
 
 /// Records the order in which middleware see requests and responses.
 final class Trace: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
     func append(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HTTPTypes
-import Synchronization
 
 /// Where an API object is in its life.
 public enum APIState: Sendable, Hashable {
@@ -47,7 +46,7 @@ public enum APIState: Sendable, Hashable {
 /// subclass to restate `@unchecked Sendable`; it is sound when the subclass adds only `let`
 /// properties of `Sendable` types, as in the example.
 open class BaseAPI<Output: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property lives in `box`, behind a Mutex. Subclasses are
+    // @unchecked Sendable: every mutable property lives in `box`, behind a lock. Subclasses are
     // expected to add only immutable stored properties (documented above).
 
     /// The client that runs the call.
@@ -65,7 +64,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         var responseHead: HTTPResponse?
     }
 
-    private let box = Mutex(Box())
+    private let box = Locked(Box())
 
     /// Creates an API object.
     /// - Parameters:

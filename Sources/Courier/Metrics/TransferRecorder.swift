@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where a transport reports what it knows about one call while it runs: the current phase
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
@@ -10,12 +9,12 @@ public final class TransferRecorder: Sendable {
         var metrics: RequestMetrics
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a recorder for a call over the named transport.
     /// - Parameter transport: The transport's name.
     public init(transport: String) {
-        state = Mutex(State(metrics: RequestMetrics(transport: transport)))
+        state = Locked(State(metrics: RequestMetrics(transport: transport)))
     }
 
     /// The phase the call is in now.
