@@ -1,8 +1,11 @@
 # Convenience targets; the scripts are what README and CI run.
-.PHONY: deps run test
+.PHONY: deps run test sanitize
 deps:
 	scripts/install-deps.sh
 run:
 	scripts/run.sh
 test:
 	scripts/test.sh
+sanitize:
+	scripts/sanitize.sh thread
+	scripts/sanitize.sh address
