@@ -30,14 +30,15 @@ extension CallDescription {
 enum RequestBuilder {
     static func build<Output>(
         _ call: CallDescription<Output>,
-        configuration: ClientConfiguration
+        configuration: ClientConfiguration,
+        defaultFields: HTTPFields
     ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?) {
         guard let baseURL = call.baseURL ?? configuration.baseURL else {
             throw .invalidRequest("no base URL: the API object names none and the client configuration has none")
         }
         let url = try URLBuilder.build(baseURL: baseURL, path: call.path, query: call.query)
         let secrets = configuration.secretHeaderNames
-        var fields = try configuration.defaultHeaders.validatedFields(secretNames: secrets)
+        var fields = defaultFields
         let own = try call.headers.validatedFields(secretNames: secrets)
         for name in Set(own.map(\.name)) {
             fields[values: name] = []

@@ -22,6 +22,8 @@ public final class NetworkClient: Sendable {
     /// The middleware, in the order requests pass them.
     public let middleware: [any Middleware]
     private let chain: Middleware.Next
+    /// The configuration's default headers, validated once.
+    private let defaultFields: HTTPFields
 
     /// Creates a client around a transport made in code.
     /// - Parameters:
@@ -32,6 +34,11 @@ public final class NetworkClient: Sendable {
     public init(configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = []) throws(ConfigurationError)
     {
         try configuration.validate()
+        do {
+            defaultFields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
+        } catch {
+            throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
+        }
         self.configuration = configuration
         self.transport = transport
         self.middleware = middleware
@@ -97,7 +104,7 @@ public final class NetworkClient: Sendable {
 
         let built: (request: HTTPRequest, body: RequestBody?)
         do {
-            built = try RequestBuilder.build(call, configuration: configuration)
+            built = try RequestBuilder.build(call, configuration: configuration, defaultFields: defaultFields)
         } catch {
             summary = NetworkError.RequestSummary(
                 method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
