@@ -1,4 +1,3 @@
-
 /// Where a transport reports what it knows about one call while it runs: the current phase
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
 ///
