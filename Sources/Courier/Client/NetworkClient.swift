@@ -83,13 +83,21 @@ public final class NetworkClient: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let recorder = TransferRecorder(transport: transport.name)
-        var summary: NetworkError.RequestSummary?
-
+        var sentRequest: HTTPRequest?
         var logger = configuration.logger
 
+        // The redacted summary is made only on failure: successful calls do not pay for redaction.
         func fail(_ error: NetworkError) -> Result<DecodedResponse<Output>, NetworkError> {
             var error = error
-            if error.request == nil { error.request = summary }
+            if error.request == nil {
+                error.request =
+                    if let sentRequest {
+                        NetworkError.RequestSummary(method: sentRequest.method.rawValue, url: Self.url(of: sentRequest))
+                    } else {
+                        NetworkError.RequestSummary(
+                            method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
+                    }
+            }
             recorder.update { $0.total = start.duration(to: clock.now) }
             error.metrics = recorder.metrics
             logger.debug(
@@ -106,11 +114,9 @@ public final class NetworkClient: Sendable {
         do {
             built = try RequestBuilder.build(call, configuration: configuration, defaultFields: defaultFields)
         } catch {
-            summary = NetworkError.RequestSummary(
-                method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
             return fail(error)
         }
-        summary = NetworkError.RequestSummary(method: built.request.method.rawValue, url: Self.url(of: built.request))
+        sentRequest = built.request
         let timeout = call.timeout ?? configuration.requestTimeout
         let requestID = Self.makeRequestID()
         logger[metadataKey: "courier.request_id"] = .string(requestID)
