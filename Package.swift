@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierMock", targets: ["CourierMock"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+        .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
     ],
@@ -36,6 +37,18 @@ let package = Package(
             dependencies: ["Courier"],
             path: "Adapters/CourierURLSession"
         ),
+        // libcurl: a system library (Debian: libcurl4-openssl-dev, libnghttp2-dev) and the transport on it.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Adapters/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev", "libnghttp2-dev"])]
+        ),
+        .target(
+            name: "CourierCurl",
+            dependencies: ["Courier", "CCurl"],
+            path: "Adapters/CourierCurl"
+        ),
         // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
         .target(
             name: "CourierTestServer",
@@ -57,13 +70,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTransportTests",
-            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierTestServer"]
+            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierTestServer"]
         ),
     ]
 )
 
 // The same language settings for every target.
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

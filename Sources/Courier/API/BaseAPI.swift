@@ -94,6 +94,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var team: String? { nil }
     /// The call's deadline; the client's `requestTimeout` by default.
     open var timeout: Duration? { nil }
+    /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
+    open var httpVersion: HTTPVersionPreference? { nil }
     /// Which statuses succeed; 2xx by default.
     open var statusValidation: StatusValidation { .successful }
     /// How the body becomes `Output`; chosen from `Output` by default (JSON for `Decodable`).
@@ -239,7 +241,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     private func describe() -> CallDescription<Output> {
         CallDescription(
             baseURL: baseURL, path: path, method: method, query: query, headers: headers, body: body, team: team,
-            timeout: timeout, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder
+            timeout: timeout, httpVersion: httpVersion, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder
         )
     }
 }

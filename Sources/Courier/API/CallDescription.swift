@@ -11,6 +11,7 @@ struct CallDescription<Output: Sendable>: Sendable {
     var body: RequestBody?
     var team: String?
     var timeout: Duration?
+    var httpVersion: HTTPVersionPreference?
     var statusValidation: StatusValidation
     var decoder: ResponseDecoder<Output>
     var errorDecoder: ErrorBodyDecoder?
@@ -21,6 +22,7 @@ extension CallDescription {
         self.init(
             baseURL: endpoint.baseURL, path: endpoint.path, method: endpoint.method, query: endpoint.query,
             headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
+            httpVersion: endpoint.httpVersion,
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder
         )
     }

@@ -34,6 +34,8 @@ public protocol Endpoint: Sendable {
     var team: String? { get }
     /// The call's deadline; the client's `requestTimeout` by default.
     var timeout: Duration? { get }
+    /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
+    var httpVersion: HTTPVersionPreference? { get }
     /// Which statuses succeed; 2xx by default.
     var statusValidation: StatusValidation { get }
     /// How the body becomes ``Output``; ``ResponseDecoder/automatic`` by default.
@@ -57,6 +59,8 @@ extension Endpoint {
     public var team: String? { nil }
     /// The client's timeout.
     public var timeout: Duration? { nil }
+    /// The transport's configured HTTP version.
+    public var httpVersion: HTTPVersionPreference? { nil }
     /// 2xx.
     public var statusValidation: StatusValidation { .successful }
     /// Chosen from `Output` at run time.

@@ -129,7 +129,8 @@ public final class NetworkClient: Sendable {
             maxRedirects: configuration.maxRedirects,
             secretHeaderNames: configuration.secretHeaderNames,
             logger: logger,
-            recorder: recorder
+            recorder: recorder,
+            httpVersion: call.httpVersion
         )
         recorder.update { $0.bytesSent = built.body?.length ?? 0 }
 

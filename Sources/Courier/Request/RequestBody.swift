@@ -162,8 +162,18 @@ public struct RequestBody: Sendable {
     }
 }
 
+extension RequestBody {
+    /// A synchronous reader over the body, for transports that pull bytes from a C callback
+    /// (libcurl's read callback) on their own thread. File parts are read lazily, chunk by chunk.
+    /// - Parameter chunkSize: The largest chunk `next()` returns.
+    /// - Returns: A new reader positioned at the start; each call replays the body from the start.
+    package func makeReader(chunkSize: Int = 64 * 1024) -> BodyReader {
+        BodyReader(storage: storage, chunkSize: max(1, chunkSize))
+    }
+}
+
 /// Reads a body's segments in order, one chunk at a time. Used from one consumer at a time.
-private final class BodyReader: @unchecked Sendable {
+package final class BodyReader: @unchecked Sendable {
     // @unchecked: a stream's `unfolding` closure is called by one consumer, one call at a time;
     // the reader is never shared beyond that stream.
     private var segments: ArraySlice<RequestBody.Segment>
@@ -182,7 +192,9 @@ private final class BodyReader: @unchecked Sendable {
         self.chunkSize = chunkSize
     }
 
-    func next() throws -> Data? {
+    /// The next chunk, or `nil` at the end.
+    /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be read.
+    package func next() throws -> Data? {
         if let failure { throw failure }
         while let segment = segments.first {
             switch segment {

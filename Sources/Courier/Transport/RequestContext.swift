@@ -23,6 +23,8 @@ public struct RequestContext: Sendable {
     public var logger: Logger
     /// Where the transport reports the phase and the metrics of this call.
     public var recorder: TransferRecorder
+    /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
+    public var httpVersion: HTTPVersionPreference?
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(
@@ -34,7 +36,8 @@ public struct RequestContext: Sendable {
         maxRedirects: Int = 10,
         secretHeaderNames: Set<String> = [],
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
-        recorder: TransferRecorder
+        recorder: TransferRecorder,
+        httpVersion: HTTPVersionPreference? = nil
     ) {
         self.requestID = requestID
         self.team = team
@@ -45,6 +48,7 @@ public struct RequestContext: Sendable {
         self.secretHeaderNames = secretHeaderNames
         self.logger = logger
         self.recorder = recorder
+        self.httpVersion = httpVersion
     }
 
     /// Time left before the deadline (zero once it has passed).

@@ -1,4 +1,5 @@
 import Courier
+import CourierCurl
 import CourierTestServer
 import CourierURLSession
 import Foundation
@@ -25,10 +26,33 @@ struct RawEndpoint: Endpoint {
     var timeout: Duration?
 }
 
-func urlSessionClient(_ server: TestServer, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
-    var configuration = ClientConfiguration(baseURL: server.baseURL, transport: "urlsession")
+/// The transports every behaviour test runs on.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlsession
+    case curl
+
+    var testDescription: String { rawValue }
+
+    func makeTransport() throws -> any Transport {
+        switch self {
+        case .urlsession: URLSessionTransport()
+        case .curl: try CurlTransport()
+        }
+    }
+}
+
+func makeClient(
+    _ kind: TransportKind, baseURL: String, configure: (inout ClientConfiguration) -> Void = { _ in }
+) throws -> NetworkClient {
+    var configuration = ClientConfiguration(baseURL: baseURL, transport: kind.rawValue)
     configure(&configuration)
-    return try NetworkClient(configuration: configuration, transport: URLSessionTransport())
+    return try NetworkClient(configuration: configuration, transport: kind.makeTransport())
+}
+
+func makeClient(
+    _ kind: TransportKind, _ server: TestServer, configure: (inout ClientConfiguration) -> Void = { _ in }
+) throws -> NetworkClient {
+    try makeClient(kind, baseURL: server.baseURL, configure: configure)
 }
 
 @discardableResult
@@ -46,12 +70,12 @@ func expectNetworkError<T>(_ kind: NetworkError.Kind, _ body: () async throws ->
     }
 }
 
-@Suite("URLSession transport against the loopback server", .timeLimit(.minutes(2)))
-struct URLSessionTransportTests {
-    @Test("GET sends the encoded query and headers, and decodes the JSON echo")
-    func getWithQueryAndHeaders() async throws {
+@Suite("Every transport against the loopback server", .timeLimit(.minutes(2)))
+struct TransportBehaviourTests {
+    @Test("GET sends the encoded query and headers, and decodes the JSON echo", arguments: TransportKind.allCases)
+    func getWithQueryAndHeaders(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let endpoint = EchoEndpoint(
                 path: "echo/a b/é", query: [QueryItem("q", "x&y=z"), QueryItem("plus", "1+1")],
                 headers: ["X-Team": "payments", "Accept": "application/json"]
@@ -63,20 +87,30 @@ struct URLSessionTransportTests {
             #expect(response.value.rawQuery == "q=x%26y%3Dz&plus=1%2B1")
             #expect(response.value.query == [["q", "x&y=z"], ["plus", "1+1"]])
             #expect(response.value.header("x-team") == "payments")
-            #expect(response.metrics.transport == "urlsession")
-            #expect(response.metrics.phaseTimings == .unavailable(reason: "URLSession on Linux does not report task metrics"))
+            #expect(response.metrics.transport == kind.rawValue)
+            switch kind {
+            case .urlsession:
+                #expect(response.metrics.phaseTimings == .unavailable(reason: "URLSession on Linux does not report task metrics"))
+            case .curl:
+                guard case .available(let timings) = response.metrics.phaseTimings else {
+                    Issue.record("curl must report phase timings")
+                    return
+                }
+                #expect(timings.firstByte != nil)
+                #expect(timings.total != nil)
+            }
             #expect((response.metrics.network ?? .zero) > .zero)
             #expect(response.metrics.bytesReceived > 0)
             await client.shutdown()
         }
     }
 
-    @Test("POST JSON, form and raw bodies arrive intact", arguments: ["json", "form", "text"])
-    func postBodies(kind: String) async throws {
+    @Test("POST JSON, form and raw bodies arrive intact", arguments: TransportKind.allCases, ["json", "form", "text"])
+    func postBodies(kind: TransportKind, bodyKind: String) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let (body, expected, contentType): (RequestBody, String, String) =
-                switch kind {
+                switch bodyKind {
                 case "json": (.json(["name": "Ada"]), #"{"name":"Ada"}"#, "application/json")
                 case "form":
                     (.form([("name", "Ada Lovelace"), ("x", "1&2")]), "name=Ada+Lovelace&x=1%262", "application/x-www-form-urlencoded")
@@ -90,10 +124,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("multipart bodies stream file parts from disk")
-    func multipart() async throws {
+    @Test("multipart bodies stream file parts from disk", arguments: TransportKind.allCases)
+    func multipart(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-\(UUID().uuidString).bin")
             let fileBytes = Data(repeating: UInt8(ascii: "f"), count: 300_000)
             try fileBytes.write(to: file)
@@ -117,10 +151,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("a missing multipart file fails as an invalid request before any I/O")
-    func multipartMissingFile() async throws {
+    @Test("a missing multipart file fails as an invalid request before any I/O", arguments: TransportKind.allCases)
+    func multipartMissingFile(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             var form = MultipartFormData()
             form.addFile("f", at: URL(fileURLWithPath: "/nonexistent/courier/file.bin"))
             await expectNetworkError(.invalidRequest) { try await client.send(EchoEndpoint(method: .post, body: .multipart(form))) }
@@ -129,10 +163,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("non-2xx statuses fail with httpStatus and keep the body", arguments: [400, 404, 422, 500, 503])
-    func statusErrors(code: Int) async throws {
+    @Test("non-2xx statuses fail with httpStatus and keep the body", arguments: TransportKind.allCases, [400, 404, 422, 500, 503])
+    func statusErrors(kind: TransportKind, code: Int) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let error = await expectNetworkError(.httpStatus) { try await client.send(RawEndpoint(path: "status/\(code)")) }
             #expect(error?.status == code)
             #expect(error?.responseBody == Data("{\"status\":\(code)}".utf8))
@@ -142,10 +176,11 @@ struct URLSessionTransportTests {
 
     @Test(
         "invalid headers are rejected before any I/O",
-        arguments: [("X-Bad", "a\r\nInjected: 1"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("X-Lf", "a\nb")])
-    func invalidHeaders(name: String, value: String) async throws {
+        arguments: TransportKind.allCases, [("X-Bad", "a\r\nInjected: 1"), ("X-Nul", "a\u{0}b"), ("Bad Name", "v"), ("X-Lf", "a\nb")])
+    func invalidHeaders(kind: TransportKind, header: (name: String, value: String)) async throws {
+        let (name, value) = header
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             var endpoint = EchoEndpoint()
             endpoint.headers = RequestHeaders([(name, value)])
             let error = await expectNetworkError(.invalidRequest) { try await client.send(endpoint) }
@@ -155,10 +190,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("cancelling mid-response reports cancelled promptly and closes the connection")
-    func cancelMidResponse() async throws {
+    @Test("cancelling mid-response reports cancelled promptly and closes the connection", arguments: TransportKind.allCases)
+    func cancelMidResponse(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let task = Task {
                 try await client.send(RawEndpoint(path: "stream/200", query: [QueryItem("delayMs", "20")], timeout: .seconds(60)))
             }
@@ -172,10 +207,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("the call's deadline applies: a slow server times out while awaiting the response")
-    func timeout() async throws {
+    @Test("the call's deadline applies: a slow server times out while awaiting the response", arguments: TransportKind.allCases)
+    func timeout(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let error = await expectNetworkError(.timedOut) {
                 try await client.send(RawEndpoint(path: "delay/5000", timeout: .milliseconds(300)))
             }
@@ -185,10 +220,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("a slow body cannot stretch the deadline")
-    func timeoutWhileReceiving() async throws {
+    @Test("a slow body cannot stretch the deadline", arguments: TransportKind.allCases)
+    func timeoutWhileReceiving(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let error = await expectNetworkError(.timedOut) {
                 try await client.send(RawEndpoint(path: "stream/100", query: [QueryItem("delayMs", "50")], timeout: .milliseconds(1500)))
             }
@@ -197,25 +232,21 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("connection refused is a connect failure")
-    func connectionRefused() async throws {
+    @Test("connection refused is a connect failure", arguments: TransportKind.allCases)
+    func connectionRefused(kind: TransportKind) async throws {
         let server = try await TestServer.start()
         let closedURL = server.baseURL
         await server.shutdown()
-        var configuration = ClientConfiguration(baseURL: closedURL, transport: "urlsession")
-        configuration.requestTimeout = .seconds(10)
-        let client = try NetworkClient(configuration: configuration, transport: URLSessionTransport())
+        let client = try makeClient(kind, baseURL: closedURL) { $0.requestTimeout = .seconds(10) }
         let error = await expectNetworkError(.connectFailure) { try await client.send(RawEndpoint(path: "echo")) }
         #expect(error?.phase == .connect)
-        #expect(error?.nativeCode?.domain == NSURLErrorDomain)
+        #expect(error?.nativeCode?.domain == (kind == .curl ? "CURLcode" : NSURLErrorDomain))
         await client.shutdown()
     }
 
-    @Test("DNS failure for a .invalid host")
-    func dnsFailure() async throws {
-        var configuration = ClientConfiguration(baseURL: "http://nonexistent.invalid", transport: "urlsession")
-        configuration.requestTimeout = .seconds(20)
-        let client = try NetworkClient(configuration: configuration, transport: URLSessionTransport())
+    @Test("DNS failure for a .invalid host", arguments: TransportKind.allCases)
+    func dnsFailure(kind: TransportKind) async throws {
+        let client = try makeClient(kind, baseURL: "http://nonexistent.invalid") { $0.requestTimeout = .seconds(20) }
         let error = await expectNetworkError(.dnsFailure) { try await client.send(RawEndpoint(path: "x")) }
         #expect(error?.phase == .dns)
         await client.shutdown()
@@ -223,29 +254,30 @@ struct URLSessionTransportTests {
 
     @Test(
         "a response over the size limit fails with responseTooLarge",
-        arguments: [("bytes/100000", []), ("stream/50", [QueryItem("size", "1000")])])
-    func tooLarge(path: String, query: [QueryItem]) async throws {
+        arguments: TransportKind.allCases, [("bytes/100000", []), ("stream/50", [QueryItem("size", "1000")])])
+    func tooLarge(kind: TransportKind, route: (path: String, query: [QueryItem])) async throws {
+        let (path, query) = route
         try await withServer { server in
-            let client = try urlSessionClient(server) { $0.maxResponseBytes = 10_000 }
+            let client = try makeClient(kind, server) { $0.maxResponseBytes = 10_000 }
             await expectNetworkError(.responseTooLarge) { try await client.send(RawEndpoint(path: path, query: query)) }
             await client.shutdown()
         }
     }
 
-    @Test("a 1 MiB body arrives whole")
-    func largeDownload() async throws {
+    @Test("a 1 MiB body arrives whole", arguments: TransportKind.allCases)
+    func largeDownload(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server)
+            let client = try makeClient(kind, server)
             let data = try await client.send(RawEndpoint(path: "bytes/1048576"))
             #expect(data.count == 1_048_576)
             await client.shutdown()
         }
     }
 
-    @Test("redirects are followed up to the limit")
-    func redirects() async throws {
+    @Test("redirects are followed up to the limit", arguments: TransportKind.allCases)
+    func redirects(kind: TransportKind) async throws {
         try await withServer { server in
-            let client = try urlSessionClient(server) { $0.maxRedirects = 3 }
+            let client = try makeClient(kind, server) { $0.maxRedirects = 3 }
             let echo = try await client.send(EchoEndpoint(path: "redirect/3"))
             #expect(echo.path == "/echo")
             await expectNetworkError(.tooManyRedirects) { try await client.send(EchoEndpoint(path: "redirect/5")) }
@@ -253,11 +285,11 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("credentials never follow a redirect to another origin, but do to the same origin")
-    func redirectCredentials() async throws {
+    @Test("credentials never follow a redirect to another origin, but do to the same origin", arguments: TransportKind.allCases)
+    func redirectCredentials(kind: TransportKind) async throws {
         try await withServer { first in
             try await withServer { second in
-                let client = try urlSessionClient(first) { $0.secretHeaderNames = ["x-internal-token"] }
+                let client = try makeClient(kind, first) { $0.secretHeaderNames = ["x-internal-token"] }
                 let headers: RequestHeaders = [
                     "Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Internal-Token": "t0k", "X-Plain": "kept",
                 ]

@@ -1,0 +1,114 @@
+// The thin C boundary for CourierCurl: only what Swift cannot import from libcurl directly.
+//
+// `curl_easy_setopt`, `curl_easy_getinfo` and `curl_multi_setopt` are variadic, so Swift cannot
+// call them; these typed wrappers pass one argument of a known type. Every wrapper returns
+// libcurl's code unchanged: the Swift side checks each one in a single helper.
+// Names carry the `ccurl_` prefix so they never collide with libcurl's own.
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+#pragma clang assume_nonnull begin
+
+/// `curl_easy_setopt` with a `long` argument.
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// `curl_easy_setopt` with a `curl_off_t` argument (the `*_LARGE` options).
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// `curl_easy_setopt` with a string argument (libcurl copies it), or NULL to reset the option.
+static inline CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *_Nullable value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// `curl_easy_setopt` with an opaque pointer (callback user data, `curl_slist`), or NULL.
+static inline CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *_Nullable value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// `curl_easy_setopt` with a blob (libcurl copies the bytes: `CURL_BLOB_COPY`).
+static inline CURLcode ccurl_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob;
+    blob.data = (void *)data;
+    blob.len = length;
+    blob.flags = CURL_BLOB_COPY;
+    return curl_easy_setopt(handle, option, &blob);
+}
+
+/// The signature of the write and header callbacks.
+typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *_Nullable user);
+/// The signature of the read callback.
+typedef size_t (*ccurl_read_callback)(char *buffer, size_t size, size_t count, void *_Nullable user);
+
+/// The signature of `CURLOPT_PREREQFUNCTION` (called once a connection is ready, before the request is sent).
+typedef int (*ccurl_prereq_callback)(void *_Nullable user, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+/// Sets `CURLOPT_PREREQFUNCTION`.
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+/// Sets `CURLOPT_WRITEFUNCTION` or `CURLOPT_HEADERFUNCTION`.
+static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+/// Sets `CURLOPT_READFUNCTION`.
+static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, ccurl_read_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+/// `curl_easy_getinfo` for a `long` result.
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// `curl_easy_getinfo` for a `curl_off_t` result (the `*_T` infos).
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// `curl_easy_getinfo` for a string result; the string belongs to libcurl and may be NULL.
+static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nullable *_Nonnull value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// `curl_easy_getinfo` for a pointer result (`CURLINFO_PRIVATE`).
+static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// `curl_multi_setopt` with a `long` argument.
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/// `CURLPAUSE_CONT` (a compound macro Swift does not import).
+static const int ccurl_pause_continue = CURLPAUSE_CONT;
+
+/// The linked libcurl's version as `0xXXYYZZ`, read at run time.
+static inline unsigned int ccurl_version_number(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info ? info->version_num : 0;
+}
+
+/// The linked libcurl's version string, for messages.
+static inline const char *ccurl_version_string(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return (info && info->version) ? info->version : "unknown";
+}
+
+/// Whether the linked libcurl was built with HTTP/2 support.
+static inline int ccurl_has_http2(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info ? ((info->features & CURL_VERSION_HTTP2) != 0) : 0;
+}
+
+#pragma clang assume_nonnull end
+
+#endif

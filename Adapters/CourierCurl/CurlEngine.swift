@@ -1,0 +1,399 @@
+import CCurl
+import Courier
+import Foundation
+
+/// The thread that owns one libcurl multi handle and runs every transfer on it.
+///
+/// Other threads talk to it only through ``submit(_:)``, ``stop(_:because:)`` and
+/// ``resume(_:)``: each appends a command to a locked inbox and wakes the loop with
+/// `curl_multi_wakeup`. The loop takes the commands, drives libcurl (`curl_multi_perform`), hands
+/// finished transfers their outcome, and sleeps in `curl_multi_poll` until a socket, a timer or a
+/// wakeup needs it. No lock is held while libcurl runs or while a caller is resumed.
+///
+/// `@unchecked Sendable`: the fields marked "engine thread" are only touched by the loop; the
+/// inbox is behind its lock, and the multi handle is only used by the loop except for
+/// `curl_multi_wakeup`, which libcurl allows from any thread and which is called under the inbox
+/// lock so that it can never race the handle's cleanup.
+final class CurlEngine: @unchecked Sendable {
+    private enum Command {
+        case start(CurlTransfer)
+        case stop(CurlTransfer, NetworkError)
+        case resume(CurlTransfer)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        /// False once shutdown began: new transfers are refused.
+        var accepting = true
+        /// True once the loop has exited and the multi handle is gone.
+        var stopped = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let configuration: CurlTransport.Configuration
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Locked(Inbox())
+
+    // Engine thread only.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var pool: [UnsafeMutableRawPointer] = []
+    private var readyHeads: [CurlTransfer] = []
+    private var shuttingDown = false
+
+    /// Creates the multi handle with the configured limits and starts the loop's thread.
+    /// - Throws: ``CurlCallFailure`` when libcurl cannot be initialised.
+    init(configuration: CurlTransport.Configuration) throws(CurlCallFailure) {
+        self.configuration = configuration
+        try CurlCall.check(CurlRuntime.globalInit, "curl_global_init")
+        guard let multi = curl_multi_init() else {
+            throw CurlCallFailure(call: "curl_multi_init", code: Int(CURLM_OUT_OF_MEMORY.rawValue), text: "no multi handle")
+        }
+        self.multi = multi
+        do {
+            try CurlCall.check(
+                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections), "MAX_TOTAL_CONNECTIONS")
+            try CurlCall.check(
+                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost), "MAX_HOST_CONNECTIONS")
+            try CurlCall.check(ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxIdleConnections), "MAXCONNECTS")
+            try CurlCall.check(ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "PIPELINING")
+            try CurlCall.check(
+                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
+                "MAX_CONCURRENT_STREAMS")
+        } catch {
+            _ = curl_multi_cleanup(multi)
+            throw error
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "courier-curl"
+        thread.start()
+    }
+
+    // MARK: Commands (any thread)
+
+    /// Hands a transfer to the engine; its ``CurlTransfer/headWaiter`` must already be set.
+    /// Fails the transfer at once when the engine is shutting down.
+    func submit(_ transfer: CurlTransfer) {
+        if !post(.start(transfer), requireAccepting: true) {
+            transfer.headWaiter?.resume(throwing: Self.shutDownError)
+            transfer.headWaiter = nil
+        }
+    }
+
+    /// Stops a transfer in whatever phase it is; does nothing once it has finished.
+    func stop(_ transfer: CurlTransfer, because error: NetworkError) {
+        post(.stop(transfer, error), requireAccepting: false)
+    }
+
+    /// Lets a transfer paused for backpressure read again.
+    func resume(_ transfer: CurlTransfer) {
+        post(.resume(transfer), requireAccepting: false)
+    }
+
+    /// Refuses new transfers, stops those in flight, and returns once the thread has exited and
+    /// every libcurl handle is released. Safe to call more than once.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyStopped: Bool = inbox.withLock { inbox in
+                if inbox.stopped { return true }
+                inbox.accepting = false
+                inbox.shutdownWaiters.append(continuation)
+                _ = curl_multi_wakeup(multi)  // The loop re-checks `accepting` even if this fails.
+                return false
+            }
+            if alreadyStopped { continuation.resume() }
+        }
+    }
+
+    /// Begins shutdown without waiting (for `deinit` of the transport).
+    func beginShutdown() {
+        post(nil, requireAccepting: false)
+    }
+
+    @discardableResult
+    private func post(_ command: Command?, requireAccepting: Bool) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.stopped, inbox.accepting || !requireAccepting else { return false }
+            if command == nil { inbox.accepting = false }
+            let wasEmpty = inbox.commands.isEmpty
+            if let command { inbox.commands.append(command) }
+            // Wake the loop only when the inbox turns non-empty: a loop that already has commands
+            // to take will take this one too. Under the lock, so the handle cannot be gone.
+            if wasEmpty || command == nil { _ = curl_multi_wakeup(multi) }
+            return true
+        }
+    }
+
+    static let shutDownError = NetworkError(kind: .cancelled, phase: .queued, message: "the curl transport was shut down")
+
+    // MARK: The loop (engine thread)
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (commands, accepting) = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return (inbox.commands, inbox.accepting)
+            }
+            for command in commands { handle(command) }
+            if !accepting, !shuttingDown {
+                shuttingDown = true
+                for transfer in Array(active.values) { apply(transfer.lifecycle.stop(Self.shutDownError), to: transfer) }
+            }
+            if shuttingDown, active.isEmpty, finishIfIdle() { break }
+
+            let performed = curl_multi_perform(multi, &running)
+            if performed != CURLM_OK { failEverything(performed, "curl_multi_perform") }
+            drainCompletions()
+            flushReadyHeads()
+
+            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+            if polled != CURLM_OK {
+                failEverything(polled, "curl_multi_poll")
+                Thread.sleep(forTimeInterval: 0.01)  // Never spin on a broken multi handle.
+            }
+        }
+        for easy in pool { curl_easy_cleanup(easy) }
+        pool.removeAll()
+        _ = curl_multi_cleanup(multi)  // Nothing is left to report it to; every transfer has ended.
+        let waiters = inbox.withLock { inbox in
+            defer { inbox.shutdownWaiters.removeAll() }
+            return inbox.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Marks the engine stopped if no command arrived meanwhile. Under the inbox lock, so no
+    /// wakeup can be issued once this returns true.
+    private func finishIfIdle() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty else { return false }
+            inbox.stopped = true
+            return true
+        }
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .start(let transfer):
+            if shuttingDown {
+                apply(transfer.lifecycle.stop(Self.shutDownError), to: transfer)
+            } else {
+                apply(transfer.lifecycle.start(), to: transfer)
+            }
+        case .stop(let transfer, let error):
+            apply(transfer.lifecycle.stop(error), to: transfer)
+        case .resume(let transfer):
+            guard let easy = transfer.easy, transfer.paused else { return }
+            transfer.paused = false
+            let code = curl_easy_pause(easy, ccurl_pause_continue)
+            if code != CURLE_OK {
+                let error = CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
+                apply(transfer.lifecycle.stop(error), to: transfer)
+            }
+        }
+    }
+
+    /// Called from the header callback when a transfer's final head is complete.
+    func headCompleted(_ transfer: CurlTransfer) {
+        transfer.lifecycle.headCompleted()
+        transfer.bodyBuffer = CurlBodyBuffer(
+            highWater: configuration.responseBufferBytes,
+            resume: { [weak self, weak transfer] in
+                if let self, let transfer { self.resume(transfer) }
+            },
+            abandon: { [weak self, weak transfer] in
+                if let self, let transfer { self.stop(transfer, because: .cancelled(phase: .receiving)) }
+            }
+        )
+        readyHeads.append(transfer)
+    }
+
+    private func drainCompletions() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                let transfer = active[easy]
+            else { continue }
+            complete(transfer, code: message.pointee.data.result)
+        }
+    }
+
+    private func flushReadyHeads() {
+        guard !readyHeads.isEmpty else { return }
+        let ready = readyHeads
+        readyHeads.removeAll(keepingCapacity: true)
+        for transfer in ready { apply(transfer.lifecycle.flush(), to: transfer) }
+    }
+
+    private func complete(_ transfer: CurlTransfer, code: CURLcode) {
+        var failure: NetworkError?
+        if code != CURLE_OK {
+            failure =
+                transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
+        } else if let status = transfer.redirectStatus {
+            do {
+                try followRedirect(transfer, status: status)
+                return
+            } catch {
+                failure = error
+            }
+        }
+        record(transfer)
+        apply(transfer.lifecycle.completed(failure), to: transfer)
+    }
+
+    private func followRedirect(_ transfer: CurlTransfer, status: Int) throws(NetworkError) {
+        guard let easy = transfer.easy else { return }
+        transfer.redirects += 1
+        if transfer.redirects > transfer.context.maxRedirects {
+            throw NetworkError(
+                kind: .tooManyRedirects, phase: .receiving, message: "more than \(transfer.context.maxRedirects) redirects",
+                status: status)
+        }
+        var location: UnsafePointer<CChar>?
+        guard ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location else {
+            throw NetworkError(kind: .invalidResponse, phase: .receiving, message: "the redirect has no usable Location", status: status)
+        }
+        let next = try CurlRedirect.follow(
+            transfer.request, status: status, location: String(cString: location),
+            credentialHeaderNames: transfer.context.credentialHeaderNames)
+        guard transfer.context.remaining > .zero else {
+            throw NetworkError(kind: .timedOut, phase: .receiving, message: "the deadline passed while following a redirect")
+        }
+        transfer.context.recorder.update { $0.bytesReceived += Int64(transfer.receivedBytes) }
+        detach(transfer)
+        transfer.prepareForNextResponse()
+        transfer.request = next.request
+        if !next.keepsBody { transfer.body = nil }
+        try CurlRuntime.check(transfer.version, scheme: next.request.scheme ?? "http")
+        do {
+            try attach(transfer)
+        } catch {
+            throw error.networkError
+        }
+    }
+
+    /// Runs what the lifecycle decided.
+    private func apply(_ action: CurlTransferLifecycle.Action, to transfer: CurlTransfer) {
+        switch action {
+        case .none:
+            break
+        case .add:
+            do {
+                try attach(transfer)
+            } catch {
+                detach(transfer)
+                apply(transfer.lifecycle.completed(error.networkError), to: transfer)
+            }
+        case .deliverBuffered:
+            let data = transfer.bodyBuffer?.takeAll() ?? Data()
+            detach(transfer)
+            deliver(transfer, body: ResponseBody(data: data))
+        case .deliverStream:
+            guard let buffer = transfer.bodyBuffer, let head = transfer.finalHead else { return }
+            let reader = CurlBodyReader(buffer: buffer)
+            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await reader.next() })
+            let expected = transfer.isHeadRequest ? nil : CurlTransfer.announcedLength(head)
+            deliver(transfer, body: ResponseBody(stream: stream, expectedLength: expected))
+        case .failCaller(let error, let remove):
+            if remove { record(transfer) }
+            detach(transfer)
+            let waiter = transfer.headWaiter
+            transfer.headWaiter = nil
+            waiter?.resume(throwing: error)
+        case .finishBody:
+            detach(transfer)
+            transfer.bodyBuffer?.finish(.success(()))
+        case .failBody(let error, let remove):
+            if remove { record(transfer) }
+            detach(transfer)
+            transfer.bodyBuffer?.finish(.failure(error))
+        }
+    }
+
+    private func deliver(_ transfer: CurlTransfer, body: ResponseBody) {
+        guard let head = transfer.finalHead else { return }
+        let waiter = transfer.headWaiter
+        transfer.headWaiter = nil
+        waiter?.resume(returning: TransportResponse(head: head, body: body))
+    }
+
+    /// Puts the transfer's handle on the multi handle, taking one from the pool.
+    private func attach(_ transfer: CurlTransfer) throws(CurlCallFailure) {
+        guard let easy = pool.popLast() ?? curl_easy_init() else {
+            throw CurlCallFailure(call: "curl_easy_init", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "no easy handle")
+        }
+        transfer.easy = easy
+        active[easy] = transfer
+        try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration)
+        try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
+        transfer.context.recorder.enter(.connect)
+    }
+
+    /// Takes the transfer's handle off the multi handle (which closes its connection or resets its
+    /// HTTP/2 stream if it was still running) and returns it to the pool.
+    private func detach(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy else { return }
+        // Removing a handle that is not on the multi handle is a no-op in libcurl; any other
+        // failure leaves nothing to undo, so the handle is simply not reused.
+        let removed = curl_multi_remove_handle(multi, easy)
+        active[easy] = nil
+        transfer.easy = nil
+        transfer.paused = false
+        if removed == CURLM_OK, pool.count < configuration.handlePoolSize {
+            curl_easy_reset(easy)
+            pool.append(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
+        if let list = transfer.headerList {
+            curl_slist_free_all(list)
+            transfer.headerList = nil
+        }
+    }
+
+    private func progress(of transfer: CurlTransfer) -> CurlErrorMapping.Progress {
+        guard let easy = transfer.easy else { return .init() }
+        return CurlMetrics.read(easy, usesTLS: transfer.usesTLS).progress
+    }
+
+    /// Copies libcurl's figures into the call's recorder.
+    private func record(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy else { return }
+        let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS)
+        transfer.context.recorder.update { metrics in
+            metrics.phaseTimings = .available(reading.timings)
+            metrics.httpVersion = reading.httpVersion
+            metrics.reusedConnection = reading.reused
+            metrics.remoteAddress = reading.remoteAddress
+            metrics.bytesSent = reading.bytesSent
+        }
+    }
+
+    /// A multi-handle failure leaves no transfer in a known state: fail them all.
+    private func failEverything(_ code: CURLMcode, _ call: String) {
+        let text = String(cString: curl_multi_strerror(code))
+        let error = NetworkError(
+            kind: .transportFailure, phase: .transfer, message: "\(call) failed: \(text)",
+            nativeCode: .init(domain: "CURLMcode", code: Int(code.rawValue)))
+        for transfer in Array(active.values) { apply(transfer.lifecycle.stop(error), to: transfer) }
+    }
+}
+
+/// The consumer's handle on a streamed body. When the consumer drops the body before its end
+/// (the stream and its iterator are released), the transfer is stopped.
+final class CurlBodyReader: Sendable {
+    private let buffer: CurlBodyBuffer
+
+    init(buffer: CurlBodyBuffer) {
+        self.buffer = buffer
+    }
+
+    func next() async throws -> Data? {
+        try await buffer.next()
+    }
+
+    deinit {
+        buffer.consumerWentAway()
+    }
+}

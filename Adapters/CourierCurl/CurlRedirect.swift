@@ -1,0 +1,80 @@
+import Courier
+import Foundation
+
+/// Courier's redirect policy for the curl transport, applied by Courier rather than by libcurl:
+/// libcurl's `CURLOPT_FOLLOWLOCATION` stays off, so its defaults never decide what is sent where.
+///
+/// Pure: tested without a network.
+enum CurlRedirect {
+    /// The statuses that redirect, when the response has a `Location`.
+    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// What to send next.
+    struct Next: Equatable {
+        /// The new request head.
+        var request: HTTPRequest
+        /// Whether the body is sent again (307 and 308 keep it; the others switch to `GET`).
+        var keepsBody: Bool
+    }
+
+    /// Builds the request that follows a redirect.
+    ///
+    /// - 301 and 302 turn `POST` into `GET` (what browsers and every common client do); 303 turns
+    ///   every method but `HEAD` into `GET`; 307 and 308 keep the method and the body.
+    /// - When the body is dropped, so are its `Content-Type` and `Content-Length`.
+    /// - When the origin (scheme, host or port) changes, `credentialHeaderNames` are dropped.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was redirected.
+    ///   - status: The redirect status.
+    ///   - location: The absolute target URL (libcurl resolves relative `Location`s).
+    ///   - credentialHeaderNames: Lowercase names never sent to another origin.
+    /// - Returns: The next request.
+    /// - Throws: ``NetworkError/Kind/invalidResponse`` for a target that is not an absolute `http`
+    ///   or `https` URL.
+    static func follow(
+        _ request: HTTPRequest, status: Int, location: String, credentialHeaderNames: Set<String>
+    ) throws(NetworkError) -> Next {
+        guard let target = URLComponents(string: location), let scheme = target.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = target.host, !host.isEmpty
+        else {
+            throw NetworkError(
+                kind: .invalidResponse, phase: .receiving, message: "the server redirected to an unusable location",
+                status: status)
+        }
+        let method: HTTPRequest.Method
+        switch status {
+        case 303: method = request.method == .head ? .head : .get
+        case 301, 302: method = request.method == .post ? .get : request.method
+        default: method = request.method
+        }
+        let keepsBody = method == request.method && (status == 307 || status == 308)
+        var fields = request.headerFields
+        if !keepsBody {
+            fields[.contentType] = nil
+            fields[.contentLength] = nil
+        }
+        let authority = target.port.map { "\(hostForAuthority(host)):\($0)" } ?? hostForAuthority(host)
+        if origin(scheme: request.scheme, authority: request.authority) != origin(scheme: scheme, authority: authority) {
+            fields = HTTPFields(fields.filter { !credentialHeaderNames.contains($0.name.canonicalName) })
+        }
+        var path = target.percentEncodedPath.isEmpty ? "/" : target.percentEncodedPath
+        if let query = target.percentEncodedQuery { path += "?" + query }
+        let next = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
+        return Next(request: next, keepsBody: keepsBody)
+    }
+
+    /// `scheme://host:port` with the default port made explicit, in lowercase.
+    static func origin(scheme: String?, authority: String?) -> String {
+        let scheme = (scheme ?? "http").lowercased()
+        var authority = (authority ?? "").lowercased()
+        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+        let hasPort = authority.range(of: #":\d+$"#, options: .regularExpression) != nil
+        if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
+        return "\(scheme)://\(authority)"
+    }
+
+    private static func hostForAuthority(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}

@@ -1,0 +1,122 @@
+import CCurl
+import Courier
+
+/// Sets every option one transfer needs on a fresh (or reset) easy handle. Every `setopt` code
+/// is checked; the first failure stops the setup.
+enum CurlRequestSetup {
+    static func configure(
+        _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, configuration: CurlTransport.Configuration
+    ) throws(CurlCallFailure) {
+        let request = transfer.request
+        let user = Unmanaged.passUnretained(transfer).toOpaque()
+        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_string(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+        func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_pointer(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+
+        try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        try string(CURLOPT_URL, "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")", "URL")
+        if CurlRuntime.hasProtocolsString { try string(CURLOPT_PROTOCOLS_STR, "http,https", "PROTOCOLS_STR") }
+        try pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(transfer.errorBuffer), "ERRORBUFFER")
+        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "setopt(HEADERFUNCTION)")
+        try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
+        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "setopt(WRITEFUNCTION)")
+        try pointer(CURLOPT_WRITEDATA, user, "WRITEDATA")
+        try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
+        try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
+        // Redirects are Courier's (see CurlRedirect): libcurl never follows one on its own.
+        try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
+        try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
+
+        // HTTP version.
+        let version = transfer.version
+        switch version.code {
+        case .http1_1:
+            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
+        case .http2:
+            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
+            try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
+        case .http2PriorKnowledge:
+            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
+            try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
+        }
+
+        // Timeouts: connect, the call's remaining time, and the stall limit.
+        let context = transfer.context
+        try long(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(context.connectTimeout), "CONNECTTIMEOUT_MS")
+        try long(CURLOPT_TIMEOUT_MS, milliseconds(context.remaining), "TIMEOUT_MS")
+        try long(CURLOPT_LOW_SPEED_LIMIT, configuration.stallMinimumBytesPerSecond, "LOW_SPEED_LIMIT")
+        try long(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.components.seconds)), "LOW_SPEED_TIME")
+
+        // Method and body.
+        let method = request.method
+        let bodyLength = transfer.body?.length
+        if method == .head {
+            try long(CURLOPT_NOBODY, 1, "NOBODY")
+        } else if transfer.body != nil || method == .post || method == .put || method == .patch {
+            try long(CURLOPT_UPLOAD, 1, "UPLOAD")
+            try CurlCall.check(
+                ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(bodyLength ?? 0)), "setopt(INFILESIZE_LARGE)")
+            try CurlCall.check(ccurl_easy_setopt_read_callback(easy, curlReadCallback), "setopt(READFUNCTION)")
+            try pointer(CURLOPT_READDATA, user, "READDATA")
+            if method != .put { try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST") }
+        } else if method != .get {
+            try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST")
+        }
+
+        // Headers, exactly as built; libcurl adds nothing Courier did not ask for but Host, Accept
+        // and Content-Length. `Expect:` turns off its 100-continue wait.
+        var list: UnsafeMutablePointer<curl_slist>?
+        var sawExpect = false
+        for field in request.headerFields {
+            if field.name.canonicalName == "expect" { sawExpect = true }
+            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
+            guard let appended = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                throw CurlCallFailure(call: "curl_slist_append", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "out of memory")
+            }
+            list = appended
+        }
+        if !sawExpect, let appended = curl_slist_append(list, "Expect:") { list = appended }
+        transfer.headerList = list
+        try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list), "HTTPHEADER")
+
+        try configureTLS(easy, configuration.tls)
+    }
+
+    private static func configureTLS(_ easy: UnsafeMutableRawPointer, _ tls: CurlTransport.TLSOptions) throws(CurlCallFailure) {
+        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_string(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+        try long(CURLOPT_SSL_VERIFYPEER, tls.isVerificationDisabled ? 0 : 1, "SSL_VERIFYPEER")
+        try long(CURLOPT_SSL_VERIFYHOST, tls.isVerificationDisabled ? 0 : 2, "SSL_VERIFYHOST")
+        if let file = tls.caFile { try string(CURLOPT_CAINFO, file, "CAINFO") }
+        if let pem = tls.caPEM {
+            let bytes = Array(pem.utf8)
+            let code = bytes.withUnsafeBytes { raw in
+                raw.baseAddress.map { ccurl_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0, raw.count) } ?? CURLE_OK
+            }
+            try CurlCall.check(code, "setopt(CAINFO_BLOB)")
+        }
+        if let certificate = tls.clientCertificateFile { try string(CURLOPT_SSLCERT, certificate, "SSLCERT") }
+        if let key = tls.clientKeyFile { try string(CURLOPT_SSLKEY, key, "SSLKEY") }
+        if let password = tls.clientKeyPassword { try string(CURLOPT_KEYPASSWD, password, "KEYPASSWD") }
+        if let pin = tls.pinnedPublicKey { try string(CURLOPT_PINNEDPUBLICKEY, pin, "PINNEDPUBLICKEY") }
+    }
+
+    /// A duration in whole milliseconds for libcurl, at least 1 (0 would mean "no limit").
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds.multipliedReportingOverflow(by: 1000)
+        guard !total.overflow else { return Int.max / 2 }
+        return max(1, Int(total.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+}

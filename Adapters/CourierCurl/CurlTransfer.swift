@@ -1,0 +1,189 @@
+import CCurl
+import Courier
+import Foundation
+
+/// One request on its way through the engine: the easy handle, what libcurl's callbacks have
+/// delivered so far, and the caller waiting for the head.
+///
+/// Ownership: the calling task creates it and sets ``headWaiter`` before handing it to the
+/// engine; from then on every mutable field is used on the engine thread only (the engine's
+/// inbox lock orders the hand-over). That is why it is `@unchecked Sendable`.
+final class CurlTransfer: @unchecked Sendable {
+    let context: RequestContext
+    let version: HTTPVersionPreference
+    /// The engine that runs this transfer.
+    let engine: CurlEngine
+    /// The request being sent (changes when a redirect is followed).
+    var request: HTTPRequest
+    /// The body, or `nil` once a redirect dropped it.
+    var body: RequestBody?
+    var lifecycle = CurlTransferLifecycle()
+    /// The caller waiting for the response head.
+    var headWaiter: CheckedContinuation<TransportResponse, any Error>?
+
+    // Engine-thread state.
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var head = CurlResponseHead()
+    var finalHead: HTTPResponse?
+    /// The status of a redirect being followed: its body is discarded.
+    var redirectStatus: Int?
+    var redirects = 0
+    var bodyBuffer: CurlBodyBuffer?
+    var uploadReader: BodyReader?
+    var uploadChunk = Data()
+    var uploadOffset = 0
+    var receivedBytes = 0
+    /// Whether libcurl holds back bytes because the consumer is behind.
+    var paused = false
+    /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
+    var failure: NetworkError?
+    /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init(request: HTTPRequest, body: RequestBody?, context: RequestContext, version: HTTPVersionPreference, engine: CurlEngine) {
+        self.engine = engine
+        self.request = request
+        self.body = body
+        self.context = context
+        self.version = version
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        if let headerList { curl_slist_free_all(headerList) }
+    }
+
+    var usesTLS: Bool { request.scheme?.lowercased() == "https" }
+    var isHeadRequest: Bool { request.method == .head }
+
+    /// libcurl's message for the failure, or empty.
+    var errorMessage: String { String(cString: errorBuffer) }
+
+    /// Clears what one response left behind, before the same transfer sends the next request of a redirect.
+    func prepareForNextResponse() {
+        head = CurlResponseHead()
+        finalHead = nil
+        redirectStatus = nil
+        bodyBuffer = nil
+        receivedBytes = 0
+        failure = nil
+        paused = false
+        uploadChunk = Data()
+        uploadOffset = 0
+        uploadReader = nil
+        errorBuffer[0] = 0
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    // MARK: Callbacks (engine thread, inside curl_multi_perform)
+
+    /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        let text = String(decoding: line, as: UTF8.self)
+        switch head.take(text) {
+        case .partial, .interimEnd:
+            return line.count
+        case .finalEnd(let status):
+            guard let response = head.response else { return line.count }
+            if CurlRedirect.statuses.contains(status), response.headerFields[.location] != nil {
+                redirectStatus = status
+                return line.count
+            }
+            if !isHeadRequest, let announced = Self.announcedLength(response), announced > Int64(context.maxResponseBytes) {
+                failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: announced)
+                return 0
+            }
+            finalHead = response
+            context.recorder.enter(.receiving)
+            engine.headCompleted(self)
+            return line.count
+        }
+    }
+
+    /// Response body bytes arrived. Returns the bytes taken, `CURL_WRITEFUNC_PAUSE` to have
+    /// libcurl hold them, or 0 to abort.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if redirectStatus != nil || isHeadRequest { return bytes.count }
+        guard let bodyBuffer else { return bytes.count }
+        if receivedBytes + bytes.count > context.maxResponseBytes {
+            failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: nil)
+            return 0
+        }
+        guard bodyBuffer.append(Data(bytes)) else {
+            paused = true
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
+        receivedBytes += bytes.count
+        return bytes.count
+    }
+
+    /// libcurl wants request body bytes. Returns how many were written, 0 at the end, or
+    /// `CURL_READFUNC_ABORT` when the body cannot be read.
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while uploadOffset >= uploadChunk.count {
+            do {
+                if uploadReader == nil { uploadReader = body?.makeReader(chunkSize: max(16 * 1024, buffer.count)) }
+                guard let next = try uploadReader?.next() else {
+                    context.recorder.enter(.awaitingResponse)
+                    return 0
+                }
+                uploadChunk = next
+                uploadOffset = 0
+            } catch {
+                failure = NetworkError.converting(error, phase: .sending)
+                return Int(CURL_READFUNC_ABORT)
+            }
+        }
+        let count = min(buffer.count, uploadChunk.count - uploadOffset)
+        uploadChunk.withUnsafeBytes { source in
+            guard let base = source.baseAddress, let target = buffer.baseAddress else { return }
+            target.copyMemory(from: base + uploadOffset, byteCount: count)
+        }
+        uploadOffset += count
+        return count
+    }
+
+    /// The `Content-Length` of a response that has a body, if announced.
+    static func announcedLength(_ response: HTTPResponse) -> Int64? {
+        let code = response.status.code
+        guard code >= 200, code != 204, code != 304, let value = response.headerFields[.contentLength] else { return nil }
+        return Int64(value)
+    }
+}
+
+// Each callback gets the transfer as its user data. The transfer is alive while libcurl can call
+// them: the engine keeps it in its table for as long as its handle is on the multi handle.
+
+/// `CURLOPT_HEADERFUNCTION`: routes to the transfer passed as `CURLOPT_HEADERDATA`.
+let curlHeaderCallback: ccurl_data_callback = { data, size, count, user in
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// `CURLOPT_WRITEFUNCTION`: routes to the transfer passed as `CURLOPT_WRITEDATA`.
+let curlWriteCallback: ccurl_data_callback = { data, size, count, user in
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// `CURLOPT_READFUNCTION`: routes to the transfer passed as `CURLOPT_READDATA`.
+let curlReadCallback: ccurl_read_callback = { buffer, size, count, user in
+    guard let user else { return Int(CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}
+
+/// `CURLOPT_PREREQFUNCTION`: the connection is ready and the request is about to be sent.
+let curlPrereqCallback: ccurl_prereq_callback = { user, _, _, _, _ in
+    if let user {
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+        transfer.context.recorder.enter(transfer.body == nil ? .awaitingResponse : .sending)
+    }
+    return Int32(CURL_PREREQFUNC_OK)
+}

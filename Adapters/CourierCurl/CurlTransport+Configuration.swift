@@ -1,0 +1,90 @@
+import Courier
+
+extension CurlTransport {
+    /// Settings of one curl transport (one multi handle, its thread and its connection pool).
+    ///
+    /// Every limit has a finite default. The call's connect timeout, deadline, response-size limit
+    /// and redirect limit come from the client's ``ClientConfiguration`` through the request
+    /// context; the settings here are the ones only libcurl has.
+    public struct Configuration: Sendable {
+        /// The name reported in metrics and used by the registry; `curl` by default.
+        public var name = "curl"
+        /// The HTTP version used unless a call asks for another; ``HTTPVersionPreference/http2``
+        /// by default (HTTP/2 where TLS ALPN agrees, HTTP/1.1 otherwise).
+        public var httpVersion: HTTPVersionPreference = .http2
+        /// The most connections open at once, over all hosts; 256 by default. Transfers beyond it wait.
+        public var maxConnections = 256
+        /// The most connections open at once to one host; 64 by default. Transfers beyond it wait
+        /// (over HTTP/2 they share a connection instead).
+        public var maxConnectionsPerHost = 64
+        /// The most idle connections kept for reuse; 256 by default.
+        public var maxIdleConnections = 256
+        /// The most concurrent streams opened on one HTTP/2 connection; 100 by default.
+        public var maxConcurrentStreams = 100
+        /// A transfer slower than ``stallMinimumBytesPerSecond`` for this long fails as timed out
+        /// ("stalled"); 30 seconds by default. Waiting for the response head counts as slow.
+        public var stallTimeout: Duration = .seconds(30)
+        /// The speed below which a transfer counts as stalled; 1 byte per second by default.
+        public var stallMinimumBytesPerSecond = 1
+        /// How many response bytes may wait for a slow consumer before the transfer is paused
+        /// (backpressure); 1 MiB by default. Reading resumes once half of it is consumed.
+        public var responseBufferBytes = 1 << 20
+        /// How many idle easy handles are kept for reuse; 128 by default.
+        public var handlePoolSize = 128
+        /// Certificate verification, custom trust, client certificates and pinning.
+        public var tls = TLSOptions()
+
+        /// The defaults.
+        public init() {}
+
+        /// Checks every value.
+        /// - Throws: ``ConfigurationError`` naming the first value out of range.
+        public func validate() throws(ConfigurationError) {
+            func require(_ ok: Bool, _ key: String, _ value: some CustomStringConvertible, _ allowed: String) throws(ConfigurationError) {
+                if !ok { throw ConfigurationError(key: "curl.\(key)", value: "\(value)", allowed: allowed, source: "code") }
+            }
+            try require((1...100_000).contains(maxConnections), "maxConnections", maxConnections, "1 to 100000")
+            try require((1...100_000).contains(maxConnectionsPerHost), "maxConnectionsPerHost", maxConnectionsPerHost, "1 to 100000")
+            try require((0...100_000).contains(maxIdleConnections), "maxIdleConnections", maxIdleConnections, "0 to 100000")
+            try require((1...10_000).contains(maxConcurrentStreams), "maxConcurrentStreams", maxConcurrentStreams, "1 to 10000")
+            try require(
+                stallTimeout >= .seconds(1) && stallTimeout <= .seconds(86_400), "stallTimeout", stallTimeout, "1 s to 1 day")
+            try require(stallMinimumBytesPerSecond >= 1, "stallMinimumBytesPerSecond", stallMinimumBytesPerSecond, "at least 1")
+            try require(
+                (16 * 1024...(1 << 30)).contains(responseBufferBytes), "responseBufferBytes", responseBufferBytes, "16 KiB to 1 GiB")
+            try require((0...100_000).contains(handlePoolSize), "handlePoolSize", handlePoolSize, "0 to 100000")
+        }
+    }
+
+    /// How the transport trusts servers and identifies itself to them.
+    ///
+    /// Verification of the server's certificate and host name is always on unless code calls
+    /// ``dangerouslyDisableCertificateVerification()``; no environment variable or configuration
+    /// file can turn it off.
+    public struct TLSOptions: Sendable {
+        /// A PEM file of CA certificates to trust instead of the system's.
+        public var caFile: String?
+        /// PEM text of CA certificates to trust instead of the system's (held in memory).
+        public var caPEM: String?
+        /// A PEM client certificate, for servers that ask for one.
+        public var clientCertificateFile: String?
+        /// The PEM private key of ``clientCertificateFile``.
+        public var clientKeyFile: String?
+        /// The password of ``clientKeyFile``, if it is encrypted.
+        public var clientKeyPassword: String?
+        /// The server's public key must match: `sha256//BASE64` (several joined with `;`) or a PEM/DER file path.
+        public var pinnedPublicKey: String?
+        /// Whether certificate and host-name verification is off. Only
+        /// ``dangerouslyDisableCertificateVerification()`` sets it.
+        public private(set) var isVerificationDisabled = false
+
+        /// Verification on, the system's trust store, no client certificate, no pinning.
+        public init() {}
+
+        /// Turns off certificate and host-name verification: anyone on the path can read and change
+        /// the traffic. For local experiments only; never from configuration.
+        public mutating func dangerouslyDisableCertificateVerification() {
+            isVerificationDisabled = true
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import CCurl
+import Courier
+import Foundation
+
+/// Courier's fast transport: libcurl's multi interface on one dedicated thread.
+///
+/// Use it for throughput and for HTTP/2: connections are reused, HTTP/2 multiplexes many calls
+/// on one connection (over TLS with ALPN, or cleartext with prior knowledge where the linked
+/// libcurl supports it), and a call costs little more than libcurl itself. Use
+/// `URLSessionTransport` when you cannot install libcurl's development package.
+///
+/// ```swift
+/// var settings = CurlTransport.Configuration()
+/// settings.httpVersion = .http2
+/// let transport = try CurlTransport(configuration: settings)
+/// let client = try NetworkClient(configuration: .init(baseURL: "https://api.example.com"), transport: transport)
+/// // ...
+/// await client.shutdown()   // also shuts the transport down
+/// ```
+///
+/// What it guarantees:
+/// - Task cancellation stops the transfer at once in every phase; the connection is closed (or
+///   the HTTP/2 stream reset).
+/// - Response bodies stream with backpressure: when the reader falls behind by
+///   ``Configuration/responseBufferBytes``, the transfer pauses until it catches up.
+/// - Request bodies stream from memory or disk through libcurl's read callback.
+/// - Connect timeout and deadline come from the client; a stall limit from ``Configuration``.
+/// - Redirects follow Courier's policy (limit; credentials never sent to another origin), not libcurl's.
+/// - Every libcurl failure becomes a ``NetworkError`` of a precise kind, keeping libcurl's message
+///   and code (`nativeCode.domain == "CURLcode"`).
+///
+/// Metrics carry libcurl's phase timings (`requestSent` is when sending began: libcurl's
+/// "pretransfer"), bytes, the negotiated version, connection reuse and the peer address.
+public final class CurlTransport: Transport {
+    /// The registered name, `curl` by default.
+    public var name: String { configuration.name }
+    /// The settings this transport was made with.
+    public let configuration: Configuration
+
+    private let engine: CurlEngine
+
+    /// The linked libcurl's version, for example `7.88.1`.
+    public static var libcurlVersion: String { CurlRuntime.version }
+    /// Whether cleartext HTTP/2 with prior knowledge is supported by the linked libcurl (8.0 or
+    /// later); before that, such calls fail with ``NetworkError/Kind/unsupported``.
+    public static var supportsCleartextHTTP2: Bool { CurlRuntime.supportsCleartextHTTP2 }
+
+    /// Creates a transport and starts its thread.
+    /// - Parameter configuration: Limits, HTTP version, TLS options.
+    /// - Throws: ``ConfigurationError`` for a value out of range, or when libcurl cannot be initialised.
+    public init(configuration: Configuration = Configuration()) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        do {
+            engine = try CurlEngine(configuration: configuration)
+        } catch {
+            throw ConfigurationError(key: "transport", value: "curl", allowed: "a working libcurl (\(error))", source: "code")
+        }
+    }
+
+    deinit {
+        engine.beginShutdown()
+    }
+
+    /// Sends the request through libcurl; see ``Transport/send(_:body:context:)``.
+    public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+        let version = context.httpVersion ?? configuration.httpVersion
+        try CurlRuntime.check(version, scheme: request.scheme?.lowercased() ?? "http")
+        try Task.checkCancellation()
+        let transfer = CurlTransfer(request: request, body: body, context: context, version: version, engine: engine)
+        let engine = engine
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.headWaiter = continuation
+                engine.submit(transfer)
+            }
+        } onCancel: {
+            engine.stop(transfer, because: .cancelled(phase: context.recorder.phase))
+        }
+    }
+
+    /// Stops every transfer in flight (they fail as cancelled), refuses new ones, and returns once
+    /// libcurl's handles are released. Safe to call more than once.
+    public func shutdown() async {
+        await engine.shutdown()
+    }
+}
+
+extension TransportRegistry.Entry {
+    /// Registers libcurl under the name `curl`; each client gets its own transport (one thread and
+    /// one connection pool).
+    /// - Parameter configuration: The transport's settings.
+    /// - Returns: The entry.
+    public static func curl(_ configuration: CurlTransport.Configuration = .init()) -> TransportRegistry.Entry {
+        TransportRegistry.Entry(name: "curl") { _ in try CurlTransport(configuration: configuration) }
+    }
+}
