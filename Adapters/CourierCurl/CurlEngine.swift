@@ -30,9 +30,23 @@ final class CurlEngine: @unchecked Sendable {
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// Counters for monitoring and tests: how often backpressure paused and resumed a transfer.
+    struct Statistics: Sendable, Equatable {
+        /// Transfers started.
+        var started = 0
+        /// Times a transfer was paused because its reader fell behind.
+        var pauses = 0
+        /// Times a paused transfer was resumed.
+        var resumes = 0
+    }
+
     let configuration: CurlTransport.Configuration
     private let multi: UnsafeMutableRawPointer
     private let inbox = Locked(Inbox())
+    private let counters = Locked(Statistics())
+
+    /// A snapshot of the counters.
+    var statistics: Statistics { counters.withLock { $0 } }
 
     // Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -185,12 +199,18 @@ final class CurlEngine: @unchecked Sendable {
         case .resume(let transfer):
             guard let easy = transfer.easy, transfer.paused else { return }
             transfer.paused = false
+            counters.withLock { $0.resumes += 1 }
             let code = curl_easy_pause(easy, ccurl_pause_continue)
             if code != CURLE_OK {
                 let error = CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
                 apply(transfer.lifecycle.stop(error), to: transfer)
             }
         }
+    }
+
+    /// Called from the write callback when backpressure pauses a transfer.
+    func notePaused() {
+        counters.withLock { $0.pauses += 1 }
     }
 
     /// Called from the header callback when a transfer's final head is complete.
@@ -328,6 +348,7 @@ final class CurlEngine: @unchecked Sendable {
         try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration)
         try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
         transfer.context.recorder.enter(.connect)
+        counters.withLock { $0.started += 1 }
     }
 
     /// Takes the transfer's handle off the multi handle (which closes its connection or resets its

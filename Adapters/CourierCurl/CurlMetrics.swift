@@ -25,11 +25,14 @@ enum CurlMetrics {
             return ccurl_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : nil
         }
         var reading = Reading()
+        let preTransfer = microseconds(CURLINFO_PRETRANSFER_TIME_T)
         let progress = CurlErrorMapping.Progress(
             nameLookup: microseconds(CURLINFO_NAMELOOKUP_TIME_T), connect: microseconds(CURLINFO_CONNECT_TIME_T),
-            tlsHandshake: microseconds(CURLINFO_APPCONNECT_TIME_T), preTransfer: microseconds(CURLINFO_PRETRANSFER_TIME_T),
+            tlsHandshake: microseconds(CURLINFO_APPCONNECT_TIME_T), preTransfer: preTransfer,
             firstByte: microseconds(CURLINFO_STARTTRANSFER_TIME_T), usesTLS: usesTLS,
-            reused: number(CURLINFO_NUM_CONNECTS) == 0
+            // No new connection *and* the request got going: a connection was reused. (A transfer
+            // still connecting also has no completed connection.)
+            reused: number(CURLINFO_NUM_CONNECTS) == 0 && preTransfer > 0
         )
         reading.progress = progress
         let total = microseconds(CURLINFO_TOTAL_TIME_T)

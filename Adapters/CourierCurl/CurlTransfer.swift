@@ -115,6 +115,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard bodyBuffer.append(Data(bytes)) else {
             paused = true
+            engine.notePaused()
             return Int(CURL_WRITEFUNC_PAUSE)
         }
         receivedBytes += bytes.count

@@ -79,6 +79,9 @@ public final class CurlTransport: Transport {
         }
     }
 
+    /// Counters of the engine (transfers started, backpressure pauses and resumes).
+    var statistics: CurlEngine.Statistics { engine.statistics }
+
     /// Stops every transfer in flight (they fail as cancelled), refuses new ones, and returns once
     /// libcurl's handles are released. Safe to call more than once.
     public func shutdown() async {

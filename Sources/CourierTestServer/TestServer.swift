@@ -1,9 +1,14 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
+import NIOTLS
 
-/// An in-process HTTP/1.1 server on 127.0.0.1 for tests, examples and benchmarks.
+/// An in-process HTTP server on 127.0.0.1 for tests, examples and benchmarks.
 ///
+/// It speaks HTTP/1.1, cleartext HTTP/2 with prior knowledge (``Mode/h2c``), or TLS with ALPN
+/// choosing HTTP/2 or HTTP/1.1 (``Mode/tls``, with the certificates in ``TestCertificates``).
 /// It binds port 0 (the kernel picks a free port) on the loopback address only, and serves:
 ///
 /// | route | answer |
@@ -23,14 +28,27 @@ import NIOPosix
 /// print(server.baseURL)   // http://127.0.0.1:PORT
 /// ```
 public final class TestServer: Sendable {
+    /// The protocol the server speaks.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// HTTP/1.1 over cleartext TCP.
+        case http1
+        /// HTTP/2 over cleartext TCP, prior knowledge only (no upgrade).
+        case h2c
+        /// TLS with ALPN: HTTP/2 when the client offers `h2`, HTTP/1.1 otherwise.
+        case tls
+    }
+
     /// The port the server listens on.
     public let port: Int
+    /// The protocol the server speaks.
+    public let mode: Mode
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let statistics: ServerStatistics
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` in ``Mode/tls`` (the name the
+    /// certificate carries).
+    public var baseURL: String { mode == .tls ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
 
     /// Connections accepted since start.
     public var connectionsOpened: Int { statistics.snapshot.connectionsOpened }
@@ -39,21 +57,25 @@ public final class TestServer: Sendable {
     /// Requests received since start.
     public var requestCount: Int { statistics.snapshot.requests }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, statistics: ServerStatistics) {
+    private init(port: Int, mode: Mode, channel: any Channel, group: MultiThreadedEventLoopGroup, statistics: ServerStatistics) {
         self.port = port
+        self.mode = mode
         self.channel = channel
         self.group = group
         self.statistics = statistics
     }
 
     /// Starts a server on 127.0.0.1 and a free port.
-    /// - Parameter threads: Event-loop threads; one by default.
+    /// - Parameters:
+    ///   - mode: The protocol; HTTP/1.1 by default.
+    ///   - threads: Event-loop threads; one by default.
     /// - Returns: The running server.
-    /// - Throws: When the socket cannot be bound.
-    public static func start(threads: Int = 1) async throws -> TestServer {
+    /// - Throws: When the socket cannot be bound or the TLS fixtures cannot be loaded.
+    public static func start(mode: Mode = .http1, threads: Int = 1) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let statistics = ServerStatistics()
         do {
+            let tls = mode == .tls ? try makeTLSContext() : nil
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 512)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -62,8 +84,23 @@ public final class TestServer: Sendable {
                     statistics.connectionOpened()
                     channel.closeFuture.whenComplete { _ in statistics.connectionClosed() }
                     return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics))
+                        switch mode {
+                        case .http1: try configureHTTP1(channel, statistics: statistics)
+                        case .h2c: try configureHTTP2(channel, statistics: statistics)
+                        case .tls:
+                            guard let tls else { throw TestServerError.noTLSContext }
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                            try channel.pipeline.syncOperations.addHandler(
+                                ApplicationProtocolNegotiationHandler { result, channel in
+                                    channel.eventLoop.makeCompletedFuture {
+                                        if case .negotiated("h2") = result {
+                                            try configureHTTP2(channel, statistics: statistics)
+                                        } else {
+                                            try configureHTTP1(channel, statistics: statistics)
+                                        }
+                                    }
+                                })
+                        }
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)
@@ -73,11 +110,36 @@ public final class TestServer: Sendable {
                 try? await group.shutdownGracefully()
                 throw TestServerError.noPort
             }
-            return TestServer(port: port, channel: channel, group: group, statistics: statistics)
+            return TestServer(port: port, mode: mode, channel: channel, group: group, statistics: statistics)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
+    }
+
+    private static func configureHTTP1(_ channel: any Channel, statistics: ServerStatistics) throws {
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics))
+    }
+
+    /// HTTP/2: each stream gets its own HTTP/1-style route handler through NIO's codec.
+    private static func configureHTTP2(_ channel: any Channel, statistics: ServerStatistics) throws {
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try stream.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics))
+            }
+        }
+    }
+
+    private static func makeTLSContext() throws -> NIOSSLContext {
+        let certificate = try NIOSSLCertificate(bytes: Array(TestCertificates.serverCertificatePEM.utf8), format: .pem)
+        let key = try NIOSSLPrivateKey(bytes: Array(TestCertificates.serverKeyPEM.utf8), format: .pem)
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+        configuration.applicationProtocols = ["h2", "http/1.1"]
+        return try NIOSSLContext(configuration: configuration)
     }
 
     /// Closes the listening socket and every connection, and stops the event loops.
@@ -91,4 +153,6 @@ public final class TestServer: Sendable {
 public enum TestServerError: Error, Sendable {
     /// The bound socket reported no port.
     case noPort
+    /// TLS mode without a TLS context (an internal error).
+    case noTLSContext
 }
