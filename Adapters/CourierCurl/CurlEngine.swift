@@ -189,11 +189,8 @@ final class CurlEngine: @unchecked Sendable {
     private func handle(_ command: Command) {
         switch command {
         case .start(let transfer):
-            if shuttingDown {
-                apply(transfer.lifecycle.stop(Self.shutDownError), to: transfer)
-            } else {
-                apply(transfer.lifecycle.start(), to: transfer)
-            }
+            if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
+            apply(transfer.lifecycle.start(), to: transfer)
         case .stop(let transfer, let error):
             apply(transfer.lifecycle.stop(error), to: transfer)
         case .resume(let transfer):

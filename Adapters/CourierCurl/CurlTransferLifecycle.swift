@@ -39,9 +39,17 @@ struct CurlTransferLifecycle {
     }
 
     private(set) var state = State.waiting
+    /// Why the transfer was stopped while still `waiting`: reported when the engine takes it from
+    /// its inbox. (A stop can overtake the start, for a call cancelled at once; the caller may still
+    /// be installing its continuation then, so the outcome must wait for the start.)
+    private var stoppedBeforeStart: NetworkError?
 
     /// The engine took the transfer from its inbox.
     mutating func start() -> Action {
+        if let error = stoppedBeforeStart {
+            stoppedBeforeStart = nil
+            return .failCaller(error, remove: false)
+        }
         guard state == .waiting else { return .none }
         state = .running
         return .add
@@ -90,7 +98,9 @@ struct CurlTransferLifecycle {
         let previous = state
         state = .finished
         switch previous {
-        case .waiting: return .failCaller(error, remove: false)
+        case .waiting:
+            stoppedBeforeStart = error
+            return .none
         case .running, .headReady: return .failCaller(error, remove: true)
         case .streaming: return .failBody(error, remove: true)
         case .finished: return .none

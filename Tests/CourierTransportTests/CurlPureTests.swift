@@ -1,0 +1,160 @@
+import CCurl
+import Courier
+import Testing
+
+@testable import CourierCurl
+
+@Suite("CurlTransport's pure parts: head parsing, redirects, lifecycle, error mapping")
+struct CurlPureTests {
+    @Test("interim 1xx heads are skipped, repeated names kept in order, folded lines joined, junk skipped")
+    func headParsing() {
+        var head = CurlResponseHead()
+        let lines = [
+            "HTTP/1.1 100 Continue\r\n", "\r\n",
+            "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "X-Long: first\r\n", "\t second\r\n", "set-cookie: b=2\r\n",
+            "not a header\r\n", "Bad Name: x\r\n", "\r\n",
+        ]
+        var results: [CurlResponseHead.Line] = []
+        for line in lines { results.append(head.take(line)) }
+        #expect(results[1] == .interimEnd)
+        #expect(results.last == .finalEnd(status: 200))
+        let response = head.response
+        #expect(response?.status.code == 200)
+        #expect(response?.status.reasonPhrase == "OK")
+        #expect(response?.headerFields[values: .setCookie] == ["a=1", "b=2"])
+        #expect(response?.headerFields[HTTPField.Name("x-long")!] == "first second")
+        #expect(head.skippedLines == 2)
+    }
+
+    @Test("an HTTP/2 status line without a reason parses")
+    func http2StatusLine() {
+        var head = CurlResponseHead()
+        _ = head.take("HTTP/2 204 \r\n")
+        #expect(head.take("\r\n") == .finalEnd(status: 204))
+        #expect(head.response?.status.code == 204)
+    }
+
+    @Test(
+        "redirects change the method the way clients agree on",
+        arguments: [
+            (301, HTTPRequest.Method.post, HTTPRequest.Method.get, false), (302, .post, .get, false), (303, .put, .get, false),
+            (303, .head, .head, false), (307, .post, .post, true), (308, .put, .put, true), (302, .get, .get, false),
+        ])
+    func redirectMethods(redirect: (status: Int, from: HTTPRequest.Method, to: HTTPRequest.Method, keepsBody: Bool)) throws {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        let request = HTTPRequest(method: redirect.from, scheme: "http", authority: "a.test", path: "/x", headerFields: fields)
+        let next = try CurlRedirect.follow(request, status: redirect.status, location: "http://a.test/y?q=1", credentialHeaderNames: [])
+        #expect(next.request.method == redirect.to)
+        #expect(next.keepsBody == redirect.keepsBody)
+        #expect(next.request.path == "/y?q=1")
+        #expect((next.request.headerFields[.contentType] != nil) == redirect.keepsBody)
+    }
+
+    @Test(
+        "credentials are dropped when the origin changes: host, port or scheme",
+        arguments: [
+            ("http://a.test/next", true), ("http://a.test:80/next", true), ("http://b.test/next", false),
+            ("http://a.test:8080/next", false), ("https://a.test/next", false),
+        ])
+    func redirectCredentials(target: (location: String, sameOrigin: Bool)) throws {
+        let fields = HTTPFields([
+            HTTPField(name: .authorization, value: "Bearer x"), HTTPField(name: .cookie, value: "s=1"),
+            HTTPField(name: HTTPField.Name("X-Token")!, value: "t"), HTTPField(name: HTTPField.Name("X-Plain")!, value: "p"),
+        ])
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/", headerFields: fields)
+        let next = try CurlRedirect.follow(
+            request, status: 302, location: target.location, credentialHeaderNames: ["authorization", "cookie", "x-token"])
+        let kept = next.request.headerFields
+        #expect((kept[.authorization] != nil) == target.sameOrigin)
+        #expect((kept[.cookie] != nil) == target.sameOrigin)
+        #expect((kept[HTTPField.Name("x-token")!] != nil) == target.sameOrigin)
+        #expect(kept[HTTPField.Name("x-plain")!] == "p")
+    }
+
+    @Test("a redirect to another scheme is refused", arguments: ["ftp://a.test/x", "file:///etc/passwd", "not a url"])
+    func redirectSchemes(location: String) {
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/")
+        #expect(throws: NetworkError.self) {
+            try CurlRedirect.follow(request, status: 302, location: location, credentialHeaderNames: [])
+        }
+    }
+
+    @Test("lifecycle: a stop that overtakes the start fails the caller once, at the start, and nothing is added")
+    func stopBeforeStart() {
+        var lifecycle = CurlTransferLifecycle()
+        #expect(isNone(lifecycle.stop(.cancelled(phase: .queued))), "the caller may not have installed its continuation yet")
+        guard case .failCaller(let error, let remove) = lifecycle.start() else {
+            Issue.record("the start must fail the caller")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(remove == false)
+        #expect(isNone(lifecycle.start()))
+        #expect(isNone(lifecycle.stop(.cancelled(phase: .queued))))
+        #expect(isNone(lifecycle.completed(nil)))
+        #expect(lifecycle.state == .finished)
+    }
+
+    @Test("lifecycle: completion and cancellation race, exactly one outcome whichever comes first")
+    func completionRacesCancel() {
+        var first = CurlTransferLifecycle()
+        _ = first.start()
+        first.headCompleted()
+        guard case .deliverBuffered = first.completed(nil) else {
+            Issue.record("a head and a finished transfer deliver the buffered body")
+            return
+        }
+        #expect(isNone(first.stop(.cancelled(phase: .receiving))))
+
+        var second = CurlTransferLifecycle()
+        _ = second.start()
+        second.headCompleted()
+        guard case .deliverStream = second.flush() else {
+            Issue.record("a ready head is delivered as a stream at the end of a round")
+            return
+        }
+        guard case .failBody(_, let remove) = second.stop(.cancelled(phase: .receiving)) else {
+            Issue.record("cancel while streaming fails the body")
+            return
+        }
+        #expect(remove)
+        #expect(isNone(second.completed(nil)))
+    }
+
+    @Test(
+        "libcurl codes map to precise kinds",
+        arguments: [
+            (CURLE_COULDNT_RESOLVE_HOST, NetworkError.Kind.dnsFailure), (CURLE_COULDNT_CONNECT, .connectFailure),
+            (CURLE_OPERATION_TIMEDOUT, .timedOut), (CURLE_PEER_FAILED_VERIFICATION, .tlsFailure),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .tlsFailure), (CURLE_GOT_NOTHING, .connectionClosed), (CURLE_RECV_ERROR, .connectionClosed),
+            (CURLE_PARTIAL_FILE, .connectionClosed), (CURLE_WEIRD_SERVER_REPLY, .invalidResponse), (CURLE_HTTP2, .invalidResponse),
+            (CURLE_OUT_OF_MEMORY, .transportFailure),
+        ])
+    func errorKinds(mapping: (code: CURLcode, kind: NetworkError.Kind)) {
+        let error = CurlErrorMapping.error(code: mapping.code, message: "", progress: .init())
+        #expect(error.kind == mapping.kind)
+        #expect(error.nativeCode == .init(domain: "CURLcode", code: Int(mapping.code.rawValue)))
+        #expect(error.message.hasPrefix("curl: "))
+    }
+
+    @Test("a timeout names the phase it struck in")
+    func timeoutPhases() {
+        typealias Progress = CurlErrorMapping.Progress
+        let cases: [(Progress, NetworkError.Phase)] = [
+            (Progress(), .dns),
+            (Progress(nameLookup: 5), .connect),
+            (Progress(nameLookup: 5, connect: 9, usesTLS: true), .tls),
+            (Progress(nameLookup: 5, connect: 9, preTransfer: 12), .awaitingResponse),
+            (Progress(nameLookup: 5, connect: 9, preTransfer: 12, firstByte: 20), .receiving),
+        ]
+        for (progress, phase) in cases {
+            #expect(CurlErrorMapping.error(code: CURLE_OPERATION_TIMEDOUT, message: "x", progress: progress).phase == phase)
+        }
+    }
+
+    private func isNone(_ action: CurlTransferLifecycle.Action) -> Bool {
+        if case .none = action { return true }
+        return false
+    }
+}
