@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are what README and CI run.
-.PHONY: deps run test sanitize
+.PHONY: deps run test sanitize stress bench-curl
 deps:
 	scripts/install-deps.sh
 run:
@@ -9,3 +9,7 @@ test:
 sanitize:
 	scripts/sanitize.sh thread
 	scripts/sanitize.sh address
+stress:
+	scripts/stress.sh
+bench-curl:
+	Benchmarks/curl-comparison.sh

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
+        .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -66,8 +67,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "CourierExample",
-            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierTestServer"],
+            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierTestServer"],
             path: "Examples/CourierExample"
+        ),
+        // Requests/s through NetworkClient, compared with Benchmarks/CurlReference (the C floor).
+        .executableTarget(
+            name: "CourierCurlBench",
+            dependencies: ["Courier", "CourierCurl", "CourierURLSession"],
+            path: "Benchmarks/CurlBench"
         ),
         .testTarget(
             name: "CourierTests",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole test suite under ThreadSanitizer (default) or AddressSanitizer:
-#   scripts/sanitize.sh thread|address
+# Runs the tests under ThreadSanitizer (default) or AddressSanitizer:
+#   scripts/sanitize.sh thread|address [swift test arguments, e.g. --filter CurlStressTests]
 # Each sanitizer builds into its own folder (.build-tsan, .build-asan), ignored by git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,12 +8,15 @@ kind="${1:-thread}"
 case "$kind" in
   thread) scratch=.build-tsan ;;
   address) scratch=.build-asan ;;
-  *) echo "usage: scripts/sanitize.sh thread|address" >&2; exit 2 ;;
+  *) echo "usage: scripts/sanitize.sh thread|address [swift test arguments]" >&2; exit 2 ;;
 esac
+shift || true
 scripts/install-deps.sh
 if [ "$kind" = address ]; then
   # LeakSanitizer reports about 1.8 KB that XCTest's own runner and unsymbolized system libraries
   # never free (no Courier frame among them); set ASAN_OPTIONS yourself to see it.
   export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 fi
-swift test --sanitize="$kind" --scratch-path "$scratch"
+# halt_on_error: the first report fails the run (TSan otherwise only prints and exits 0 or 66).
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
+swift test --sanitize="$kind" --scratch-path "$scratch" "$@"

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Runs the whole test suite, installing missing system packages first.
+# Runs the whole test suite, installing missing system packages first, then the curl transport's
+# cancel-racing-completion stress test under ThreadSanitizer and AddressSanitizer (scripts/stress.sh).
+# COURIER_SKIP_STRESS=1 skips the sanitizer runs (for a quick local loop; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build
+if [ "${COURIER_SKIP_STRESS:-0}" != 1 ]; then
+  scripts/stress.sh
+fi

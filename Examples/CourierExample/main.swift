@@ -2,6 +2,7 @@
 // transport it links (or only the one named by COURIER_TRANSPORT), printing each response and
 // its timing.
 import Courier
+import CourierCurl
 import CourierMock
 import CourierTestServer
 import CourierURLSession
@@ -67,7 +68,7 @@ func runCalls(transport name: String, client: NetworkClient) async -> Bool {
 
 let server = try await TestServer.start()
 print("Courier example: loopback server at \(server.baseURL)")
-let registry = TransportRegistry([.urlSession(), .mock(makeScriptedMock())])
+let registry = TransportRegistry([.curl(), .urlSession(), .mock(makeScriptedMock())])
 var allPassed = true
 do {
     let configuration = try ClientConfiguration.load(defaults: ClientConfiguration(baseURL: server.baseURL))
