@@ -50,7 +50,9 @@ struct Get: Endpoint {
 
 guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(
-        Data("usage: courier-curl-bench URL [--transport curl|urlsession] [--concurrency N] [--seconds S] [--http 1.1|2|h2c] [--ca FILE]\n".utf8))
+        Data(
+            "usage: courier-curl-bench URL [--transport curl|urlsession] [--concurrency N] [--seconds S] [--http 1.1|2|h2c] [--ca FILE]\n"
+                .utf8))
     exit(2)
 }
 
@@ -93,7 +95,12 @@ let (completed, failed) = await withTaskGroup(of: (Int, Int).self) { group in
             return (completed, failed)
         }
     }
-    return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+    var totals = (0, 0)
+    for await (completed, failed) in group {
+        totals.0 += completed
+        totals.1 += failed
+    }
+    return totals
 }
 let elapsed = start.duration(to: clock.now)
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -137,7 +137,8 @@ public final class TestServer: Sendable {
     private static func makeTLSContext() throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(TestCertificates.serverCertificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(TestCertificates.serverKeyPEM.utf8), format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
         return try NIOSSLContext(configuration: configuration)
     }
