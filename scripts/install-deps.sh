@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Courier needs when they are missing. Safe to run again.
-#   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport.
+#   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport;
+#   pkg-config: how SwiftPM finds libcurl for the CCurl system module.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libnghttp2-dev)
+packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
