@@ -25,9 +25,10 @@ trap cleanup EXIT
 
 # The test fixtures' server certificate and key (CN=localhost), and their CA.
 fixtures=Sources/CourierTestServer/TestCertificates.swift
-awk '/BEGIN CERTIFICATE/{n++} n==1{print} /END CERTIFICATE/ && n==1{exit}' "$fixtures" > "$work/ca.pem"
-awk '/BEGIN CERTIFICATE/{n++} n==2{print} /END CERTIFICATE/ && n==2{exit}' "$fixtures" > "$work/server.pem"
-awk '/BEGIN PRIVATE KEY/{p=1} p{print} /END PRIVATE KEY/{exit}' "$fixtures" > "$work/server.key"
+# (The Swift literal is indented; PEM lines must not be.)
+awk '{sub(/^[ \t]+/, "")} /BEGIN CERTIFICATE/{n++} n==1{print} /END CERTIFICATE/ && n==1{exit}' "$fixtures" > "$work/ca.pem"
+awk '{sub(/^[ \t]+/, "")} /BEGIN CERTIFICATE/{n++} n==2{print} /END CERTIFICATE/ && n==2{exit}' "$fixtures" > "$work/server.pem"
+awk '{sub(/^[ \t]+/, "")} /BEGIN PRIVATE KEY/{p=1} p{print} /END PRIVATE KEY/{exit}' "$fixtures" > "$work/server.key"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 p1=$(free_port); p2=$(free_port); p3=$(free_port)
@@ -42,7 +43,6 @@ http {
   access_log off;
   keepalive_requests 10000000;
   keepalive_timeout 60s;
-  http2_max_requests 10000000;
   client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
   server { listen 127.0.0.1:$p1; location / { default_type text/plain; return 200 "$body"; } }
   server { listen 127.0.0.1:$p2 http2; location / { default_type text/plain; return 200 "$body"; } }
@@ -53,6 +53,7 @@ CONF
 taskset -c 0 "$nginx_bin" -c "$work/nginx.conf" -p "$work" &
 nginx_pid=$!
 sleep 1
+if ! kill -0 "$nginx_pid" 2>/dev/null; then echo "nginx did not start:" >&2; cat "$work/error.log" >&2; exit 1; fi
 
 cc -O2 -o "$work/curl_multi_bench" Benchmarks/CurlReference/curl_multi_bench.c -lcurl
 swift build -c release --product courier-curl-bench >/dev/null
