@@ -31,9 +31,8 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Counters for monitoring and tests: how often backpressure paused and resumed a transfer.
+    /// (Nothing is counted per call: the counters cost a lock only when backpressure acts.)
     struct Statistics: Sendable, Equatable {
-        /// Transfers started.
-        var started = 0
         /// Times a transfer was paused because its reader fell behind.
         var pauses = 0
         /// Times a paused transfer was resumed.
@@ -244,10 +243,7 @@ final class CurlEngine: @unchecked Sendable {
 
     private func complete(_ transfer: CurlTransfer, code: CURLcode) {
         var failure: NetworkError?
-        if code != CURLE_OK {
-            failure =
-                transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
-        } else if let status = transfer.redirectStatus {
+        if code == CURLE_OK, let status = transfer.redirectStatus {
             do {
                 try followRedirect(transfer, status: status)
                 return
@@ -255,7 +251,13 @@ final class CurlEngine: @unchecked Sendable {
                 failure = error
             }
         }
-        record(transfer)
+        // One read of libcurl's counters serves both the metrics and the error's phase.
+        let reading = record(transfer)
+        if code != CURLE_OK {
+            failure =
+                transfer.failure
+                ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: reading?.progress ?? .init())
+        }
         apply(transfer.lifecycle.completed(failure), to: transfer)
     }
 
@@ -345,7 +347,6 @@ final class CurlEngine: @unchecked Sendable {
         try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration)
         try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
         transfer.context.recorder.enter(.connect)
-        counters.withLock { $0.started += 1 }
     }
 
     /// Takes the transfer's handle off the multi handle (which closes its connection or resets its
@@ -375,9 +376,10 @@ final class CurlEngine: @unchecked Sendable {
         return CurlMetrics.read(easy, usesTLS: transfer.usesTLS).progress
     }
 
-    /// Copies libcurl's figures into the call's recorder.
-    private func record(_ transfer: CurlTransfer) {
-        guard let easy = transfer.easy else { return }
+    /// Copies libcurl's figures into the call's recorder, and returns them.
+    @discardableResult
+    private func record(_ transfer: CurlTransfer) -> CurlMetrics.Reading? {
+        guard let easy = transfer.easy else { return nil }
         let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS)
         transfer.context.recorder.update { metrics in
             metrics.phaseTimings = .available(reading.timings)
@@ -386,6 +388,7 @@ final class CurlEngine: @unchecked Sendable {
             metrics.remoteAddress = reading.remoteAddress
             metrics.bytesSent = reading.bytesSent
         }
+        return reading
     }
 
     /// A multi-handle failure leaves no transfer in a known state: fail them all.

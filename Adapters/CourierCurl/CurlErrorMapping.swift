@@ -20,7 +20,6 @@ enum CurlErrorMapping {
         var phase: NetworkError.Phase {
             if firstByte > 0 { return .receiving }
             if preTransfer > 0 { return .awaitingResponse }
-            if reused { return .sending }
             if nameLookup == 0 { return .dns }
             if connect == 0 { return .connect }
             if usesTLS, tlsHandshake == 0 { return .tls }

@@ -55,23 +55,13 @@ enum CurlRedirect {
             fields[.contentLength] = nil
         }
         let authority = target.port.map { "\(hostForAuthority(host)):\($0)" } ?? hostForAuthority(host)
-        if origin(scheme: request.scheme, authority: request.authority) != origin(scheme: scheme, authority: authority) {
+        if Origin.of(scheme: request.scheme, authority: request.authority) != Origin.of(scheme: scheme, authority: authority) {
             fields = HTTPFields(fields.filter { !credentialHeaderNames.contains($0.name.canonicalName) })
         }
         var path = target.percentEncodedPath.isEmpty ? "/" : target.percentEncodedPath
         if let query = target.percentEncodedQuery { path += "?" + query }
         let next = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
         return Next(request: next, keepsBody: keepsBody)
-    }
-
-    /// `scheme://host:port` with the default port made explicit, in lowercase.
-    static func origin(scheme: String?, authority: String?) -> String {
-        let scheme = (scheme ?? "http").lowercased()
-        var authority = (authority ?? "").lowercased()
-        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
-        let hasPort = authority.range(of: #":\d+$"#, options: .regularExpression) != nil
-        if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
-        return "\(scheme)://\(authority)"
     }
 
     private static func hostForAuthority(_ host: String) -> String {

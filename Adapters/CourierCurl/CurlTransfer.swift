@@ -75,8 +75,6 @@ final class CurlTransfer: @unchecked Sendable {
         uploadOffset = 0
         uploadReader = nil
         errorBuffer[0] = 0
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
     }
 
     // MARK: Callbacks (engine thread, inside curl_multi_perform)

@@ -149,7 +149,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 return (false, [])
             }
             tasks[task.taskIdentifier] = state
-            let sameOrigin = URLSessionConversion.origin(of: request.url) == state.origin
+            let sameOrigin = Origin.of(request.url) == state.origin
             return (true, sameOrigin ? [] : state.credentialHeaderNames)
         }
         guard decision.allowed else {

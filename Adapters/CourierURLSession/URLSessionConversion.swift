@@ -41,13 +41,6 @@ enum URLSessionConversion {
         return HTTPResponse(status: HTTPResponse.Status(code: code), headerFields: fields)
     }
 
-    /// `scheme://host:port` with the default port filled in, for same-origin checks.
-    static func origin(of url: URL?) -> String {
-        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return "" }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(host):\(port)"
-    }
-
     /// The NetworkError for an error URLSession reported.
     ///
     /// - Parameters:

@@ -82,7 +82,7 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let origin = URLSessionConversion.origin(of: urlRequest.url)
+        let origin = Origin.of(urlRequest.url)
         delegate.register(
             task.taskIdentifier,
             TaskState(

@@ -6,12 +6,18 @@ import Testing
 @testable import CourierCurl
 
 func curlClient(
-    _ server: TestServer, transport: CurlTransport.Configuration = .init(), configure: (inout ClientConfiguration) -> Void = { _ in }
+    baseURL: String, transport: CurlTransport.Configuration = .init(), configure: (inout ClientConfiguration) -> Void = { _ in }
 ) throws -> (NetworkClient, CurlTransport) {
-    var configuration = ClientConfiguration(baseURL: server.baseURL, transport: "curl")
+    var configuration = ClientConfiguration(baseURL: baseURL, transport: "curl")
     configure(&configuration)
     let curl = try CurlTransport(configuration: transport)
     return (try NetworkClient(configuration: configuration, transport: curl), curl)
+}
+
+func curlClient(
+    _ server: TestServer, transport: CurlTransport.Configuration = .init(), configure: (inout ClientConfiguration) -> Void = { _ in }
+) throws -> (NetworkClient, CurlTransport) {
+    try curlClient(baseURL: server.baseURL, transport: transport, configure: configure)
 }
 
 /// Trusts the test CA, in memory or from a file.
@@ -233,7 +239,7 @@ struct CurlTransportTests {
     func connectTimeout() async throws {
         let blackhole = try FullBacklogListener()
         defer { blackhole.close() }
-        let (client, _) = try curlClient(blackholeServer: blackhole) {
+        let (client, _) = try curlClient(baseURL: "http://127.0.0.1:\(blackhole.port)") {
             $0.connectTimeout = .milliseconds(300)
             $0.requestTimeout = .seconds(30)
         }
@@ -249,7 +255,7 @@ struct CurlTransportTests {
         try await withServer { server in
             let (client, _) =
                 phase == .connecting
-                ? try curlClient(blackholeServer: blackhole) { $0.requestTimeout = .seconds(30) }
+                ? try curlClient(baseURL: "http://127.0.0.1:\(blackhole.port)") { $0.requestTimeout = .seconds(30) }
                 : try curlClient(server) { $0.requestTimeout = .seconds(30) }
             let uploadFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cancel-\(UUID().uuidString).bin")
             defer { try? FileManager.default.removeItem(at: uploadFile) }
@@ -326,13 +332,4 @@ struct UploadEndpoint: Endpoint {
     var path: String { "echo" }
     var method: HTTPRequest.Method { .post }
     var body: RequestBody?
-}
-
-func curlClient(
-    blackholeServer: FullBacklogListener, configure: (inout ClientConfiguration) -> Void
-) throws -> (NetworkClient, CurlTransport) {
-    var configuration = ClientConfiguration(baseURL: "http://127.0.0.1:\(blackholeServer.port)", transport: "curl")
-    configure(&configuration)
-    let curl = try CurlTransport()
-    return (try NetworkClient(configuration: configuration, transport: curl), curl)
 }
