@@ -25,36 +25,45 @@ struct CurlResponseHead {
         case finalEnd(status: Int)
     }
 
-    /// Takes one raw line (with or without its CRLF).
+    /// Takes one raw line (with or without its CRLF), as text. For tests; libcurl's callback
+    /// hands over bytes (see ``take(bytes:)``).
     mutating func take(_ raw: String) -> Line {
-        var line = Substring(raw)
-        while let last = line.last, last.isNewline { line = line.dropLast() }  // "\r\n" is one Character
-        if line.isEmpty {
+        var raw = raw
+        return raw.withUTF8 { take(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Takes one raw line (with or without its CRLF) as libcurl delivered it.
+    ///
+    /// Works on bytes: header names are ASCII tokens and only the value becomes a `String`.
+    mutating func take(bytes raw: UnsafeRawBufferPointer) -> Line {
+        var end = raw.count
+        while end > 0, raw[end - 1] == ASCII.cr || raw[end - 1] == ASCII.lf { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: raw[0..<end])
+        guard let first = line.first else {
             guard let status else { return .partial }
             return (100..<200).contains(status) ? .interimEnd : .finalEnd(status: status)
         }
-        if line.hasPrefix("HTTP/") {
+        if line.starts(with: ASCII.httpSlash) {
             startHead(statusLine: line)
             return .partial
         }
-        if let first = line.first, first == " " || first == "\t" {
+        if first == ASCII.space || first == ASCII.tab {
             // Obsolete line folding: continues the previous field's value.
             if let last = fields.indices.last {
-                let value = fields[last].value + " " + trimmed(line)
+                let value = fields[last].value + " " + trimmedText(line[...])
                 fields[last] = HTTPField(name: fields[last].name, value: value)
             } else {
                 skippedLines += 1
             }
             return .partial
         }
-        guard let colon = line.firstIndex(of: ":"),
-            let name = HTTPField.Name(String(line[..<colon]))
+        guard let colon = line.firstIndex(of: ASCII.colon),
+            let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
         else {
             skippedLines += 1
             return .partial
         }
-        let value = trimmed(line[line.index(after: colon)...])
-        fields.append(HTTPField(name: name, value: value))
+        fields.append(HTTPField(name: name, value: trimmedText(line[(colon + 1)...])))
         return .partial
     }
 
@@ -64,19 +73,46 @@ struct CurlResponseHead {
         return HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
     }
 
-    private mutating func startHead(statusLine: Substring) {
+    /// Reads `HTTP/x[.y] SP code [SP reason]`.
+    private mutating func startHead(statusLine line: UnsafeRawBufferPointer) {
         fields = HTTPFields()
-        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        status = parts.count >= 2 ? Int(parts[1]) : nil
-        reason = parts.count == 3 ? String(parts[2]) : ""
-        if status == nil { skippedLines += 1 }
+        status = nil
+        reason = ""
+        defer { if status == nil { skippedLines += 1 } }
+        guard let space = line.firstIndex(of: ASCII.space) else { return }
+        var index = space
+        while index < line.count, line[index] == ASCII.space { index += 1 }
+        var code = 0
+        var digits = 0
+        while index < line.count, (ASCII.zero...ASCII.nine).contains(line[index]), digits < 4 {
+            code = code * 10 + Int(line[index] - ASCII.zero)
+            digits += 1
+            index += 1
+        }
+        guard digits == 3, index == line.count || line[index] == ASCII.space else { return }
+        status = code
+        reason = trimmedText(line[index...])
     }
 }
 
-/// Drops leading and trailing spaces and tabs (the only whitespace HTTP allows around a value).
-private func trimmed(_ text: Substring) -> String {
-    var slice = text
-    while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-    while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-    return String(slice)
+/// The bytes the parser looks for.
+private enum ASCII {
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+    static let space = UInt8(ascii: " ")
+    static let tab = UInt8(ascii: "\t")
+    static let colon = UInt8(ascii: ":")
+    static let zero = UInt8(ascii: "0")
+    static let nine = UInt8(ascii: "9")
+    static let httpSlash: [UInt8] = Array("HTTP/".utf8)
+}
+
+/// The text of `bytes` without leading and trailing spaces and tabs (the only whitespace HTTP
+/// allows around a value).
+private func trimmedText(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+    var lower = bytes.startIndex
+    var upper = bytes.endIndex
+    while lower < upper, bytes[lower] == ASCII.space || bytes[lower] == ASCII.tab { lower += 1 }
+    while upper > lower, bytes[upper - 1] == ASCII.space || bytes[upper - 1] == ASCII.tab { upper -= 1 }
+    return String(decoding: bytes[lower..<upper], as: UTF8.self)
 }

@@ -81,8 +81,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        let text = String(decoding: line, as: UTF8.self)
-        switch head.take(text) {
+        switch head.take(bytes: line) {
         case .partial, .interimEnd:
             return line.count
         case .finalEnd(let status):

@@ -35,6 +35,22 @@ struct CurlPureTests {
     }
 
     @Test(
+        "status lines parse on bytes; malformed ones leave no status",
+        arguments: [
+            ("HTTP/1.1 200 OK\r\n", 200, "OK"), ("HTTP/1.0 404 Not Found\r\n", 404, "Not Found"), ("HTTP/2 204\r\n", 204, ""),
+            ("HTTP/1.1 503  Slow Down \r\n", 503, "Slow Down"), ("HTTP/1.1 2000 Big\r\n", nil, ""), ("HTTP/1.1 20 Short\r\n", nil, ""),
+            ("HTTP/1.1 abc\r\n", nil, ""), ("HTTP/1.1\r\n", nil, ""), ("HTTP/1.1 20x OK\r\n", nil, ""),
+        ] as [(String, Int?, String)]
+    )
+    func statusLines(line: String, status: Int?, reason: String) {
+        var head = CurlResponseHead()
+        _ = head.take(line)
+        #expect(head.status == status)
+        #expect(head.reason == reason)
+        #expect(head.skippedLines == (status == nil ? 1 : 0))
+    }
+
+    @Test(
         "redirects change the method the way clients agree on",
         arguments: [
             (301, HTTPRequest.Method.post, HTTPRequest.Method.get, false), (302, .post, .get, false), (303, .put, .get, false),

@@ -33,12 +33,18 @@ enum RequestBuilder {
     static func build<Output>(
         _ call: CallDescription<Output>,
         configuration: ClientConfiguration,
-        defaultFields: HTTPFields
+        defaultFields: HTTPFields,
+        configuredBase: Result<URLBuilder.Base, NetworkError>?
     ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?) {
-        guard let baseURL = call.baseURL ?? configuration.baseURL else {
+        let base: URLBuilder.Base
+        if let own = call.baseURL, own != configuration.baseURL {
+            base = try URLBuilder.parseBase(own)
+        } else if let configuredBase {
+            base = try configuredBase.get()
+        } else {
             throw .invalidRequest("no base URL: the API object names none and the client configuration has none")
         }
-        let url = try URLBuilder.build(baseURL: baseURL, path: call.path, query: call.query)
+        let url = try URLBuilder.build(base: base, path: call.path, query: call.query)
         let secrets = configuration.secretHeaderNames
         var fields = defaultFields
         let own = try call.headers.validatedFields(secretNames: secrets)

@@ -4,7 +4,8 @@ enum Deadline {
     /// ``NetworkError/Kind/timedOut`` in the phase the recorder shows.
     ///
     /// Cancellation of the calling task cancels `operation` and surfaces as
-    /// ``NetworkError/Kind/cancelled``.
+    /// ``NetworkError/Kind/cancelled``. The timer is the shared ``DeadlineWatch``, not a system
+    /// timer per call.
     static func run<T: Sendable>(
         until deadline: ContinuousClock.Instant,
         timeout: Duration,
@@ -14,7 +15,7 @@ enum Deadline {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
+                _ = await DeadlineWatch.shared.sleep(until: deadline)
                 return nil
             }
             defer { group.cancelAll() }

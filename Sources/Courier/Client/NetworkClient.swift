@@ -24,6 +24,8 @@ public final class NetworkClient: Sendable {
     private let chain: Middleware.Next
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
+    /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
+    private let configuredBase: Result<URLBuilder.Base, NetworkError>?
 
     /// Creates a client around a transport made in code.
     /// - Parameters:
@@ -39,6 +41,7 @@ public final class NetworkClient: Sendable {
         } catch {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
+        configuredBase = configuration.baseURL.map { text in Result { () throws(NetworkError) in try URLBuilder.parseBase(text) } }
         self.configuration = configuration
         self.transport = transport
         self.middleware = middleware
@@ -112,7 +115,8 @@ public final class NetworkClient: Sendable {
 
         let built: (request: HTTPRequest, body: RequestBody?)
         do {
-            built = try RequestBuilder.build(call, configuration: configuration, defaultFields: defaultFields)
+            built = try RequestBuilder.build(
+                call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
         } catch {
             return fail(error)
         }
@@ -192,7 +196,16 @@ public final class NetworkClient: Sendable {
         "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
     }
 
+    /// A process-unique id: a random prefix drawn once per process, then a counter. Cheaper than
+    /// a UUID per call, and still unique across processes for log correlation.
     private static func makeRequestID() -> String {
-        UUID().uuidString.lowercased()
+        let number = requestCounter.withLock { counter -> UInt64 in
+            counter &+= 1
+            return counter
+        }
+        return requestIDPrefix + String(number, radix: 16)
     }
+
+    private static let requestIDPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-"
+    private static let requestCounter = Locked<UInt64>(0)
 }

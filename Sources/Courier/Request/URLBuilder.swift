@@ -31,11 +31,27 @@ enum URLBuilder {
     ///
     /// - Throws: ``NetworkError/Kind/invalidRequest`` naming what is wrong.
     static func build(baseURL: String, path: String, query: [QueryItem]) throws(NetworkError) -> BuiltURL {
+        try build(base: parseBase(baseURL), path: path, query: query)
+    }
+
+    /// A base URL checked and split once, so that calls on the same base do not parse it again.
+    struct Base: Sendable, Hashable {
+        /// The text it was parsed from.
+        var text: String
+        var scheme: String
+        var authority: String
+        var host: String
+        var port: Int?
+        /// Encoded, as written.
+        var path: String
+        /// Encoded, as written; `nil` when the base URL has no `?`.
+        var query: String?
+    }
+
+    /// Checks and splits a base URL; see ``build(baseURL:path:query:)`` for the rules.
+    static func parseBase(_ baseURL: String) throws(NetworkError) -> Base {
         if let bad = baseURL.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             throw .invalidRequest("the base URL contains \(describe(bad)); spaces and control characters are not allowed in a URL")
-        }
-        if let bad = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw .invalidRequest("the path contains \(describe(bad)); control characters are not allowed in a URL")
         }
         guard let schemeEnd = baseURL.range(of: "://") else {
             throw .invalidRequest(
@@ -60,10 +76,18 @@ enum URLBuilder {
         if let baseQuery, !PercentEncoding.isValidEncodedQueryValue(baseQuery, allowingSeparators: true) {
             throw .invalidRequest("the base URL's query '\(Redaction.redactedURL("?" + baseQuery))' is not validly percent-encoded")
         }
+        return Base(
+            text: baseURL, scheme: scheme, authority: authority.lowercased(), host: host, port: port, path: basePath, query: baseQuery)
+    }
 
-        var fullPath = joinPaths(basePath, PercentEncoding.path(path))
+    /// Joins a parsed base URL, `path` and `query` into a URL.
+    static func build(base: Base, path: String, query: [QueryItem]) throws(NetworkError) -> BuiltURL {
+        if let bad = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .invalidRequest("the path contains \(describe(bad)); control characters are not allowed in a URL")
+        }
+        var fullPath = joinPaths(base.path, PercentEncoding.path(path))
         var queryParts: [String] = []
-        if let baseQuery, !baseQuery.isEmpty { queryParts.append(baseQuery) }
+        if let baseQuery = base.query, !baseQuery.isEmpty { queryParts.append(baseQuery) }
         for item in query {
             guard !item.name.isEmpty else { throw .invalidRequest("a query item has an empty name") }
             var part = PercentEncoding.queryComponent(item.name)
@@ -79,10 +103,10 @@ enum URLBuilder {
             }
             queryParts.append(part)
         }
-        if !queryParts.isEmpty || baseQuery != nil {
+        if !queryParts.isEmpty || base.query != nil {
             fullPath += "?" + queryParts.joined(separator: "&")
         }
-        return BuiltURL(scheme: scheme, authority: authority.lowercased(), host: host, port: port, pathAndQuery: fullPath)
+        return BuiltURL(scheme: base.scheme, authority: base.authority, host: base.host, port: base.port, pathAndQuery: fullPath)
     }
 
     /// Joins a base path and a relative path with exactly one `/` between them.
