@@ -1,10 +1,12 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "Courier",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+        .library(name: "CourierConformance", targets: ["CourierConformance"]),
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierMock", targets: ["CourierMock"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
@@ -13,7 +15,14 @@ let package = Package(
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
     ],
+    // AsyncHTTPClient is behind a trait so that users of the other transports never compile it:
+    // `swift build --traits AsyncHTTPClient` (the scripts turn it on).
+    traits: [
+        .trait(name: "AsyncHTTPClient", description: "Builds AsyncHTTPClientTransport (registered as `ahc`)."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -40,6 +49,18 @@ let package = Package(
             dependencies: ["Courier"],
             path: "Adapters/CourierURLSession"
         ),
+        .target(
+            name: "CourierAsyncHTTPClient",
+            dependencies: [
+                "Courier",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            path: "Adapters/CourierAsyncHTTPClient"
+        ),
         // libcurl: a system library (Debian: libcurl4-openssl-dev, libnghttp2-dev) and the transport on it.
         .systemLibrary(
             name: "CCurl",
@@ -65,9 +86,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The conformance suite: every transport runs the same cases against the loopback server.
+        // A library, so adapters outside this package can run it too.
+        .target(
+            name: "CourierConformance",
+            dependencies: ["Courier", "CourierTestServer"]
+        ),
         .executableTarget(
             name: "CourierExample",
-            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierTestServer"],
+            dependencies: [
+                "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierTestServer",
+            ],
             path: "Examples/CourierExample"
         ),
         // Requests/s through NetworkClient, compared with Benchmarks/CurlReference (the C floor).
@@ -82,7 +111,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTransportTests",
-            dependencies: ["Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierTestServer"]
+            dependencies: [
+                "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
+                "CourierTestServer",
+            ]
         ),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Courier's main job: the example service against the embedded loopback server, over every
-# transport it links (set COURIER_TRANSPORT=mock or =urlsession to pick one).
+# transport it links (set COURIER_TRANSPORT=mock, urlsession, curl or ahc to pick one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift run courier-example "$@"
+swift run --traits AsyncHTTPClient courier-example "$@"

@@ -273,7 +273,7 @@ final class CurlEngine: @unchecked Sendable {
         guard ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location else {
             throw NetworkError(kind: .invalidResponse, phase: .receiving, message: "the redirect has no usable Location", status: status)
         }
-        let next = try CurlRedirect.follow(
+        let next = try RedirectRule.follow(
             transfer.request, status: status, location: String(cString: location),
             credentialHeaderNames: transfer.context.credentialHeaderNames)
         guard transfer.context.remaining > .zero else {

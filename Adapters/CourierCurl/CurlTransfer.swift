@@ -86,7 +86,7 @@ final class CurlTransfer: @unchecked Sendable {
             return line.count
         case .finalEnd(let status):
             guard let response = head.response else { return line.count }
-            if CurlRedirect.statuses.contains(status), response.headerFields[.location] != nil {
+            if RedirectRule.statuses.contains(status), response.headerFields[.location] != nil {
                 redirectStatus = status
                 return line.count
             }

@@ -8,6 +8,10 @@ import CourierTestServer
 import CourierURLSession
 import Foundation
 
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
+
 func milliseconds(_ duration: Duration?) -> String {
     guard let duration else { return "n/a" }
     let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
@@ -68,7 +72,11 @@ func runCalls(transport name: String, client: NetworkClient) async -> Bool {
 
 let server = try await TestServer.start()
 print("Courier example: loopback server at \(server.baseURL)")
-let registry = TransportRegistry([.curl(), .urlSession(), .mock(makeScriptedMock())])
+#if AsyncHTTPClient
+    let registry = TransportRegistry([.curl(), .urlSession(), .asyncHTTPClient(), .mock(makeScriptedMock())])
+#else
+    let registry = TransportRegistry([.curl(), .urlSession(), .mock(makeScriptedMock())])
+#endif
 var allPassed = true
 do {
     let configuration = try ClientConfiguration.load(defaults: ClientConfiguration(baseURL: server.baseURL))

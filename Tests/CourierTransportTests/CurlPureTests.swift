@@ -1,5 +1,6 @@
 import CCurl
 import Courier
+import CourierConformance
 import Testing
 
 @testable import CourierCurl
@@ -60,7 +61,7 @@ struct CurlPureTests {
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         let request = HTTPRequest(method: redirect.from, scheme: "http", authority: "a.test", path: "/x", headerFields: fields)
-        let next = try CurlRedirect.follow(request, status: redirect.status, location: "http://a.test/y?q=1", credentialHeaderNames: [])
+        let next = try RedirectRule.follow(request, status: redirect.status, location: "http://a.test/y?q=1", credentialHeaderNames: [])
         #expect(next.request.method == redirect.to)
         #expect(next.keepsBody == redirect.keepsBody)
         #expect(next.request.path == "/y?q=1")
@@ -79,7 +80,7 @@ struct CurlPureTests {
             HTTPField(name: HTTPField.Name("X-Token")!, value: "t"), HTTPField(name: HTTPField.Name("X-Plain")!, value: "p"),
         ])
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/", headerFields: fields)
-        let next = try CurlRedirect.follow(
+        let next = try RedirectRule.follow(
             request, status: 302, location: target.location, credentialHeaderNames: ["authorization", "cookie", "x-token"])
         let kept = next.request.headerFields
         #expect((kept[.authorization] != nil) == target.sameOrigin)
@@ -92,7 +93,7 @@ struct CurlPureTests {
     func redirectSchemes(location: String) {
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/")
         #expect(throws: NetworkError.self) {
-            try CurlRedirect.follow(request, status: 302, location: location, credentialHeaderNames: [])
+            try RedirectRule.follow(request, status: 302, location: location, credentialHeaderNames: [])
         }
     }
 

@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import CourierCurl
 import CourierTestServer
 import Foundation
@@ -17,7 +18,7 @@ struct CurlStressTests {
     @Test("10,000 calls each cancelled at a random moment end exactly once, whole or cancelled")
     func cancelRacesCompletion() async throws {
         try await withServer { server in
-            let client = try makeClient(.curl, server) { $0.requestTimeout = .seconds(30) }
+            let client = try ConformanceTransport.curl.makeClient(server) { $0.requestTimeout = .seconds(30) }
             let total = Self.iterations
             let concurrency = 32
             var whole = 0

@@ -1,9 +1,15 @@
 import Courier
+import CourierConformance
+import CourierCurl
 import CourierMock
 import CourierTestServer
 import CourierURLSession
 import Foundation
 import Testing
+
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
 
 /// The same endpoint over each transport, chosen only by `COURIER_TRANSPORT`.
 @Suite("Swapping transports by configuration", .timeLimit(.minutes(1)))
@@ -20,13 +26,26 @@ struct TransportSwapTests {
         var query: [QueryItem] { [QueryItem("name", "Zoë")] }
     }
 
-    @Test("the same call decodes the same result over each transport", arguments: ["mock", "urlsession"])
+    /// Every transport name this build links.
+    static var linkedNames: [String] {
+        #if AsyncHTTPClient
+            ["mock", "urlsession", "curl", "ahc"]
+        #else
+            ["mock", "urlsession", "curl"]
+        #endif
+    }
+
+    @Test("the same call decodes the same result over each transport", arguments: linkedNames)
     func sameResult(transport: String) async throws {
         try await withServer { server in
             let mock = MockTransport()
             mock.stub(
                 .get, "/echo/greet", query: ["name": "Zoë"], .json(Greeting(method: "GET", path: "/echo/greet", rawQuery: "name=Zo%C3%AB")))
-            let registry = TransportRegistry([.mock(mock), .urlSession()])
+            #if AsyncHTTPClient
+                let registry = TransportRegistry([.mock(mock), .urlSession(), .curl(), .asyncHTTPClient()])
+            #else
+                let registry = TransportRegistry([.mock(mock), .urlSession(), .curl()])
+            #endif
             let configuration = try ClientConfiguration.load(
                 environment: ["COURIER_TRANSPORT": transport], defaults: ClientConfiguration(baseURL: server.baseURL)
             )

@@ -1,20 +1,20 @@
-import Courier
 import Foundation
 
-/// Courier's redirect policy for the curl transport, applied by Courier rather than by libcurl:
-/// libcurl's `CURLOPT_FOLLOWLOCATION` stays off, so its defaults never decide what is sent where.
+/// Courier's redirect policy, for transports whose own redirect handling is switched off (curl's
+/// `CURLOPT_FOLLOWLOCATION`, AsyncHTTPClient's redirect configuration), so that their defaults
+/// never decide what is sent where.
 ///
 /// Pure: tested without a network.
-enum CurlRedirect {
+package enum RedirectRule {
     /// The statuses that redirect, when the response has a `Location`.
-    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+    package static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// What to send next.
-    struct Next: Equatable {
+    package struct Next: Equatable, Sendable {
         /// The new request head.
-        var request: HTTPRequest
+        package var request: HTTPRequest
         /// Whether the body is sent again (307 and 308 keep it; the others switch to `GET`).
-        var keepsBody: Bool
+        package var keepsBody: Bool
     }
 
     /// Builds the request that follows a redirect.
@@ -27,15 +27,17 @@ enum CurlRedirect {
     /// - Parameters:
     ///   - request: The request that was redirected.
     ///   - status: The redirect status.
-    ///   - location: The absolute target URL (libcurl resolves relative `Location`s).
+    ///   - location: The target URL; a relative one is resolved against the request's URL.
     ///   - credentialHeaderNames: Lowercase names never sent to another origin.
     /// - Returns: The next request.
     /// - Throws: ``NetworkError/Kind/invalidResponse`` for a target that is not an absolute `http`
     ///   or `https` URL.
-    static func follow(
+    package static func follow(
         _ request: HTTPRequest, status: Int, location: String, credentialHeaderNames: Set<String>
     ) throws(NetworkError) -> Next {
-        guard let target = URLComponents(string: location), let scheme = target.scheme?.lowercased(),
+        let base = URL(string: "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")")
+        guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
+            let target = URLComponents(url: resolved, resolvingAgainstBaseURL: false), let scheme = target.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = target.host, !host.isEmpty
         else {
             throw NetworkError(

@@ -1,0 +1,73 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Courier
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+    import NIOSSL
+
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
+    /// Maps what AsyncHTTPClient and SwiftNIO throw to ``NetworkError`` kinds, the same kinds the
+    /// other transports give for the same fault.
+    enum AsyncHTTPClientErrorMapping {
+        static func error(_ error: any Error, phase: NetworkError.Phase) -> NetworkError {
+            if let error = error as? NetworkError { return error }
+            if error is CancellationError { return .cancelled(phase: phase) }
+            let (kind, mappedPhase) = classify(error, phase: phase)
+            if kind == .cancelled { return .cancelled(phase: mappedPhase) }
+            return NetworkError(
+                kind: kind, phase: mappedPhase, message: "async-http-client: \(String(describing: error))",
+                nativeCode: .init(domain: String(describing: type(of: error)), code: 0), underlying: error)
+        }
+
+        static func classify(_ error: any Error, phase: NetworkError.Phase) -> (NetworkError.Kind, NetworkError.Phase) {
+            switch error {
+            case let error as HTTPClientError:
+                return classify(error, phase: phase)
+            case let error as NIOConnectionError:
+                let resolved = error.dnsAError == nil || error.dnsAAAAError == nil
+                return resolved && !error.connectionErrors.isEmpty ? (.connectFailure, .connect) : (.dnsFailure, .dns)
+            case is SocketAddressError:
+                return (.dnsFailure, .dns)
+            case let error as IOError:
+                switch error.errnoCode {
+                case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH: return (.connectFailure, .connect)
+                case ETIMEDOUT: return (.timedOut, phase)
+                default: return (.connectionClosed, phase)
+                }
+            case let error as ChannelError:
+                switch error {
+                case .connectTimeout: return (.timedOut, .connect)
+                case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return (.connectionClosed, phase)
+                default: return (.transportFailure, phase)
+                }
+            case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+                return (.tlsFailure, .tls)
+            case is HTTPParserError:
+                return (.invalidResponse, phase == .sending ? .awaitingResponse : phase)
+            default:
+                return (.transportFailure, phase)
+            }
+        }
+
+        private static func classify(_ error: HTTPClientError, phase: NetworkError.Phase) -> (NetworkError.Kind, NetworkError.Phase) {
+            switch error {
+            case .connectTimeout, .getConnectionFromPoolTimeout: return (.timedOut, .connect)
+            case .tlsHandshakeTimeout: return (.timedOut, .tls)
+            case .readTimeout, .writeTimeout, .deadlineExceeded: return (.timedOut, phase)
+            case .remoteConnectionClosed, .uncleanShutdown: return (.connectionClosed, phase)
+            case .bodyLengthMismatch: return (.connectionClosed, .receiving)
+            case .cancelled, .requestStreamCancelled: return (.cancelled, phase)
+            case .invalidURL, .emptyHost, .emptyScheme, .incompatibleHeaders, .traceRequestWithBody, .chunkedSpecifiedMultipleTimes,
+                .identityCodingIncorrectlyPresent:
+                return (.invalidRequest, .building)
+            case .redirectLimitReached, .redirectCycleDetected: return (.tooManyRedirects, .receiving)
+            case .httpEndReceivedAfterHeadWith1xx, .contentLengthMissing: return (.invalidResponse, phase)
+            default: return (.transportFailure, phase)
+            }
+        }
+    }
+#endif

@@ -1,0 +1,219 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Courier
+    import Foundation
+    import NIOCore
+    import NIOHTTP1
+    import NIOSSL
+
+    /// The transport on swift-server's AsyncHTTPClient (SwiftNIO), registered as `ahc`.
+    ///
+    /// For services already on SwiftNIO, and as a reference point for the other transports. Built
+    /// only with the package trait `AsyncHTTPClient` (`swift build --traits AsyncHTTPClient`), so
+    /// users of the other transports never compile SwiftNIO's client.
+    ///
+    /// ```swift
+    /// let transport = try AsyncHTTPClientTransport()
+    /// let client = try NetworkClient(configuration: .init(baseURL: "https://api.example.com"), transport: transport)
+    /// // ...
+    /// await client.shutdown()
+    /// ```
+    ///
+    /// What Courier adds on top of AsyncHTTPClient:
+    /// - Redirects follow Courier's policy (limit; credentials never sent to another origin):
+    ///   AsyncHTTPClient's own redirect handling is off.
+    /// - A failed connection attempt fails the call at once instead of being retried until the
+    ///   deadline, so "connection refused" reads the same as on every other transport.
+    /// - Errors become ``NetworkError`` kinds shared by every transport.
+    ///
+    /// Limits: cleartext HTTP/2 with prior knowledge is not supported (``NetworkError/Kind/unsupported``);
+    /// phase timings are not reported (metrics say `.unavailable`).
+    public final class AsyncHTTPClientTransport: Transport {
+        /// The registered name, `ahc` by default.
+        public var name: String { configuration.name }
+        /// The settings this transport was made with.
+        public let configuration: Configuration
+
+        /// HTTP/2 where ALPN offers it, else HTTP/1.1.
+        private let automaticClient: HTTPClient
+        /// HTTP/1.1 only, for calls (or clients) that ask for it.
+        private let http1Client: HTTPClient
+        private let isShutDown = Locked(false)
+
+        /// Creates a transport and its connection pools (on SwiftNIO's shared event loops).
+        /// - Parameter configuration: Limits, HTTP version, extra trusted roots.
+        /// - Throws: ``ConfigurationError`` naming the key of a value out of range.
+        public init(configuration: Configuration = Configuration()) throws(ConfigurationError) {
+            try configuration.validate()
+            self.configuration = configuration
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caPEM = configuration.caPEM, let roots = try? NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)) {
+                tls.additionalTrustRoots.append(.certificates(roots))
+            }
+            if let caFile = configuration.caFile {
+                tls.additionalTrustRoots.append(.file(caFile))
+            }
+            var settings = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+            settings.timeout = HTTPClient.Configuration.Timeout(connect: Self.timeAmount(configuration.connectTimeout), read: nil)
+            settings.connectionPool = HTTPClient.Configuration.ConnectionPool(
+                idleTimeout: Self.timeAmount(configuration.idleTimeout),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
+            settings.connectionPool.retryConnectionEstablishment = false
+            settings.httpVersion = .automatic
+            automaticClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+            settings.httpVersion = .http1Only
+            http1Client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+        }
+
+        deinit {
+            // `shutdown()` is the way to stop; this only keeps a forgotten transport from leaking.
+            if !isShutDown.withLock({ $0 }) {
+                let clients = [automaticClient, http1Client]
+                Task { for client in clients { try? await client.shutdown() } }
+            }
+        }
+
+        /// Sends the request through AsyncHTTPClient; see ``Transport/send(_:body:context:)``.
+        public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+            guard !isShutDown.withLock({ $0 }) else {
+                throw NetworkError(kind: .transportFailure, phase: .sending, message: "the AsyncHTTPClient transport was shut down")
+            }
+            let version = context.httpVersion ?? configuration.httpVersion
+            if version == .http2PriorKnowledge {
+                throw NetworkError(
+                    kind: .unsupported, phase: .building,
+                    message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
+            }
+            let client = version == .http1_1 ? http1Client : automaticClient
+            var current = request
+            var currentBody = body
+            var redirects = 0
+            while true {
+                try Task.checkCancellation()
+                let response = try await execute(current, body: currentBody, on: client, context: context)
+                let status = Int(response.status.code)
+                guard RedirectRule.statuses.contains(status), let location = response.headers.first(name: "location") else {
+                    context.recorder.enter(.receiving)
+                    return TransportResponse(head: Self.head(of: response), body: Self.body(of: response))
+                }
+                redirects += 1
+                if redirects > context.maxRedirects {
+                    throw NetworkError(
+                        kind: .tooManyRedirects, phase: .receiving, message: "more than \(context.maxRedirects) redirects", status: status)
+                }
+                // Reuse the connection when the redirect's body is small; otherwise dropping it closes it.
+                var drained = 0
+                for try await chunk in response.body {
+                    drained += chunk.readableBytes
+                    if drained > 64 * 1024 { break }
+                }
+                let next = try RedirectRule.follow(
+                    current, status: status, location: location, credentialHeaderNames: context.credentialHeaderNames)
+                current = next.request
+                if !next.keepsBody { currentBody = nil }
+            }
+        }
+
+        private func execute(
+            _ request: HTTPRequest, body: RequestBody?, on client: HTTPClient, context: RequestContext
+        ) async throws -> HTTPClientResponse {
+            let outgoing = Self.request(request, body: body)
+            context.recorder.enter(body == nil ? .awaitingResponse : .sending)
+            let remaining = context.remaining
+            guard remaining > .zero else {
+                throw NetworkError(kind: .timedOut, phase: .building, message: "the deadline passed before the request was sent")
+            }
+            do {
+                let response = try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining))
+                context.recorder.update {
+                    $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"
+                    $0.phaseTimings = .unavailable(reason: "AsyncHTTPClient does not report phase timings")
+                }
+                return response
+            } catch {
+                throw AsyncHTTPClientErrorMapping.error(error, phase: context.recorder.phase)
+            }
+        }
+
+        /// Stops both connection pools; calls in flight fail and later calls are refused.
+        public func shutdown() async {
+            let first = isShutDown.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            guard first else { return }
+            try? await automaticClient.shutdown()
+            try? await http1Client.shutdown()
+        }
+
+        private static func request(_ request: HTTPRequest, body: RequestBody?) -> HTTPClientRequest {
+            var outgoing = HTTPClientRequest(url: "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")")
+            outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+            for field in request.headerFields {
+                outgoing.headers.add(name: field.name.rawName, value: field.value)
+            }
+            if let body, let length = body.length, length > 0 {
+                if let data = body.bufferedData {
+                    outgoing.body = .bytes(ByteBuffer(bytes: data))
+                } else {
+                    outgoing.body = .stream(body.chunks().map { ByteBuffer(bytes: $0) }, length: .known(length))
+                }
+            }
+            return outgoing
+        }
+
+        private static func head(of response: HTTPClientResponse) -> HTTPResponse {
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            return HTTPResponse(
+                status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headerFields: fields)
+        }
+
+        private static func body(of response: HTTPClientResponse) -> ResponseBody {
+            let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
+            let reader = BodyReader(response.body.makeAsyncIterator())
+            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await reader.next() })
+            return ResponseBody(stream: stream, expectedLength: expected)
+        }
+
+        static func timeAmount(_ duration: Duration) -> TimeAmount {
+            let (seconds, attoseconds) = duration.components
+            return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+    }
+
+    /// Reads the response body for the one consumer of the stream (never two `next()` at once).
+    private final class BodyReader: @unchecked Sendable {
+        // @unchecked Sendable: `AsyncThrowingStream(unfolding:)` calls `next()` one at a time.
+        private var iterator: HTTPClientResponse.Body.AsyncIterator
+
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
+            self.iterator = iterator
+        }
+
+        func next() async throws -> Data? {
+            do {
+                guard let buffer = try await iterator.next() else { return nil }
+                return Data(buffer.readableBytesView)
+            } catch {
+                throw AsyncHTTPClientErrorMapping.error(error, phase: .receiving)
+            }
+        }
+    }
+
+    extension TransportRegistry.Entry {
+        /// Registers AsyncHTTPClient under the name `ahc`; each client gets its own transport. The
+        /// client configuration's connect timeout applies.
+        /// - Parameter configuration: The transport's settings.
+        /// - Returns: The entry.
+        public static func asyncHTTPClient(_ configuration: AsyncHTTPClientTransport.Configuration = .init()) -> TransportRegistry.Entry {
+            TransportRegistry.Entry(name: configuration.name) { client in
+                var configuration = configuration
+                configuration.connectTimeout = client.connectTimeout
+                return try AsyncHTTPClientTransport(configuration: configuration)
+            }
+        }
+    }
+#endif

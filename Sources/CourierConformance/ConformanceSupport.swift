@@ -1,0 +1,80 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+/// The loopback server's echo, decoded.
+public typealias Echo = EchoResponse
+
+/// A call to the echo route (or any route answering with an echo).
+public struct EchoEndpoint: Endpoint {
+    public typealias Output = Echo
+    public var path = "echo"
+    public var method: HTTPRequest.Method = .get
+    public var query: [QueryItem] = []
+    public var headers: RequestHeaders = [:]
+    public var body: RequestBody?
+    public var timeout: Duration?
+
+    /// Describes an echo call.
+    public init(
+        path: String = "echo", method: HTTPRequest.Method = .get, query: [QueryItem] = [], headers: RequestHeaders = [:],
+        body: RequestBody? = nil, timeout: Duration? = nil
+    ) {
+        self.path = path
+        self.method = method
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A call whose output is the raw body.
+public struct RawEndpoint: Endpoint {
+    public typealias Output = Data
+    public var path: String
+    public var method: HTTPRequest.Method = .get
+    public var query: [QueryItem] = []
+    public var timeout: Duration?
+
+    /// Describes a raw call.
+    public init(path: String, method: HTTPRequest.Method = .get, query: [QueryItem] = [], timeout: Duration? = nil) {
+        self.path = path
+        self.method = method
+        self.query = query
+        self.timeout = timeout
+    }
+}
+
+/// Runs `body`, expects it to throw a ``NetworkError`` of `kind`, and returns that error.
+@discardableResult
+public func expectNetworkError<T>(
+    _ kind: NetworkError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async -> NetworkError? {
+    do {
+        _ = try await body()
+        Issue.record("expected NetworkError.\(kind), got a result", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as NetworkError {
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected NetworkError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Runs `body` with a fresh loopback server speaking `mode` (HTTP/1.1 by default), and shuts it
+/// down afterwards.
+public func withServer<T>(mode: TestServer.Mode = .http1, _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(mode: mode)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}

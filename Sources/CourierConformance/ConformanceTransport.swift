@@ -1,0 +1,73 @@
+import Courier
+import CourierTestServer
+import Testing
+
+/// A transport under test: how to make it, and what it declares it cannot do.
+///
+/// Adapters outside this package build one of these and run ``ConformanceCases`` with it.
+///
+/// ```swift
+/// let transport = ConformanceTransport(name: "mine", nativeErrorDomain: "MyError", phaseTimings: .reported) { _ in
+///     try MyTransport()
+/// }
+/// @Test(arguments: [transport]) func cases(transport: ConformanceTransport) async throws {
+///     try await ConformanceCases.getWithQueryAndHeaders(transport)
+/// }
+/// ```
+public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
+    /// Whether a transport reports phase timings in ``RequestMetrics``.
+    public enum PhaseTimings: Sendable, Hashable {
+        /// Timings are `.available` with at least first byte and total.
+        case reported
+        /// Timings are `.unavailable` with exactly this reason.
+        case unavailable(reason: String)
+    }
+
+    /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
+    public var name: String
+    /// The `NetworkError.NativeCode.domain` its connection failures carry.
+    public var nativeErrorDomain: String
+    /// What its metrics say about phase timings.
+    public var phaseTimings: PhaseTimings
+    /// Makes a fresh transport for one client.
+    public var make: @Sendable (ClientConfiguration) throws -> any Transport
+
+    /// Describes a transport under test.
+    /// - Parameters:
+    ///   - name: The registered name.
+    ///   - nativeErrorDomain: The domain of its native error codes.
+    ///   - phaseTimings: Whether it reports phase timings.
+    ///   - make: Makes a transport for a client configuration.
+    public init(
+        name: String, nativeErrorDomain: String, phaseTimings: PhaseTimings,
+        make: @escaping @Sendable (ClientConfiguration) throws -> any Transport
+    ) {
+        self.name = name
+        self.nativeErrorDomain = nativeErrorDomain
+        self.phaseTimings = phaseTimings
+        self.make = make
+    }
+
+    /// The name, as test output shows it.
+    public var testDescription: String { name }
+
+    /// A client on a fresh transport of this kind.
+    /// - Parameters:
+    ///   - baseURL: The base URL.
+    ///   - configure: Changes to the client configuration.
+    /// - Returns: The client; shut it down when done.
+    public func makeClient(baseURL: String, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
+        var configuration = ClientConfiguration(baseURL: baseURL, transport: name)
+        configure(&configuration)
+        return try NetworkClient(configuration: configuration, transport: make(configuration))
+    }
+
+    /// A client on a fresh transport of this kind, aimed at `server`.
+    /// - Parameters:
+    ///   - server: The loopback server.
+    ///   - configure: Changes to the client configuration.
+    /// - Returns: The client; shut it down when done.
+    public func makeClient(_ server: TestServer, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
+        try makeClient(baseURL: server.baseURL, configure: configure)
+    }
+}
