@@ -13,6 +13,8 @@ struct TaskState {
     /// The origin of the original request: credentials go nowhere else.
     let origin: String
     let credentialHeaderNames: Set<String>
+    /// Whether the request has a body (FoundationNetworking does not send it again on a 307/308).
+    let hasBody: Bool
     /// A temporary file holding the request body, removed when the task ends.
     let stagedBody: URL?
 
@@ -31,6 +33,7 @@ struct TaskState {
 
     init(
         recorder: TransferRecorder, maxResponseBytes: Int, maxRedirects: Int, origin: String, credentialHeaderNames: Set<String>,
+        hasBody: Bool = false,
         stagedBody: URL?
     ) {
         self.recorder = recorder
@@ -38,6 +41,7 @@ struct TaskState {
         self.maxRedirects = maxRedirects
         self.origin = origin
         self.credentialHeaderNames = credentialHeaderNames
+        self.hasBody = hasBody
         self.stagedBody = stagedBody
     }
 }
@@ -143,6 +147,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             if state.redirects > state.maxRedirects {
                 state.failure = NetworkError(
                     kind: .tooManyRedirects, phase: .receiving, message: "more than \(state.maxRedirects) redirects",
+                    status: response.statusCode
+                )
+                tasks[task.taskIdentifier] = state
+                return (false, [])
+            }
+            if state.hasBody, response.statusCode == 307 || response.statusCode == 308 {
+                // FoundationNetworking would follow with the method kept but the body gone: an
+                // empty POST. Refuse instead of sending something the caller never asked for.
+                state.failure = NetworkError(
+                    kind: .unsupported, phase: .receiving,
+                    message:
+                        "URLSession on Linux cannot send the request body again on a \(response.statusCode) redirect; use the curl or ahc transport, or call the new location",
                     status: response.statusCode
                 )
                 tasks[task.taskIdentifier] = state

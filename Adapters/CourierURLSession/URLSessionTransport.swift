@@ -66,6 +66,11 @@ public final class URLSessionTransport: Transport {
         guard !isShutDown.withLock({ $0 }) else {
             throw NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")
         }
+        if context.httpVersion == .http2PriorKnowledge {
+            throw NetworkError(
+                kind: .unsupported, phase: .building,
+                message: "URLSession on Linux does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
+        }
         try Task.checkCancellation()
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: context.remaining)
         var stagedBody: URL?
@@ -87,7 +92,8 @@ public final class URLSessionTransport: Transport {
             task.taskIdentifier,
             TaskState(
                 recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, maxRedirects: context.maxRedirects,
-                origin: origin, credentialHeaderNames: context.credentialHeaderNames, stagedBody: stagedBody
+                origin: origin, credentialHeaderNames: context.credentialHeaderNames, hasBody: (body?.length ?? 0) > 0,
+                stagedBody: stagedBody
             )
         )
         context.recorder.enter(.awaitingResponse)

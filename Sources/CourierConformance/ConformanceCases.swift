@@ -239,3 +239,171 @@ public enum ConformanceCases {
         }
     }
 }
+
+extension ConformanceCases {
+    /// The methods every transport sends as given; a HEAD response has no body.
+    public static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
+    /// Each method reaches the server as sent; bodies go with POST, PUT and PATCH; HEAD has no body.
+    public static func method(_ transport: ConformanceTransport, method: HTTPRequest.Method) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            if method == .head {
+                let response = try await client.response(for: RawEndpoint(path: "echo", method: .head))
+                #expect(response.head.status.code == 200)
+                #expect(response.value.isEmpty)
+            } else {
+                let carriesBody = [.post, .put, .patch].contains(method)
+                let echo = try await client.send(EchoEndpoint(method: method, body: carriesBody ? .text("payload") : nil))
+                #expect(echo.method == method.rawValue)
+                #expect(echo.body == (carriesBody ? "payload" : ""))
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// 2xx statuses succeed; 204 and 304 carry no body.
+    public static func successAndBodylessStatuses(_ transport: ConformanceTransport, code: Int) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            let response = try await client.response(for: RawEndpoint(path: "status/\(code)", statusValidation: .any))
+            #expect(response.head.status.code == code)
+            if code == 204 || code == 304 {
+                #expect(response.value.isEmpty)
+            } else {
+                #expect(response.value == Data("{\"status\":\(code)}".utf8))
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// Repeated response header names keep their order (or arrive joined, where the transport
+    /// declares so); lookup ignores case; a large value arrives whole.
+    public static func responseHeaders(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            let big = String(repeating: "v", count: 8 * 1024)
+            let response = try await client.response(
+                for: RawEndpoint(
+                    path: "headers", query: [QueryItem("X-Multi", "one"), QueryItem("X-Multi", "two"), QueryItem("X-Big", big)]))
+            let multi = try #require(HTTPField.Name("x-MULTI"))
+            switch transport.repeatedResponseHeaders {
+            case .kept: #expect(response.head.headerFields[values: multi] == ["one", "two"])
+            case .joined: #expect(response.head.headerFields[values: multi] == ["one, two"])
+            }
+            #expect(response.head.headerFields[try #require(HTTPField.Name("x-big"))] == big)
+            let echo = try await client.send(EchoEndpoint(headers: ["X-Large": big, "X-Repeat": "a"]))
+            #expect(echo.header("x-large") == big)
+            await client.shutdown()
+        }
+    }
+
+    /// Empty, one-byte and chunked bodies, both ways.
+    public static func smallAndChunkedBodies(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            #expect(try await client.send(RawEndpoint(path: "bytes/0")).isEmpty)
+            #expect(try await client.send(RawEndpoint(path: "bytes/1")).count == 1)
+            #expect(try await client.send(RawEndpoint(path: "stream/10", query: [QueryItem("size", "100")])).count == 1000)
+            let empty = try await client.send(EchoEndpoint(method: .post, body: .data(Data())))
+            #expect(empty.bodyLength == 0)
+            let one = try await client.send(EchoEndpoint(method: .post, body: .data(Data([0x41]))))
+            #expect(one.body == "A")
+            await client.shutdown()
+        }
+    }
+
+    /// 200 calls at once all complete, once each, with their own results.
+    public static func concurrentCalls(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            let results = try await withThrowingTaskGroup(of: (Int, Echo).self) { group in
+                for index in 0..<200 {
+                    group.addTask { (index, try await client.send(EchoEndpoint(query: [QueryItem("id", "\(index)")]))) }
+                }
+                var results: [Int: Echo] = [:]
+                for try await (index, echo) in group {
+                    #expect(results[index] == nil, "call \(index) completed twice")
+                    results[index] = echo
+                }
+                return results
+            }
+            #expect(results.count == 200)
+            #expect(results.allSatisfy { index, echo in echo.query == [["id", "\(index)"]] })
+            #expect(server.requestCount == 200)
+            await client.shutdown()
+        }
+    }
+
+    /// A call whose task is already cancelled never reaches the server; cancelling after
+    /// completion changes nothing.
+    public static func cancelBeforeAndAfter(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            let early = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.send(RawEndpoint(path: "echo"))
+            }
+            await expectNetworkError(.cancelled) { try await early.value }
+            #expect(server.requestCount == 0)
+            let done = Task { try await client.send(RawEndpoint(path: "bytes/10")) }
+            let data = try await done.value
+            done.cancel()
+            #expect(data.count == 10)
+            #expect(try await done.value.count == 10)
+            await client.shutdown()
+        }
+    }
+
+    /// The redirect statuses and how each treats a POST with a body.
+    public static let redirectStatuses = [301, 302, 303, 307, 308]
+
+    /// 301/302/303 turn POST into GET without the body; 307/308 keep both (or, where the
+    /// transport declares it cannot, refuse to follow rather than send an empty body).
+    public static func redirectMethod(_ transport: ConformanceTransport, status: Int) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server)
+            let endpoint = EchoEndpoint(
+                path: "redirect-to", method: .post, query: [QueryItem("url", "/echo"), QueryItem("status", "\(status)")],
+                body: .text("form"))
+            let keeps = status == 307 || status == 308
+            if keeps, transport.bodyOnRedirect == .refused {
+                let error = await expectNetworkError(.unsupported) { try await client.send(endpoint) }
+                #expect(error?.status == status)
+                #expect(server.requestCount == 1, "the body must not go anywhere without being asked for")
+                await client.shutdown()
+                return
+            }
+            let echo = try await client.send(endpoint)
+            #expect(echo.path == "/echo")
+            #expect(echo.method == (keeps ? "POST" : "GET"))
+            #expect(echo.body == (keeps ? "form" : ""))
+            await client.shutdown()
+        }
+    }
+
+    /// Cleartext HTTP/2 with prior knowledge: multiplexed where supported, otherwise refused as
+    /// `unsupported` before any I/O.
+    public static func cleartextHTTP2(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: .h2c) { server in
+            let client = try transport.makeClient(server) { $0.requestTimeout = .seconds(20) }
+            switch transport.cleartextHTTP2 {
+            case .supported:
+                for _ in 0..<3 { #expect(try await client.send(H2CEndpoint()).count == 10) }
+                #expect(server.connectionsOpened == 1)
+            case .unsupported:
+                let error = await expectNetworkError(.unsupported) { try await client.send(H2CEndpoint()) }
+                #expect(error?.phase == .building)
+                #expect(server.requestCount == 0)
+            }
+            await client.shutdown()
+        }
+    }
+}
+
+/// A call that asks for cleartext HTTP/2 with prior knowledge.
+struct H2CEndpoint: Endpoint {
+    typealias Output = Data
+    var path: String { "bytes/10" }
+    var httpVersion: HTTPVersionPreference? { .http2PriorKnowledge }
+}

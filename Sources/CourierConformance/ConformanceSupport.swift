@@ -36,14 +36,23 @@ public struct RawEndpoint: Endpoint {
     public var path: String
     public var method: HTTPRequest.Method = .get
     public var query: [QueryItem] = []
+    public var headers: RequestHeaders = [:]
+    public var body: RequestBody?
     public var timeout: Duration?
+    public var statusValidation: StatusValidation = .successful
 
     /// Describes a raw call.
-    public init(path: String, method: HTTPRequest.Method = .get, query: [QueryItem] = [], timeout: Duration? = nil) {
+    public init(
+        path: String, method: HTTPRequest.Method = .get, query: [QueryItem] = [], headers: RequestHeaders = [:],
+        body: RequestBody? = nil, timeout: Duration? = nil, statusValidation: StatusValidation = .successful
+    ) {
         self.path = path
         self.method = method
         self.query = query
+        self.headers = headers
+        self.body = body
         self.timeout = timeout
+        self.statusValidation = statusValidation
     }
 }
 

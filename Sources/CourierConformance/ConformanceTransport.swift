@@ -23,6 +23,37 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case unavailable(reason: String)
     }
 
+    /// Whether a transport keeps repeated response header names as separate fields.
+    public enum RepeatedResponseHeaders: Sendable, Hashable {
+        /// Each field arrives on its own, in order.
+        case kept
+        /// The values of one name arrive joined with ", " (as `HTTPURLResponse` stores them).
+        case joined
+    }
+
+    /// Whether cleartext HTTP/2 with prior knowledge works.
+    public enum CleartextHTTP2: Sendable, Hashable {
+        /// Calls succeed over one multiplexed connection.
+        case supported
+        /// Calls fail before any I/O with ``NetworkError/Kind/unsupported``.
+        case unsupported
+    }
+
+    /// What a transport does with a request body on a 307 or 308 redirect.
+    public enum BodyOnRedirect: Sendable, Hashable {
+        /// Sends it again to the new location.
+        case resent
+        /// Refuses to follow, failing with ``NetworkError/Kind/unsupported`` (never an empty body).
+        case refused
+    }
+
+    /// What happens to a request body on a 307 or 308 redirect.
+    public var bodyOnRedirect: BodyOnRedirect = .resent
+    /// How repeated response header names arrive.
+    public var repeatedResponseHeaders: RepeatedResponseHeaders = .kept
+    /// Whether cleartext HTTP/2 with prior knowledge works.
+    public var cleartextHTTP2: CleartextHTTP2 = .unsupported
+
     /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
     public var name: String
     /// The `NetworkError.NativeCode.domain` its connection failures carry.
