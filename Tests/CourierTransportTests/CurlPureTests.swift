@@ -97,6 +97,17 @@ struct CurlPureTests {
         }
     }
 
+    @Test(
+        "a relative Location resolves against the request's URL",
+        arguments: [("/next?q=1", "/next?q=1"), ("other", "/dir/other"), ("//b.test/x", "/x")]
+    )
+    func relativeLocations(location: String, path: String) throws {
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/dir/page")
+        let next = try RedirectRule.follow(request, status: 302, location: location, credentialHeaderNames: [])
+        #expect(next.request.path == path)
+        #expect(next.request.authority == (location.hasPrefix("//") ? "b.test" : "a.test"))
+    }
+
     @Test("lifecycle: a stop that overtakes the start fails the caller once, at the start, and nothing is added")
     func stopBeforeStart() {
         var lifecycle = CurlTransferLifecycle()

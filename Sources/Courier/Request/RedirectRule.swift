@@ -35,8 +35,11 @@ package enum RedirectRule {
     package static func follow(
         _ request: HTTPRequest, status: Int, location: String, credentialHeaderNames: Set<String>
     ) throws(NetworkError) -> Next {
+        // A Location with spaces or control characters is not a URI reference: refuse it rather
+        // than let URL parsing "repair" it into somewhere the server never named.
+        let isWellFormed = !location.isEmpty && !location.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
         let base = URL(string: "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")")
-        guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
+        guard isWellFormed, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
             let target = URLComponents(url: resolved, resolvingAgainstBaseURL: false), let scheme = target.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = target.host, !host.isEmpty
         else {
