@@ -98,8 +98,7 @@
                 }
                 redirects += 1
                 if redirects > context.maxRedirects {
-                    throw NetworkError(
-                        kind: .tooManyRedirects, phase: .receiving, message: "more than \(context.maxRedirects) redirects", status: status)
+                    throw NetworkError.tooManyRedirects(limit: context.maxRedirects, status: status)
                 }
                 // Reuse the connection when the redirect's body is small; otherwise dropping it closes it.
                 var drained = 0

@@ -265,9 +265,7 @@ final class CurlEngine: @unchecked Sendable {
         guard let easy = transfer.easy else { return }
         transfer.redirects += 1
         if transfer.redirects > transfer.context.maxRedirects {
-            throw NetworkError(
-                kind: .tooManyRedirects, phase: .receiving, message: "more than \(transfer.context.maxRedirects) redirects",
-                status: status)
+            throw .tooManyRedirects(limit: transfer.context.maxRedirects, status: status)
         }
         var location: UnsafePointer<CChar>?
         guard ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location else {

@@ -145,10 +145,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard var state = tasks[task.taskIdentifier] else { return (false, []) }
             state.redirects += 1
             if state.redirects > state.maxRedirects {
-                state.failure = NetworkError(
-                    kind: .tooManyRedirects, phase: .receiving, message: "more than \(state.maxRedirects) redirects",
-                    status: response.statusCode
-                )
+                state.failure = .tooManyRedirects(limit: state.maxRedirects, status: response.statusCode)
                 tasks[task.taskIdentifier] = state
                 return (false, [])
             }

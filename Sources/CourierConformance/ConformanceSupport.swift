@@ -8,12 +8,19 @@ public typealias Echo = EchoResponse
 
 /// A call to the echo route (or any route answering with an echo).
 public struct EchoEndpoint: Endpoint {
+    /// The decoded echo.
     public typealias Output = Echo
+    /// The route, `echo` by default.
     public var path = "echo"
+    /// The method, `GET` by default.
     public var method: HTTPRequest.Method = .get
+    /// Query items, encoded by Courier.
     public var query: [QueryItem] = []
+    /// Headers of the call.
     public var headers: RequestHeaders = [:]
+    /// The request body, if any.
     public var body: RequestBody?
+    /// The call's deadline; the client's when `nil`.
     public var timeout: Duration?
 
     /// Describes an echo call.
@@ -32,13 +39,21 @@ public struct EchoEndpoint: Endpoint {
 
 /// A call whose output is the raw body.
 public struct RawEndpoint: Endpoint {
+    /// The raw body.
     public typealias Output = Data
+    /// The route.
     public var path: String
+    /// The method, `GET` by default.
     public var method: HTTPRequest.Method = .get
+    /// Query items, encoded by Courier.
     public var query: [QueryItem] = []
+    /// Headers of the call.
     public var headers: RequestHeaders = [:]
+    /// The request body, if any.
     public var body: RequestBody?
+    /// The call's deadline; the client's when `nil`.
     public var timeout: Duration?
+    /// Which statuses succeed, 2xx by default.
     public var statusValidation: StatusValidation = .successful
 
     /// Describes a raw call.

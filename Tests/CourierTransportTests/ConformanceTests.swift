@@ -13,8 +13,8 @@ extension ConformanceTransport {
     static let urlSession: ConformanceTransport = {
         var transport = ConformanceTransport(
             name: "urlsession", nativeErrorDomain: NSURLErrorDomain,
-            phaseTimings: .unavailable(reason: "URLSession on Linux does not report task metrics")
-        ) { _ in URLSessionTransport() }
+            phaseTimings: .unavailable(reason: "URLSession on Linux does not report task metrics"),
+            make: TransportRegistry.Entry.urlSession().make)
         // HTTPURLResponse keeps one value per header name.
         transport.repeatedResponseHeaders = .joined
         // FoundationNetworking drops the body on 307/308; the adapter refuses to follow instead.
@@ -23,9 +23,8 @@ extension ConformanceTransport {
     }()
 
     static let curl: ConformanceTransport = {
-        var transport = ConformanceTransport(name: "curl", nativeErrorDomain: "CURLcode", phaseTimings: .reported) { _ in
-            try CurlTransport()
-        }
+        var transport = ConformanceTransport(
+            name: "curl", nativeErrorDomain: "CURLcode", phaseTimings: .reported, make: TransportRegistry.Entry.curl().make)
         // libcurl before 8.0 breaks reused h2c connections (curl issue 10634): refused there.
         transport.cleartextHTTP2 = CurlTransport.supportsCleartextHTTP2 ? .supported : .unsupported
         return transport
@@ -34,12 +33,8 @@ extension ConformanceTransport {
     #if AsyncHTTPClient
         static let asyncHTTPClient = ConformanceTransport(
             name: "ahc", nativeErrorDomain: "IOError",
-            phaseTimings: .unavailable(reason: "AsyncHTTPClient does not report phase timings")
-        ) { configuration in
-            var settings = AsyncHTTPClientTransport.Configuration()
-            settings.connectTimeout = configuration.connectTimeout
-            return try AsyncHTTPClientTransport(configuration: settings)
-        }
+            phaseTimings: .unavailable(reason: "AsyncHTTPClient does not report phase timings"),
+            make: TransportRegistry.Entry.asyncHTTPClient().make)
     #endif
 
     /// Every transport this build links: AsyncHTTPClient only with the `AsyncHTTPClient` trait

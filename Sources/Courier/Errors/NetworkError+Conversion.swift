@@ -35,6 +35,15 @@ extension NetworkError {
         NetworkError(kind: .invalidRequest, phase: .building, message: message)
     }
 
+    /// A ``Kind/tooManyRedirects`` error, worded the same by every transport.
+    /// - Parameters:
+    ///   - limit: The configured redirect limit.
+    ///   - status: The status of the redirect that passed the limit.
+    /// - Returns: The error.
+    public static func tooManyRedirects(limit: Int, status: Int) -> NetworkError {
+        NetworkError(kind: .tooManyRedirects, phase: .receiving, message: "more than \(limit) redirects", status: status)
+    }
+
     /// A ``Kind/responseTooLarge`` error, worded the same by every transport.
     /// - Parameters:
     ///   - limit: The configured limit in bytes.
