@@ -1,7 +1,7 @@
 #if AsyncHTTPClient
     import Courier
     import Foundation
-import NIOSSL
+    import NIOSSL
 
     extension AsyncHTTPClientTransport {
         /// Settings of an ``AsyncHTTPClientTransport``. Every default is finite.
@@ -42,9 +42,9 @@ import NIOSSL
                     throw refuse("idleTimeout", "\(idleTimeout)", "more than 0 and at most 3600 seconds")
                 }
                 if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-                throw refuse("caFile", caFile, "a readable file of PEM certificates")
-            }
-            if let caPEM, (try? NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))?.isEmpty ?? true {
+                    throw refuse("caFile", caFile, "a readable file of PEM certificates")
+                }
+                if let caPEM, (try? NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))?.isEmpty ?? true {
                     throw refuse("caPEM", "(\(caPEM.utf8.count) bytes)", "one or more PEM certificates")
                 }
             }

@@ -79,6 +79,10 @@ public final class CurlTransport: Transport {
         }
     }
 
+    /// True: libcurl's `CURLOPT_TIMEOUT_MS` is set to the time left before the call's deadline, and
+    /// a redirect is refused once the deadline has passed.
+    public var enforcesDeadline: Bool { true }
+
     /// Counters of the engine (transfers started, backpressure pauses and resumes).
     var statistics: CurlEngine.Statistics { engine.statistics }
 

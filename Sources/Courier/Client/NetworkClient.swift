@@ -26,6 +26,9 @@ public final class NetworkClient: Sendable {
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
     private let configuredBase: Result<URLBuilder.Base, NetworkError>?
+    /// True when nothing but a deadline-enforcing transport runs the call, so the client's own
+    /// deadline timer (a task group per call) can be skipped.
+    private let transportEndsAtDeadline: Bool
 
     /// Creates a client around a transport made in code.
     /// - Parameters:
@@ -46,6 +49,7 @@ public final class NetworkClient: Sendable {
         self.transport = transport
         self.middleware = middleware
         self.chain = MiddlewareChain.build(middleware, around: transport)
+        self.transportEndsAtDeadline = middleware.isEmpty && transport.enforcesDeadline
     }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
@@ -142,13 +146,21 @@ public final class NetworkClient: Sendable {
         let data: Data
         let networkStart = clock.now
         do {
-            (head, data) = try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder) { [chain] in
-                recorder.enter(.sending)
+            // The phase moves on before any child task runs, so a deadline that strikes before the
+            // transport is scheduled does not report the call as still being built.
+            recorder.enter(.sending)
+            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [chain] in
                 let response = try await chain(built.request, built.body, context)
                 recorder.enter(.receiving)
                 let data = try await response.body.collect(upTo: context.maxResponseBytes)
                 return (response.head, data)
             }
+            (head, data) =
+                if transportEndsAtDeadline {
+                    try await exchange()
+                } else {
+                    try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder, exchange)
+                }
         } catch {
             return fail(NetworkError.converting(error, phase: recorder.phase))
         }

@@ -33,9 +33,22 @@ public protocol Transport: Sendable {
     /// - Throws: A ``NetworkError``, or `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse
 
+    /// Whether the transport itself ends every call at `context.deadline`, in every phase
+    /// (connecting, sending, waiting, and while the body streams), failing it with
+    /// ``NetworkError/Kind/timedOut``.
+    ///
+    /// When true, and no middleware sits in front of it, ``NetworkClient`` does not run its own
+    /// deadline timer around the call, which saves a task group per call. The default is `false`.
+    var enforcesDeadline: Bool { get }
+
     /// Stops the transport: fails or cancels what is in flight and releases its resources.
     /// Calls made after shutdown fail. Safe to call more than once.
     func shutdown() async
+}
+
+extension Transport {
+    /// By default a transport is not trusted to enforce the deadline: the client times the call.
+    public var enforcesDeadline: Bool { false }
 }
 
 /// A response head with its streamed body, as transports and middleware pass it along.
