@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPTypes
+import Logging
 
 /// Where an API object is in its life.
 public enum APIState: Sendable, Hashable {
@@ -92,6 +93,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var body: RequestBody? { nil }
     /// The team that owns the call; none by default.
     open var team: String? { nil }
+    /// The logger for this call; `nil` (the default) uses the client's.
+    open var logger: Logger? { nil }
     /// The call's deadline; the client's `requestTimeout` by default.
     open var timeout: Duration? { nil }
     /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
@@ -241,7 +244,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     private func describe() -> CallDescription<Output> {
         CallDescription(
             baseURL: baseURL, path: path, method: method, query: query, headers: headers, body: body, team: team,
-            timeout: timeout, httpVersion: httpVersion, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder
+            timeout: timeout, httpVersion: httpVersion, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder,
+            logger: logger, apiType: type(of: self)
         )
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 
 /// Everything that describes one call, gathered from an API object or an ``Endpoint``.
 /// The client turns it into a request in one place (``RequestBuilder``).
@@ -15,6 +16,9 @@ struct CallDescription<Output: Sendable>: Sendable {
     var statusValidation: StatusValidation
     var decoder: ResponseDecoder<Output>
     var errorDecoder: ErrorBodyDecoder?
+    var logger: Logger?
+    /// The endpoint or API object type, for the bounded metric label.
+    var apiType: Any.Type
 }
 
 extension CallDescription {
@@ -23,7 +27,8 @@ extension CallDescription {
             baseURL: endpoint.baseURL, path: endpoint.path, method: endpoint.method, query: endpoint.query,
             headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
             httpVersion: endpoint.httpVersion,
-            statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder
+            statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
+            logger: endpoint.logger, apiType: E.self
         )
     }
 }
@@ -35,7 +40,7 @@ enum RequestBuilder {
         configuration: ClientConfiguration,
         defaultFields: HTTPFields,
         configuredBase: Result<URLBuilder.Base, NetworkError>?
-    ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?) {
+    ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>) {
         let base: URLBuilder.Base
         if let own = call.baseURL, own != configuration.baseURL {
             base = try URLBuilder.parseBase(own)
@@ -48,7 +53,8 @@ enum RequestBuilder {
         let secrets = configuration.secretHeaderNames
         var fields = defaultFields
         let own = try call.headers.validatedFields(secretNames: secrets)
-        for name in Set(own.map(\.name)) {
+        let ownNames = own.isEmpty ? [] : Set(own.map(\.name))
+        for name in ownNames {
             fields[values: name] = []
         }
         fields.append(contentsOf: own)
@@ -60,6 +66,6 @@ enum RequestBuilder {
         }
         let request = HTTPRequest(
             method: call.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
-        return (request, call.body)
+        return (request, call.body, ownNames)
     }
 }

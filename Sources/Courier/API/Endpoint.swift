@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 
 /// A remote call described as a value, for code that prefers structs to ``BaseAPI`` subclasses.
 ///
@@ -32,6 +33,8 @@ public protocol Endpoint: Sendable {
     var body: RequestBody? { get }
     /// The team that owns the call, for team middleware and metrics; none by default.
     var team: String? { get }
+    /// The logger for this call; `nil` (the default) uses the client's.
+    var logger: Logger? { get }
     /// The call's deadline; the client's `requestTimeout` by default.
     var timeout: Duration? { get }
     /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
@@ -57,6 +60,8 @@ extension Endpoint {
     public var body: RequestBody? { nil }
     /// No team.
     public var team: String? { nil }
+    /// The client's logger.
+    public var logger: Logger? { nil }
     /// The client's timeout.
     public var timeout: Duration? { nil }
     /// The transport's configured HTTP version.

@@ -19,25 +19,39 @@ public final class NetworkClient: Sendable {
     public let configuration: ClientConfiguration
     /// The transport at the end of the chain.
     public let transport: any Transport
-    /// The middleware, in the order requests pass them.
+    /// The application middleware (once per call), in the order requests pass them, including
+    /// those the configuration adds (team headers first, retry last).
     public let middleware: [any Middleware]
+    /// The network middleware (once per attempt), in the order requests pass them.
+    public let networkMiddleware: [any Middleware]
+    /// The observers told about every finished call, including the metrics export when enabled.
+    public let observers: [any CallObserver]
     private let chain: Middleware.Next
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
     private let configuredBase: Result<URLBuilder.Base, NetworkError>?
-    /// True when nothing but a deadline-enforcing transport runs the call, so the client's own
-    /// deadline timer (a task group per call) can be skipped.
+    /// True when the transport enforces the deadline and no middleware waits on its own, so the
+    /// client's own deadline timer (a task group per call) can be skipped.
     private let transportEndsAtDeadline: Bool
 
     /// Creates a client around a transport made in code.
+    ///
+    /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
+    /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
+    /// `networkMiddleware` once per attempt, then the transport.
     /// - Parameters:
-    ///   - configuration: Base URL, timeouts, limits, default headers.
+    ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
     ///   - transport: The transport.
-    ///   - middleware: Middleware, in the order requests pass them.
+    ///   - middleware: Application middleware (once per call), in the order requests pass them.
+    ///   - networkMiddleware: Network middleware (once per attempt; each must call `next` once).
+    ///   - observers: Told about every finished call; ``MetricsExport`` is added when
+    ///     ``ClientConfiguration/exportsMetrics`` is on.
     /// - Throws: ``ConfigurationError`` when a configuration value is out of range.
-    public init(configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = []) throws(ConfigurationError)
-    {
+    public init(
+        configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = [],
+        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = []
+    ) throws(ConfigurationError) {
         try configuration.validate()
         do {
             defaultFields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
@@ -45,11 +59,19 @@ public final class NetworkClient: Sendable {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
         configuredBase = configuration.baseURL.map { text in Result { () throws(NetworkError) in try URLBuilder.parseBase(text) } }
+        var application: [any Middleware] = []
+        if !configuration.headerRules.isEmpty { application.append(TeamHeadersMiddleware(rules: configuration.headerRules)) }
+        application += middleware
+        if let retry = configuration.retry { application.append(RetryMiddleware(policy: retry)) }
         self.configuration = configuration
         self.transport = transport
-        self.middleware = middleware
-        self.chain = MiddlewareChain.build(middleware, around: transport)
-        self.transportEndsAtDeadline = middleware.isEmpty && transport.enforcesDeadline
+        self.middleware = application
+        self.networkMiddleware = networkMiddleware
+        self.observers = configuration.exportsMetrics ? observers + [MetricsExport()] : observers
+        self.chain = MiddlewareChain.build(application: application, network: networkMiddleware, around: transport)
+        self.transportEndsAtDeadline =
+            transport.enforcesDeadline && application.allSatisfy(\.staysWithinDeadline)
+            && networkMiddleware.allSatisfy(\.staysWithinDeadline)
     }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
@@ -58,9 +80,16 @@ public final class NetworkClient: Sendable {
     ///   - registry: The transports this program links.
     ///   - middleware: Middleware, in the order requests pass them.
     /// - Throws: ``ConfigurationError`` for an unknown transport name or a value out of range.
-    public convenience init(configuration: ClientConfiguration, registry: TransportRegistry, middleware: [any Middleware] = []) throws {
+    ///   - networkMiddleware: Network middleware (once per attempt).
+    ///   - observers: Told about every finished call.
+    public convenience init(
+        configuration: ClientConfiguration, registry: TransportRegistry, middleware: [any Middleware] = [],
+        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = []
+    ) throws {
         let transport = try registry.makeTransport(for: configuration)
-        try self.init(configuration: configuration, transport: transport, middleware: middleware)
+        try self.init(
+            configuration: configuration, transport: transport, middleware: middleware, networkMiddleware: networkMiddleware,
+            observers: observers)
     }
 
     /// Runs an endpoint and returns its decoded output.
@@ -84,16 +113,29 @@ public final class NetworkClient: Sendable {
         await transport.shutdown()
     }
 
-    /// Runs one call: build, middleware and transport under the deadline, status check, decode.
-    /// Never throws: every failure comes back as a ``NetworkError`` with the metrics so far.
+    /// Runs one call: build, middleware and transport under the deadline, status check, decode,
+    /// then the log line and the observers. Never throws: every failure comes back as a
+    /// ``NetworkError`` with the metrics so far.
     func execute<Output>(_ call: CallDescription<Output>) async -> Result<DecodedResponse<Output>, NetworkError> {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let time = configuration.timeSource
+        let start = time.now
+        let deadlineStart = ContinuousClock.now
         let recorder = TransferRecorder(transport: transport.name)
-        var sentRequest: HTTPRequest?
-        var logger = configuration.logger
+        let requestID = Self.makeRequestID()
+        var logger = call.logger ?? configuration.logger
+        logger[metadataKey: "courier.request_id"] = .string(requestID)
+        let result = await run(call, requestID: requestID, logger: logger, recorder: recorder, start: start, deadlineStart: deadlineStart)
+        report(result, of: call, requestID: requestID, logger: logger)
+        return result
+    }
 
-        // The redacted summary is made only on failure: successful calls do not pay for redaction.
+    private func run<Output>(
+        _ call: CallDescription<Output>, requestID: String, logger: Logger, recorder: TransferRecorder,
+        start: ContinuousClock.Instant, deadlineStart: ContinuousClock.Instant
+    ) async -> Result<DecodedResponse<Output>, NetworkError> {
+        let time = configuration.timeSource
+        var sentRequest: HTTPRequest?
+
         func fail(_ error: NetworkError) -> Result<DecodedResponse<Output>, NetworkError> {
             var error = error
             if error.request == nil {
@@ -105,19 +147,12 @@ public final class NetworkClient: Sendable {
                             method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
                     }
             }
-            recorder.update { $0.total = start.duration(to: clock.now) }
+            recorder.update { $0.total = start.duration(to: time.now) }
             error.metrics = recorder.metrics
-            logger.debug(
-                "courier.call.failed",
-                metadata: [
-                    "courier.error": .string(error.shortDescription), "courier.phase": .string(error.phase.description),
-                    "courier.status": .stringConvertible(error.status ?? 0),
-                ]
-            )
             return .failure(error)
         }
 
-        let built: (request: HTTPRequest, body: RequestBody?)
+        let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
         do {
             built = try RequestBuilder.build(
                 call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
@@ -126,12 +161,10 @@ public final class NetworkClient: Sendable {
         }
         sentRequest = built.request
         let timeout = call.timeout ?? configuration.requestTimeout
-        let requestID = Self.makeRequestID()
-        logger[metadataKey: "courier.request_id"] = .string(requestID)
-        let context = RequestContext(
+        var context = RequestContext(
             requestID: requestID,
             team: call.team,
-            deadline: start.advanced(by: timeout),
+            deadline: deadlineStart.advanced(by: timeout),
             connectTimeout: configuration.connectTimeout,
             maxResponseBytes: configuration.maxResponseBytes,
             maxRedirects: configuration.maxRedirects,
@@ -140,16 +173,26 @@ public final class NetworkClient: Sendable {
             recorder: recorder,
             httpVersion: call.httpVersion
         )
+        context.ownHeaderNames = built.ownHeaderNames
         recorder.update { $0.bytesSent = built.body?.length ?? 0 }
+        if logger.logLevel <= .trace {
+            logger.trace(
+                "courier.call.started",
+                metadata: [
+                    "courier.method": .string(built.request.method.rawValue),
+                    "courier.url": .string(Redaction.redactedURL(Self.url(of: built.request))),
+                    "courier.headers": .string(Redaction.redactedHeaders(built.request.headerFields, extraSecretNames: context.secretHeaderNames)),
+                ])
+        }
 
         let head: HTTPResponse
         let data: Data
-        let networkStart = clock.now
+        let networkStart = time.now
         do {
             // The phase moves on before any child task runs, so a deadline that strikes before the
             // transport is scheduled does not report the call as still being built.
             recorder.enter(.sending)
-            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [chain] in
+            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [chain, context] in
                 let response = try await chain(built.request, built.body, context)
                 recorder.enter(.receiving)
                 let data = try await response.body.collect(upTo: context.maxResponseBytes)
@@ -165,8 +208,13 @@ public final class NetworkClient: Sendable {
             return fail(NetworkError.converting(error, phase: recorder.phase))
         }
         recorder.update {
-            $0.network = networkStart.duration(to: clock.now)
+            $0.network = networkStart.duration(to: time.now)
             $0.bytesReceived = Int64(data.count)
+        }
+        if logger.logLevel <= .trace {
+            logger.trace(
+                "courier.response.body",
+                metadata: ["courier.status": .stringConvertible(head.status.code), "courier.body": .string(Self.bodyExcerpt(data))])
         }
 
         recorder.enter(.validating)
@@ -181,12 +229,12 @@ public final class NetworkClient: Sendable {
         }
 
         recorder.enter(.decoding)
-        let decodeStart = clock.now
+        let decodeStart = time.now
         let value: Output
         do {
             value = try call.decoder.decode(data, head)
         } catch {
-            recorder.update { $0.decode = decodeStart.duration(to: clock.now) }
+            recorder.update { $0.decode = decodeStart.duration(to: time.now) }
             var failure = NetworkError(
                 kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(Output.self): \(error)",
                 status: head.status.code, underlying: error
@@ -194,13 +242,80 @@ public final class NetworkClient: Sendable {
             failure.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
             return fail(failure)
         }
+        let end = time.now
         recorder.update {
-            $0.decode = decodeStart.duration(to: clock.now)
-            $0.total = start.duration(to: clock.now)
+            $0.decode = decodeStart.duration(to: end)
+            $0.total = start.duration(to: end)
         }
-        let metrics = recorder.metrics
-        logger.debug("courier.call.succeeded", metadata: ["courier.status": .stringConvertible(head.status.code)])
-        return .success(DecodedResponse(value: value, head: head, metrics: metrics))
+        return .success(DecodedResponse(value: value, head: head, metrics: recorder.metrics))
+    }
+
+    /// Logs the outcome (one fixed message per outcome) and tells the observers.
+    private func report<Output>(
+        _ result: Result<DecodedResponse<Output>, NetworkError>, of call: CallDescription<Output>, requestID: String, logger: Logger
+    ) {
+        let error: NetworkError?
+        let status: Int?
+        let metrics: RequestMetrics
+        switch result {
+        case .success(let response):
+            error = nil
+            status = response.head.status.code
+            metrics = response.metrics
+            if logger.logLevel <= .debug {
+                logger.debug(
+                    "courier.call.succeeded",
+                    metadata: [
+                        "courier.status": .stringConvertible(response.head.status.code),
+                        "courier.attempts": .stringConvertible(metrics.attempts),
+                        "courier.duration_ms": .stringConvertible(Self.milliseconds(metrics.total)),
+                    ])
+            }
+        case .failure(let failure):
+            error = failure
+            status = failure.status
+            metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
+            let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
+            if logger.logLevel <= level {
+                logger.log(
+                    level: level,
+                    failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed",
+                    metadata: [
+                        "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
+                        "courier.status": .stringConvertible(failure.status ?? 0),
+                        "courier.request": .string(failure.request?.description ?? ""),
+                        "courier.attempts": .stringConvertible(metrics.attempts),
+                        "courier.duration_ms": .stringConvertible(Self.milliseconds(metrics.total)),
+                    ])
+            }
+        }
+        guard !observers.isEmpty else { return }
+        let record = CallRecord(
+            requestID: requestID, endpoint: EndpointLabels.shared.label(for: call.apiType), team: call.team,
+            method: call.method.rawValue, host: Self.host(of: call, configuredBase: configuredBase), status: status, error: error,
+            metrics: metrics)
+        for observer in observers { observer.callFinished(record) }
+    }
+
+    /// The host a call went to, from its own base URL or the configured one (no user info).
+    private static func host<Output>(of call: CallDescription<Output>, configuredBase: Result<URLBuilder.Base, NetworkError>?) -> String {
+        if let own = call.baseURL, let base = try? URLBuilder.parseBase(own) { return base.authority }
+        if let base = try? configuredBase?.get() { return base.authority }
+        return ""
+    }
+
+    private static func milliseconds(_ duration: Duration?) -> Int64 {
+        guard let duration else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
+    }
+
+    /// The first 1 KiB of a body for trace logs, as text when it is UTF-8.
+    static func bodyExcerpt(_ data: Data) -> String {
+        let limit = 1024
+        let prefix = data.prefix(limit)
+        let text = String(decoding: prefix, as: UTF8.self)
+        return data.count > limit ? text + "… (\(data.count) bytes)" : text
     }
 
     /// The request's URL as text (scheme, authority and path).

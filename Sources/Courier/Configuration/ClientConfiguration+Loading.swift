@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension ClientConfiguration {
     /// The environment variable that names the transport.
@@ -7,7 +8,10 @@ extension ClientConfiguration {
     public static let fileVariable = "COURIER_CONFIG"
 
     /// The keys a configuration file may contain.
-    public static let fileKeys = ["transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers"]
+    public static let fileKeys = [
+        "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
+        "failureLogLevel", "metrics",
+    ]
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
     /// `COURIER_CONFIG` if set, then `COURIER_TRANSPORT` if set. Later sources win, so operators
@@ -46,9 +50,15 @@ extension ClientConfiguration {
     /// { "transport": "urlsession", "baseURL": "https://api.example.com",
     ///   "timeouts": { "request": 30, "connect": 5 },
     ///   "maxResponseBytes": 1048576, "maxRedirects": 5,
-    ///   "secretHeaders": ["X-Internal-Token"], "headers": { "X-Team": "payments" } }
+    ///   "secretHeaders": ["X-Internal-Token"], "headers": { "X-Team": "payments" },
+    ///   "headerRules": [ { "team": "payments", "host": "api.example.com", "pathPrefix": "/v1",
+    ///                      "headers": { "X-Team": "payments", "X-Request-ID": "{requestID}" }, "secret": false } ],
+    ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
+    ///              "statuses": [408, 429, 500, 502, 503, 504] },
+    ///   "failureLogLevel": "notice", "metrics": true }
     /// ```
-    /// Timeouts are in seconds. Unknown keys are errors, so typos do not pass silently.
+    /// Timeouts and delays are in seconds. A header rule value `{requestID}` is the call's request
+    /// id. Unknown keys are errors, so typos do not pass silently.
     ///
     /// - Parameter path: The file's path.
     /// - Returns: The combined configuration (not yet range-checked; see ``validate(source:)``).
@@ -77,10 +87,11 @@ extension ClientConfiguration {
             throw ConfigurationError(
                 key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
         }
-        if let timeouts = object["timeouts"] as? [String: Any] {
-            for key in timeouts.keys.sorted() where !["request", "connect"].contains(key) {
-                throw ConfigurationError(key: "timeouts.\(key)", value: nil, allowed: "the keys request, connect", source: source)
-            }
+        try Self.checkKeys(object["timeouts"], allowed: ["request", "connect"], prefix: "timeouts", source: source)
+        try Self.checkKeys(
+            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source)
+        for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
+            try Self.checkKeys(rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
         }
         let file: ConfigurationFile
         do {
@@ -123,8 +134,51 @@ extension ClientConfiguration {
             }
             configuration.defaultHeaders.add(name, value)
         }
+        for (index, rule) in (file.headerRules ?? []).enumerated() {
+            let headers = (rule.headers ?? [:]).sorted { $0.key < $1.key }.map { name, value -> (String, HeaderRule.Value) in
+                (name, value == "{requestID}" ? .requestID : .fixed(value))
+            }
+            do {
+                configuration.headerRules.append(
+                    try HeaderRule(team: rule.team, host: rule.host, pathPrefix: rule.pathPrefix, headerList: headers, secret: rule.secret ?? false))
+            } catch {
+                throw ConfigurationError(key: "headerRules.\(index)", value: error.value, allowed: error.allowed, source: source)
+            }
+        }
+        if let retry = file.retry {
+            var policy = configuration.retry ?? RetryPolicy()
+            if let attempts = retry.maxAttempts { policy.maxAttempts = try Self.wholeNumber(attempts, key: "retry.maxAttempts", source: source) }
+            if let seconds = retry.baseDelay { policy.baseDelay = try Self.duration(seconds: seconds, key: "retry.baseDelay", source: source) }
+            if let seconds = retry.maxDelay { policy.maxDelay = try Self.duration(seconds: seconds, key: "retry.maxDelay", source: source) }
+            if let seconds = retry.maxRetryAfter {
+                policy.maxRetryAfter = try Self.duration(seconds: seconds, key: "retry.maxRetryAfter", source: source)
+            }
+            if let statuses = retry.statuses {
+                policy.retryableStatuses = Set(try statuses.map { value throws(ConfigurationError) in
+                    try Self.wholeNumber(value, key: "retry.statuses", source: source)
+                })
+            }
+            configuration.retry = policy
+        }
+        if let name = file.failureLogLevel {
+            guard let level = Logger.Level(rawValue: name.lowercased()) else {
+                throw ConfigurationError(
+                    key: "failureLogLevel", value: name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), source: source)
+            }
+            configuration.failureLogLevel = level
+        }
+        if let metrics = file.metrics { configuration.exportsMetrics = metrics }
         try configuration.validate(source: source)
         return configuration
+    }
+
+    /// Refuses unknown keys inside a nested object, naming them (`retry.maxAtempts`).
+    private static func checkKeys(_ value: Any?, allowed: [String], prefix: String, source: String) throws(ConfigurationError) {
+        guard let object = value as? [String: Any] else { return }
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            throw ConfigurationError(
+                key: "\(prefix).\(key)", value: nil, allowed: "the keys " + allowed.joined(separator: ", "), source: source)
+        }
     }
 
     private static func keyPath(_ path: [any CodingKey]) -> String {
@@ -162,4 +216,24 @@ private struct ConfigurationFile: Decodable {
     var maxRedirects: Double?
     var secretHeaders: [String]?
     var headers: [String: String]?
+    var headerRules: [Rule]?
+    var retry: Retry?
+    var failureLogLevel: String?
+    var metrics: Bool?
+
+    struct Rule: Decodable {
+        var team: String?
+        var host: String?
+        var pathPrefix: String?
+        var headers: [String: String]?
+        var secret: Bool?
+    }
+
+    struct Retry: Decodable {
+        var maxAttempts: Double?
+        var baseDelay: Double?
+        var maxDelay: Double?
+        var maxRetryAfter: Double?
+        var statuses: [Double]?
+    }
 }

@@ -22,8 +22,22 @@ public struct ClientConfiguration: Sendable {
     public var secretHeaderNames: Set<String> = []
     /// Headers added to every request (an API object's own header of the same name wins).
     public var defaultHeaders: RequestHeaders = [:]
-    /// The logger calls use; silent by default.
+    /// The logger calls use; silent by default. An API object may bring its own (`logger`).
     public var logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The level failed calls are logged at: `notice` by default. Successful and cancelled calls
+    /// are logged at `debug`, so nothing reaches `info` in normal operation.
+    public var failureLogLevel: Logger.Level = .notice
+    /// Header rules per team, host and path prefix (see ``HeaderRule`` and `TeamHeadersMiddleware`);
+    /// none by default.
+    public var headerRules: [HeaderRule] = []
+    /// The retry policy, or `nil` for no retries (the default). See ``RetryPolicy``.
+    public var retry: RetryPolicy?
+    /// Whether every call is exported to swift-metrics (see ``MetricsExport``); `true` by default.
+    /// Without a bootstrapped metrics backend this records nothing.
+    public var exportsMetrics = true
+    /// Where timings and time windows read the time; the system clock by default. Tests use a
+    /// ``ManualTimeSource``.
+    public var timeSource: any TimeSource = SystemTimeSource()
 
     /// The allowed range of ``requestTimeout``.
     public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)
@@ -62,5 +76,6 @@ public struct ClientConfiguration: Sendable {
         if !Self.maxRedirectsRange.contains(maxRedirects) {
             throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
         }
+        try retry?.validate(source: source)
     }
 }

@@ -18,6 +18,8 @@ extension NetworkError {
             case unsupported
             case noMatchingStub = "no_matching_stub"
             case transportFailure = "transport_failure"
+            case authenticationFailed = "authentication_failed"
+            case middlewareMisuse = "middleware_misuse"
         }
 
         private let code: Code
@@ -56,6 +58,12 @@ extension NetworkError {
         public static let noMatchingStub = Kind(.noMatchingStub)
         /// Another transport failure; ``NetworkError/nativeCode`` and ``NetworkError/message`` keep the transport's own words.
         public static let transportFailure = Kind(.transportFailure)
+        /// The server refused the credential and refreshing it failed (or was refused by the
+        /// refresh limit); see `AuthRefreshMiddleware`.
+        public static let authenticationFailed = Kind(.authenticationFailed)
+        /// A middleware broke its contract (a network middleware that did not call `next` exactly
+        /// once). Checked in debug builds; a programming error, never retried.
+        public static let middlewareMisuse = Kind(.middlewareMisuse)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

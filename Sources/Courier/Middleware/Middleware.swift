@@ -3,8 +3,17 @@ import HTTPTypes
 /// Shared behaviour wrapped around every call: headers, logging, timing, retry, caching.
 ///
 /// Use middleware for what every call of a client needs; use a ``Transport`` to change how bytes
-/// move. Middleware run in array order on the way out and in reverse order on the way back:
-/// with `[A, B]`, A sees the request first and the response last.
+/// move. A client has two lists (see ``NetworkClient/init(configuration:transport:middleware:networkMiddleware:observers:)``):
+/// - **application middleware** run once per call and may short-circuit (a cache hit) or call
+///   `next` more than once (retry, auth refresh);
+/// - **network middleware** run once per attempt, closest to the transport, and must call `next`
+///   exactly once (debug builds check it and fail the call with
+///   ``NetworkError/Kind/middlewareMisuse``).
+///
+/// Requests pass application middleware in array order, then network middleware in array order,
+/// then the transport; responses come back in reverse. With application `[A, B]` and network
+/// `[N]`, A sees the request first and the response last, and N runs once per attempt that B lets
+/// through.
 ///
 /// ```swift
 /// struct AddRequestID: Middleware {
@@ -44,24 +53,75 @@ public protocol Middleware: Sendable {
         context: RequestContext,
         next: Next
     ) async throws -> TransportResponse
+
+    /// Whether this middleware never keeps a call waiting past `context.deadline` on its own
+    /// (it waits only in `next`, or bounds its own waits by the deadline).
+    ///
+    /// When every middleware says so and the transport enforces the deadline itself
+    /// (``Transport/enforcesDeadline``), the client skips its own deadline timer. The default is
+    /// `false`.
+    var staysWithinDeadline: Bool { get }
 }
 
-/// The one fold that builds the chain: the first middleware is outermost, the transport innermost.
+extension Middleware {
+    /// By default middleware are not trusted to stay within the deadline.
+    public var staysWithinDeadline: Bool { false }
+}
+
+/// The one fold that builds the chain: application middleware outermost, then network
+/// middleware, then the transport.
 enum MiddlewareChain {
     /// Composes middleware around a transport.
     /// - Parameters:
-    ///   - middleware: In the order requests pass them.
+    ///   - application: Once-per-call middleware, in the order requests pass them.
+    ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     /// - Returns: A function that runs a request through the whole chain.
-    static func build(_ middleware: [any Middleware], around transport: any Transport) -> Middleware.Next {
-        let end: Middleware.Next = { request, body, context in
-            context.recorder.update { $0.attempts += 1 }
-            return try await transport.send(request, body: body, context: context)
+    static func build(application: [any Middleware], network: [any Middleware], around transport: any Transport) -> Middleware.Next {
+        let send: Middleware.Next = { request, body, context in
+            try await transport.send(request, body: body, context: context)
         }
-        return middleware.reversed().reduce(end) { next, link in
+        let attempt = network.reversed().reduce(send) { next, link in
+            { request, body, context in
+                try await runNetwork(link, request, body, context, next)
+            }
+        }
+        let counted: Middleware.Next = { request, body, context in
+            context.recorder.update { $0.attempts += 1 }
+            return try await attempt(request, body, context)
+        }
+        return application.reversed().reduce(counted) { next, link in
             { request, body, context in
                 try await link.intercept(request, body: body, context: context, next: next)
             }
         }
+    }
+
+    /// Runs one network middleware; debug builds check that it called `next` exactly once.
+    private static func runNetwork(
+        _ link: any Middleware, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
+    ) async throws -> TransportResponse {
+        #if DEBUG
+            let calls = Locked(0)
+            let counted: Middleware.Next = { request, body, context in
+                let count = calls.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                guard count == 1 else { throw misuse(link, "called next more than once") }
+                return try await next(request, body, context)
+            }
+            let response = try await link.intercept(request, body: body, context: context, next: counted)
+            guard calls.withLock({ $0 }) == 1 else { throw misuse(link, "returned without calling next") }
+            return response
+        #else
+            return try await link.intercept(request, body: body, context: context, next: next)
+        #endif
+    }
+
+    private static func misuse(_ link: any Middleware, _ what: String) -> NetworkError {
+        NetworkError(
+            kind: .middlewareMisuse, phase: .sending,
+            message: "network middleware \(type(of: link)) \(what); network middleware must call next exactly once")
     }
 }

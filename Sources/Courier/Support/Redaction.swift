@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The one place that decides what counts as a secret.
 ///
@@ -55,5 +56,18 @@ public enum Redaction {
             return "\(nameAndValue[0])=\(placeholder)"
         }
         return prefix + parts[0] + "?" + query.joined(separator: "&")
+    }
+
+    /// Headers as one line, `Name: value` pairs joined by `, `, with secret values replaced by
+    /// ``placeholder``, for trace logs.
+    /// - Parameters:
+    ///   - fields: The headers.
+    ///   - extraSecretNames: Further secret header names (lowercase).
+    /// - Returns: The redacted text.
+    public static func redactedHeaders(_ fields: HTTPFields, extraSecretNames: Set<String> = []) -> String {
+        fields.map { field in
+            let secret = isSensitiveHeader(field.name.canonicalName, extraSecretNames: extraSecretNames)
+            return "\(field.name.rawName): \(secret ? placeholder : field.value)"
+        }.joined(separator: ", ")
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 
 /// What travels with one call through the middleware and into the transport, besides the request.
@@ -25,6 +26,9 @@ public struct RequestContext: Sendable {
     public var recorder: TransferRecorder
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
     public var httpVersion: HTTPVersionPreference?
+    /// The names of the headers the API object set itself. They win over every header rule and
+    /// default (see `TeamHeadersMiddleware`).
+    public var ownHeaderNames: Set<HTTPField.Name> = []
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(

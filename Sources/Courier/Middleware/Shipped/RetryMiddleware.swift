@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Repeats a call that failed transiently, as ``RetryPolicy`` allows. An application middleware:
+/// every attempt passes the network middleware and the transport again, and
+/// ``RequestMetrics/attempts`` counts them.
+///
+/// The client installs it last among the application middleware when
+/// ``ClientConfiguration/retry`` is set (or `retry` in the configuration file). Waits never run
+/// past the call's deadline; cancellation during a wait ends the call at once.
+public struct RetryMiddleware: Middleware {
+    /// The policy.
+    public let policy: RetryPolicy
+    private let wallClock: @Sendable () -> Date
+    private let random: @Sendable () -> Double
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - policy: When and how often to retry.
+    ///   - wallClock: The wall-clock time, for `Retry-After` dates.
+    ///   - random: Numbers in `0..<1` for the jitter.
+    public init(
+        policy: RetryPolicy, wallClock: @escaping @Sendable () -> Date = { Date() },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.policy = policy
+        self.wallClock = wallClock
+        self.random = random
+    }
+
+    /// Waits are bounded by the deadline.
+    public var staysWithinDeadline: Bool { true }
+
+    /// Runs `next`, again after a backoff while the policy allows it.
+    public func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        guard policy.maxAttempts > 1, RetryPolicy.mayRepeat(request, body: body) else {
+            return try await next(request, body, context)
+        }
+        var attempt = 1
+        while true {
+            let outcome: Result<TransportResponse, NetworkError>
+            do {
+                outcome = .success(try await next(request, body, context))
+            } catch {
+                let failure = NetworkError.converting(error, phase: context.recorder.phase)
+                guard RetryPolicy.isTransient(failure) else { throw failure }
+                outcome = .failure(failure)
+            }
+            let wait: Duration
+            let reason: String
+            switch outcome {
+            case .success(let response):
+                guard policy.retryableStatuses.contains(response.head.status.code) else { return response }
+                if let header = response.head.headerFields[.retryAfter] {
+                    guard let asked = RetryAfter.parse(header, now: wallClock()), asked <= policy.maxRetryAfter else { return response }
+                    wait = asked
+                } else {
+                    wait = policy.backoff(beforeRetry: attempt, random: random())
+                }
+                reason = "status \(response.head.status.code)"
+            case .failure(let error):
+                wait = policy.backoff(beforeRetry: attempt, random: random())
+                reason = error.shortDescription
+            }
+            // Give up when attempts are used up or the wait would reach the deadline.
+            guard attempt < policy.maxAttempts, ContinuousClock.now.advanced(by: wait) < context.deadline else {
+                return try outcome.get()
+            }
+            context.logger.debug(
+                "courier.call.retrying",
+                metadata: [
+                    "courier.attempt": .stringConvertible(attempt + 1), "courier.reason": .string(reason),
+                    "courier.wait_ms": .stringConvertible(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000),
+                ])
+            // The abandoned response's body stream is dropped here, which stops its transfer.
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw NetworkError.cancelled(phase: context.recorder.phase)
+            }
+            attempt += 1
+        }
+    }
+}

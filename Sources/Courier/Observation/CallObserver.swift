@@ -1,0 +1,65 @@
+/// Receives every finished call of a client: its outcome, labels and ``RequestMetrics``.
+///
+/// Use it to export metrics, keep statistics or raise alerts without touching call sites.
+/// `callFinished` runs on the calling task right after the call's result is known, before the
+/// caller gets it: keep it short and never block (hand slow work to your own task, as
+/// ``FailureAlerts`` does).
+///
+/// ```swift
+/// struct SlowCallCounter: CallObserver {
+///     let slow = Locked(0)
+///     func callFinished(_ record: CallRecord) {
+///         if let total = record.metrics.total, total > .seconds(1) { slow.withLock { $0 += 1 } }
+///     }
+/// }
+/// let client = try NetworkClient(configuration: configuration, transport: transport, observers: [SlowCallCounter()])
+/// ```
+public protocol CallObserver: Sendable {
+    /// Called once per call, success or failure.
+    /// - Parameter record: The call.
+    func callFinished(_ record: CallRecord)
+}
+
+/// Turns API types into metric labels, with a bound on how many distinct labels there can be.
+///
+/// A label is the endpoint's type name without its module (`GetUser`). Generic or nested types
+/// count as distinct labels; past ``limit`` distinct labels, new ones become ``overflowLabel``,
+/// so a metrics backend never sees an unbounded label set.
+public final class EndpointLabels: Sendable {
+    /// The label used once ``limit`` distinct labels exist.
+    public static let overflowLabel = "other"
+    /// The most distinct labels handed out.
+    public let limit: Int
+    private let labels = Locked<[ObjectIdentifier: String]>([:])
+
+    /// The process-wide instance (limit 500).
+    public static let shared = EndpointLabels(limit: 500)
+
+    /// Creates a label table.
+    /// - Parameter limit: The most distinct labels; at least 1.
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// The label for an API type.
+    /// - Parameter type: The endpoint or API object type.
+    /// - Returns: Its bounded label.
+    public func label(for type: Any.Type) -> String {
+        let key = ObjectIdentifier(type)
+        if let known = labels.withLock({ $0[key] }) { return known }
+        let name = Self.name(of: type)
+        return labels.withLock { labels in
+            if let known = labels[key] { return known }
+            guard labels.count < limit else { return Self.overflowLabel }
+            labels[key] = name
+            return name
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        let full = String(reflecting: type)
+        // Drop the module prefix: "MyService.GetUser" -> "GetUser".
+        guard let dot = full.firstIndex(of: "."), !full.hasPrefix("(") else { return full }
+        return String(full[full.index(after: dot)...])
+    }
+}

@@ -1,0 +1,86 @@
+import CoreMetrics
+
+/// Exports every call to swift-metrics: whatever backend the service bootstrapped
+/// (`MetricsSystem.bootstrap`) receives it; with none, nothing is recorded.
+///
+/// Metrics, all with bounded label values:
+/// - timer `courier_call_duration` (dimensions `endpoint`, `transport`, `outcome`): the whole call;
+/// - timer `courier_call_network_duration` (same dimensions): from the first middleware to the
+///   last body byte;
+/// - counter `courier_call_errors` (dimensions `endpoint`, `transport`, `kind`): failures by
+///   ``NetworkError/Kind`` (cancellations are not errors and are not counted);
+/// - counter `courier_call_retries` (dimensions `endpoint`, `transport`): attempts beyond the first.
+///
+/// `endpoint` is an ``EndpointLabels`` label, `transport` the transport's registered name,
+/// `outcome` a ``CallOutcome`` and `kind` a kind's snake_case name: no URL, id or header value
+/// ever becomes a label. Handles are made once per label set and reused.
+public final class MetricsExport: CallObserver {
+    private struct Key: Hashable {
+        var endpoint: String
+        var transport: String
+        var detail: String
+    }
+
+    private struct Handles {
+        var duration: CoreMetrics.Timer
+        var network: CoreMetrics.Timer
+    }
+
+    private let handles = Locked<[Key: Handles]>([:])
+    private let errors = Locked<[Key: Counter]>([:])
+    private let retries = Locked<[Key: Counter]>([:])
+    private let factory: (any MetricsFactory)?
+
+    /// Creates an exporter.
+    /// - Parameter factory: The metrics backend; `nil` (the default) uses the one bootstrapped in
+    ///   `MetricsSystem` at the time each handle is first made.
+    public init(factory: (any MetricsFactory)? = nil) {
+        self.factory = factory
+    }
+
+    /// Records one call.
+    public func callFinished(_ record: CallRecord) {
+        let outcome = record.outcome
+        let key = Key(endpoint: record.endpoint, transport: record.metrics.transport, detail: outcome.rawValue)
+        let timers = handles.withLock { handles in
+            if let known = handles[key] { return known }
+            let dimensions = [("endpoint", key.endpoint), ("transport", key.transport), ("outcome", key.detail)]
+            let made = Handles(
+                duration: makeTimer("courier_call_duration", dimensions), network: makeTimer("courier_call_network_duration", dimensions))
+            handles[key] = made
+            return made
+        }
+        if let total = record.metrics.total { timers.duration.recordNanoseconds(Self.nanoseconds(total)) }
+        if let network = record.metrics.network { timers.network.recordNanoseconds(Self.nanoseconds(network)) }
+        if let error = record.error, outcome != .cancelled {
+            let errorKey = Key(endpoint: key.endpoint, transport: key.transport, detail: error.kind.description)
+            counter(in: errors, errorKey, "courier_call_errors", [("endpoint", key.endpoint), ("transport", key.transport), ("kind", errorKey.detail)])
+                .increment()
+        }
+        if record.metrics.attempts > 1 {
+            let retryKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
+            counter(in: retries, retryKey, "courier_call_retries", [("endpoint", key.endpoint), ("transport", key.transport)])
+                .increment(by: Int64(record.metrics.attempts - 1))
+        }
+    }
+
+    private func counter(in table: Locked<[Key: Counter]>, _ key: Key, _ label: String, _ dimensions: [(String, String)]) -> Counter {
+        table.withLock { table in
+            if let known = table[key] { return known }
+            let made = factory.map { Counter(label: label, dimensions: dimensions, factory: $0) } ?? Counter(label: label, dimensions: dimensions)
+            table[key] = made
+            return made
+        }
+    }
+
+    private func makeTimer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) }
+            ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? Int64.max : whole &+ attoseconds / 1_000_000_000
+    }
+}
