@@ -1,0 +1,171 @@
+/// Watches every call of a client and raises an ``Alert`` when an ``AlertRule`` trips, and
+/// again when it recovers.
+///
+/// - **Deduplicated**: while a rule's condition holds for a group, no further alert is sent.
+/// - **Rate-limited**: at most one trip per rule and group per ``AlertRule/minimumInterval``.
+/// - **Never in the way**: counting takes a lock for a few operations; alerts go to the sink
+///   through a bounded buffer (``bufferSize``, oldest kept) drained by one task, so a slow or
+///   failing sink never delays or changes a call. Alerts that do not fit are counted in
+///   ``droppedAlerts``.
+/// - **No recursion**: calls made while an alert is being delivered (a webhook sent through
+///   Courier) are not counted.
+///
+/// Pass it to the client as an observer, and call ``shutdown()`` when done:
+/// ```swift
+/// let alerts = FailureAlerts(rules: rules, sink: LogAlertSink(logger: logger))
+/// let client = try NetworkClient(configuration: configuration, transport: transport, observers: [alerts])
+/// ```
+public final class FailureAlerts: CallObserver {
+    private struct Group {
+        var consecutive = 0
+        /// (when, failed), oldest first; only for error-rate rules.
+        var window: [(at: ContinuousClock.Instant, failed: Bool)] = []
+        var windowStart = 0
+        var firing = false
+        /// Whether the current trip was sent (a rate-limited trip sends no recovery either).
+        var announced = false
+        var lastSent: ContinuousClock.Instant?
+        var lastFailure: CallRecord?
+    }
+
+    private struct Key: Hashable {
+        var rule: Int
+        var group: String
+    }
+
+    /// The rules, as given.
+    public let rules: [AlertRule]
+    /// How many alerts may wait for the sink: 256.
+    public let bufferSize = 256
+    /// The most groups tracked per rule (further groups are not counted): 1,000.
+    public let maxGroupsPerRule = 1000
+    /// The most calls kept per error-rate window: 100,000.
+    public let maxWindowCalls = 100_000
+
+    private let timeSource: any TimeSource
+    private let groups = Locked<[Key: Group]>([:])
+    private let dropped = Locked(0)
+    private let outbox: AsyncStream<Alert>.Continuation
+    private let delivery: Task<Void, Never>
+
+    /// Creates the observer and starts its delivery task.
+    /// - Parameters:
+    ///   - rules: The rules; invalid ones are rejected.
+    ///   - sink: Where alerts go.
+    ///   - timeSource: The clock for windows and rate limits.
+    /// - Throws: ``ConfigurationError`` for a rule out of range.
+    public init(rules: [AlertRule], sink: any AlertSink, timeSource: any TimeSource = SystemTimeSource()) throws(ConfigurationError) {
+        for rule in rules { try rule.validate() }
+        self.rules = rules
+        self.timeSource = timeSource
+        let (stream, continuation) = AsyncStream<Alert>.makeStream(bufferingPolicy: .bufferingOldest(256))
+        outbox = continuation
+        delivery = Task {
+            for await alert in stream {
+                await AlertDelivery.$isDelivering.withValue(true) { await sink.deliver(alert) }
+            }
+        }
+    }
+
+    deinit {
+        outbox.finish()
+    }
+
+    /// Alerts dropped because the sink fell behind by ``bufferSize``.
+    public var droppedAlerts: Int { dropped.withLock { $0 } }
+
+    /// Stops taking alerts and waits until those already buffered were delivered.
+    public func shutdown() async {
+        outbox.finish()
+        await delivery.value
+    }
+
+    /// Counts one call against every rule that watches it.
+    public func callFinished(_ record: CallRecord) {
+        guard !AlertDelivery.isDelivering else { return }
+        let outcome = record.outcome
+        guard outcome != .cancelled else { return }
+        let now = timeSource.now
+        var alerts: [Alert] = []
+        groups.withLock { groups in
+            for (index, rule) in rules.enumerated() {
+                guard let name = rule.group(of: record) else { continue }
+                let key = Key(rule: index, group: name)
+                if groups[key] == nil {
+                    guard groups.count < maxGroupsPerRule * rules.count else { continue }
+                    groups[key] = Group()
+                }
+                let failed = rule.failures.contains(outcome)
+                if let alert = count(failed: failed, record: record, rule: rule, group: name, state: &groups[key, default: Group()], now: now) {
+                    alerts.append(alert)
+                }
+            }
+        }
+        for alert in alerts {
+            if case .dropped = outbox.yield(alert) { dropped.withLock { $0 += 1 } }
+        }
+    }
+
+    /// Updates one group and returns the alert to send, if any.
+    private func count(
+        failed: Bool, record: CallRecord, rule: AlertRule, group: String, state: inout Group, now: ContinuousClock.Instant
+    ) -> Alert? {
+        if failed { state.lastFailure = record }
+        let holds: Bool
+        let failures: Int
+        let calls: Int
+        switch rule.trigger {
+        case .consecutiveFailures(let limit):
+            state.consecutive = failed ? state.consecutive + 1 : 0
+            failures = state.consecutive
+            calls = state.consecutive
+            // Trips at the limit; clears only at a success.
+            holds = state.firing ? failed : state.consecutive >= limit
+        case .errorRate(let threshold, let window, let minimumCalls):
+            state.window.append((now, failed))
+            while state.windowStart < state.window.count,
+                state.window[state.windowStart].at.duration(to: now) > window || state.window.count - state.windowStart > maxWindowCalls
+            {
+                state.windowStart += 1
+            }
+            if state.windowStart > 1024, state.windowStart * 2 > state.window.count {
+                state.window.removeFirst(state.windowStart)
+                state.windowStart = 0
+            }
+            let live = state.window[state.windowStart...]
+            calls = live.count
+            failures = live.reduce(0) { $0 + ($1.failed ? 1 : 0) }
+            let rate = Double(failures) / Double(max(calls, 1))
+            if calls < minimumCalls {
+                holds = state.firing
+            } else {
+                holds = rate >= threshold
+            }
+        }
+        if holds == state.firing { return nil }
+        state.firing = holds
+        let sample = state.lastFailure ?? record
+        if holds {
+            if let last = state.lastSent, last.duration(to: now) < rule.minimumInterval {
+                state.announced = false
+                return nil
+            }
+            state.lastSent = now
+            state.announced = true
+            return Alert(
+                kind: .tripped, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures, calls: calls,
+                lastError: sample.error?.shortDescription, lastErrorDetail: sample.error?.description, sampleRequestID: sample.requestID)
+        }
+        guard state.announced else { return nil }
+        state.announced = false
+        return Alert(
+            kind: .recovered, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures, calls: calls,
+            lastError: nil, lastErrorDetail: nil, sampleRequestID: sample.requestID)
+    }
+}
+
+/// Marks the task that delivers alerts, so that calls it makes are not counted again.
+public enum AlertDelivery {
+    /// True inside an alert sink's `deliver`.
+    @TaskLocal public static var isDelivering = false
+}

@@ -1,0 +1,142 @@
+import HTTPTypes
+import Logging
+
+/// Supplies the credential ``AuthRefreshMiddleware`` sends, and a new one when the server
+/// refuses it.
+public protocol CredentialProvider: Sendable {
+    /// The credential to send now, as the whole header value (for example `Bearer abc`).
+    /// - Throws: Any error; the call fails with ``NetworkError/Kind/authenticationFailed``.
+    func credential() async throws -> String
+
+    /// A new credential, after the server answered 401 to `rejected`.
+    /// - Parameter rejected: The credential the server refused.
+    /// - Returns: The new credential.
+    /// - Throws: Any error; every call waiting on this refresh fails with
+    ///   ``NetworkError/Kind/authenticationFailed``.
+    func refresh(rejected: String) async throws -> String
+}
+
+/// Sends a credential with every call and, on 401, refreshes it once for everyone.
+///
+/// - **Single flight.** When many calls get 401 at once, one refresh runs; the others wait for
+///   it. A call whose rejected credential is already outdated just retries with the newer one.
+/// - **Once per call.** Each call is repeated at most once with the new credential; a second 401
+///   is returned as it is (the status check then fails the call with `http_status`).
+/// - **One clear error.** When the refresh fails, every call waiting on it fails with
+///   ``NetworkError/Kind/authenticationFailed``, carrying the refresh's error.
+/// - **No loops.** At most ``maxRefreshes`` refreshes per ``refreshWindow`` (3 per minute by
+///   default); past that, calls that get 401 fail with `authentication_failed` at once.
+///
+/// An API object that sets the credential header itself is left alone. The refresh runs in its
+/// own task: a caller cancelled while waiting does not cancel it for the others.
+public final class AuthRefreshMiddleware: Middleware {
+    private struct State {
+        var current: String?
+        var refreshing: Task<String, any Error>?
+        var refreshedAt: [ContinuousClock.Instant] = []
+    }
+
+    /// The header that carries the credential: `Authorization` by default.
+    public let header: HTTPField.Name
+    /// The most refreshes per ``refreshWindow``.
+    public let maxRefreshes: Int
+    /// The window the refresh limit counts in.
+    public let refreshWindow: Duration
+    private let provider: any CredentialProvider
+    private let timeSource: any TimeSource
+    private let state = Locked(State())
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - provider: Where credentials come from.
+    ///   - header: The header to set; `Authorization` by default.
+    ///   - maxRefreshes: The most refreshes per window (at least 1); 3 by default.
+    ///   - refreshWindow: The window; one minute by default.
+    ///   - timeSource: The clock for the window.
+    public init(
+        provider: any CredentialProvider, header: HTTPField.Name = .authorization, maxRefreshes: Int = 3,
+        refreshWindow: Duration = .seconds(60), timeSource: any TimeSource = SystemTimeSource()
+    ) {
+        self.provider = provider
+        self.header = header
+        self.maxRefreshes = max(1, maxRefreshes)
+        self.refreshWindow = refreshWindow
+        self.timeSource = timeSource
+    }
+
+    /// Sets the credential, and on 401 refreshes it (shared) and repeats the call once.
+    public func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        if context.ownHeaderNames.contains(header) { return try await next(request, body, context) }
+        let sent = try await currentCredential()
+        var request = request
+        request.headerFields[header] = sent
+        let response = try await next(request, body, context)
+        guard response.head.status == .unauthorized else { return response }
+        let renewed = try await renewed(after: sent)
+        context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])
+        request.headerFields[header] = renewed
+        return try await next(request, body, context)
+    }
+
+    private func currentCredential() async throws(NetworkError) -> String {
+        let (known, pending) = state.withLock { ($0.current, $0.refreshing) }
+        if let known { return known }
+        do {
+            let value: String
+            if let pending {
+                value = try await pending.value
+            } else {
+                value = try await provider.credential()
+            }
+            state.withLock { state in
+                if state.current == nil { state.current = value }
+            }
+            return value
+        } catch {
+            throw Self.failure("the credential provider failed: \(error)", underlying: error)
+        }
+    }
+
+    /// A credential newer than `rejected`: the one already refreshed, the refresh in flight, or a
+    /// new refresh if the limit allows.
+    private func renewed(after rejected: String) async throws(NetworkError) -> String {
+        let now = timeSource.now
+        let decision: Result<Task<String, any Error>, NetworkError> = state.withLock { state in
+            if let current = state.current, current != rejected { return .success(Task { current }) }
+            if let refreshing = state.refreshing { return .success(refreshing) }
+            state.refreshedAt.removeAll { $0.duration(to: now) >= refreshWindow }
+            guard state.refreshedAt.count < maxRefreshes else {
+                return .failure(
+                    Self.failure("the credential was refused and the refresh limit (\(maxRefreshes) per \(refreshWindow)) is reached"))
+            }
+            state.refreshedAt.append(now)
+            let provider = provider
+            let task = Task { try await provider.refresh(rejected: rejected) }
+            state.refreshing = task
+            return .success(task)
+        }
+        let task = try decision.get()
+        do {
+            let value = try await task.value
+            state.withLock { state in
+                state.current = value
+                state.refreshing = nil
+            }
+            return value
+        } catch {
+            state.withLock { state in
+                if state.current == rejected { state.current = nil }
+                state.refreshing = nil
+            }
+            throw Self.failure("refreshing the credential failed: \(error)", underlying: error)
+        }
+    }
+
+    private static func failure(_ message: String, underlying: (any Error)? = nil) -> NetworkError {
+        var error = NetworkError(kind: .authenticationFailed, phase: .sending, message: message, status: 401)
+        error.underlying = underlying
+        return error
+    }
+}
