@@ -1,0 +1,87 @@
+import HTTPTypes
+import Tracing
+
+/// A client span per call (swift-distributed-tracing) with the standard HTTP attributes, and the
+/// trace propagated on the wire.
+///
+/// - The span is named `HTTP <method>` and is a child of the task's service context.
+/// - Attributes (OpenTelemetry HTTP client conventions): `http.request.method`, `url.full`
+///   (redacted: no user info, token-like query values replaced), `server.address`,
+///   `server.port`, `http.response.status_code`, `error.type` on failure (the error's bounded
+///   description, or the status); the span's status is `error` for failures and 5xx.
+/// - Propagation: the tracer injects its headers (with swift-otel, the W3C `traceparent`). When it
+///   injected no `traceparent` (no tracer bootstrapped, or a tracer with another format), Courier
+///   writes one itself, continuing ``ServiceContext/traceParent`` when the service set it.
+///
+/// Installed by the caller as the first application middleware, so retries share the span.
+public struct TracingMiddleware: Middleware {
+    private let tracer: (any Tracer)?
+    private let writesTraceParent: Bool
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - tracer: The tracer; `nil` (the default) uses `InstrumentationSystem.tracer` at each call.
+    ///   - writesTraceParent: Whether Courier writes `traceparent` when the tracer did not; `true` by default.
+    public init(tracer: (any Tracer)? = nil, writesTraceParent: Bool = true) {
+        self.tracer = tracer
+        self.writesTraceParent = writesTraceParent
+    }
+
+    /// Waits only in `next`.
+    public var staysWithinDeadline: Bool { true }
+
+    /// Runs the call inside a client span and adds the propagation headers.
+    public func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        let tracer = self.tracer ?? InstrumentationSystem.tracer
+        let parent = ServiceContext.current ?? .topLevel
+        let span = tracer.startSpan("HTTP \(request.method.rawValue)", context: parent, ofKind: .client)
+        defer { span.end() }
+        if span.isRecording {
+            let authority = request.authority ?? ""
+            span.attributes["http.request.method"] = request.method.rawValue
+            span.attributes["url.full"] = Redaction.redactedURL("\(request.scheme ?? "http")://\(authority)\(request.path ?? "/")")
+            span.attributes["server.address"] = HeaderRule.host(of: authority)
+            if let port = Self.port(of: authority, scheme: request.scheme) { span.attributes["server.port"] = port }
+        }
+        var request = request
+        tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
+        if writesTraceParent, request.headerFields[Self.traceParentName] == nil {
+            request.headerFields[Self.traceParentName] = TraceParent.child(of: parent.traceParent).description
+        }
+        do {
+            let response = try await next(request, body, context)
+            let code = response.head.status.code
+            span.attributes["http.response.status_code"] = code
+            if code >= 500 {
+                span.attributes["error.type"] = String(code)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return response
+        } catch {
+            let failure = NetworkError.converting(error, phase: context.recorder.phase)
+            span.attributes["error.type"] = failure.shortDescription
+            span.setStatus(SpanStatus(code: .error, message: failure.shortDescription))
+            throw failure
+        }
+    }
+
+    /// `traceparent`.
+    public static let traceParentName = HTTPField.Name("traceparent")!
+
+    private static func port(of authority: String, scheme: String?) -> Int? {
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"), let port = Int(authority[authority.index(after: colon)...]) {
+            return port
+        }
+        return scheme == "https" ? 443 : 80
+    }
+}
+
+/// Writes propagation headers into `HTTPFields`; invalid names or values are skipped.
+struct HTTPFieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPFields) {
+        guard let name = HTTPField.Name(key), HTTPField.isValidValue(value) else { return }
+        carrier[name] = value
+    }
+}
