@@ -48,23 +48,66 @@ struct LoggingTests {
         var headers: RequestHeaders = [:]
     }
 
-    @Test("fixed messages at debug level, each with a request id, and no secrets")
-    func debugLines() async throws {
+    @Test("fixed messages, a request id on every line, nothing at info or above for successes, failures at the configured level")
+    func levelsAndIDs() async throws {
         let handler = CapturingLogHandler()
+        handler.logLevel = .debug
         let mock = MockTransport()
         mock.stub(.get, "/ok", .status(200))
         mock.stub(.get, "/fail", .status(500))
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.logger = Logger(label: "test", factory: { _ in handler })
+        configuration.failureLogLevel = .warning
         let client = try NetworkClient(configuration: configuration, transport: mock)
         _ = try await client.send(Call(path: "ok", headers: ["Authorization": "Bearer TOPSECRET"]))
         _ = try? await client.send(Call(path: "fail", headers: ["Authorization": "Bearer TOPSECRET"]))
         let lines = handler.lines
         #expect(lines.map(\.message) == ["courier.call.succeeded", "courier.call.failed"])
-        #expect(lines.allSatisfy { $0.level < .info })
+        #expect(lines.map(\.level) == [.debug, .warning])
         let ids = lines.compactMap { $0.metadata["courier.request_id"]?.description }
         #expect(ids.count == 2 && Set(ids).count == 2)
         #expect(lines[1].metadata["courier.error"]?.description == "http_status")
         #expect(!lines.contains { "\($0.message) \($0.metadata)".contains("TOPSECRET") })
+    }
+
+    @Test("an API object's own logger replaces the client's for its call")
+    func perCallLogger() async throws {
+        struct Logged: Endpoint {
+            typealias Output = Data
+            var path: String { "ok" }
+            let logger: Logger?
+        }
+        let clientHandler = CapturingLogHandler()
+        let callHandler = CapturingLogHandler()
+        let mock = MockTransport()
+        mock.stub(.get, "/ok", .status(200))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "client", factory: { _ in clientHandler })
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        _ = try await client.send(Logged(logger: Logger(label: "call", factory: { _ in callHandler })))
+        #expect(clientHandler.lines.isEmpty)
+        #expect(callHandler.lines.map(\.message).contains("courier.call.succeeded"))
+    }
+
+    @Test("trace level shows the request and a truncated body; cancellation is logged at debug")
+    func traceAndCancel() async throws {
+        let handler = CapturingLogHandler()
+        let mock = MockTransport()
+        mock.stub(.get, "/big", .status(200, body: Data(repeating: UInt8(ascii: "a"), count: 5000)))
+        mock.stub(.get, "/slow", .status(200, delay: .seconds(30)))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "test", factory: { _ in handler })
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        _ = try await client.send(Call(path: "big"))
+        let body = handler.lines.first { $0.message == "courier.response.body" }?.metadata["courier.body"]?.description ?? ""
+        #expect(body.hasSuffix("(5000 bytes)"))
+        #expect(body.count < 1100)
+        #expect(handler.lines.first?.message == "courier.call.started")
+        let task = Task { try await client.send(Call(path: "slow")) }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        _ = try? await task.value
+        let cancelled = handler.lines.first { $0.message == "courier.call.cancelled" }
+        #expect(cancelled?.level == .debug)
     }
 }

@@ -85,4 +85,52 @@ struct MiddlewareChainTests {
         #expect(response.metrics.attempts == 2)
         #expect(mock.recordedRequests.count == 2)
     }
+
+    /// Calls `next` a given number of times (a broken network middleware when not 1).
+    struct CallsNext: Middleware {
+        let times: Int
+        func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws
+            -> TransportResponse
+        {
+            var last = TransportResponse(head: HTTPResponse(status: .ok))
+            for _ in 0..<times { last = try await next(request, body, context) }
+            return last
+        }
+    }
+
+    @Test("application middleware run once per call, network middleware once per attempt, in a pinned order")
+    func applicationThenNetwork() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(503), .json(User(id: 2, name: "second"))])
+        let trace = Trace()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock,
+            middleware: [Tagging(tag: "A", trace: trace), RetryOnce(), Tagging(tag: "B", trace: trace)],
+            networkMiddleware: [Tagging(tag: "N", trace: trace)])
+        let response = try await client.response(for: Ping())
+        #expect(
+            trace.all == [
+                "request A", "request B", "request N", "response N", "response B", "request B", "request N", "response N", "response B",
+                "response A",
+            ])
+        #expect(response.metrics.attempts == 2)
+        #expect(mock.recordedRequests.map { $0.head.headerFields[values: HTTPField.Name("X-Chain")!] } == [["A", "B", "N"], ["A", "B", "N"]])
+    }
+
+    @Test("a network middleware must call next exactly once (checked in debug builds)", arguments: [0, 2])
+    func networkExactlyOnce(times: Int) async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", .json(User(id: 1, name: "x")))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        let client = try NetworkClient(configuration: configuration, transport: mock, networkMiddleware: [CallsNext(times: times)])
+        #if DEBUG
+            let error = await #expect(throws: NetworkError.self) { try await client.send(Ping()) }
+            #expect(error?.kind == .middlewareMisuse)
+            #expect(error?.message.contains("CallsNext") == true)
+        #endif
+        #expect(mock.recordedRequests.count <= 1)
+    }
 }
