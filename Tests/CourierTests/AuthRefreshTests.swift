@@ -1,0 +1,111 @@
+import Courier
+import CourierMock
+import Foundation
+import Testing
+
+@Suite("Auth refresh")
+struct AuthRefreshTests {
+    struct Call: Endpoint {
+        typealias Output = Data
+        var path: String { "me" }
+    }
+
+    /// Hands out `token-N`; counts refreshes; can be told to fail or to be slow.
+    final class Tokens: CredentialProvider {
+        let refreshes = Locked(0)
+        let fails: Bool
+        let refreshDelay: Duration
+        init(fails: Bool = false, refreshDelay: Duration = .milliseconds(50)) {
+            self.fails = fails
+            self.refreshDelay = refreshDelay
+        }
+        func credential() async throws -> String { "Bearer token-0" }
+        func refresh(rejected: String) async throws -> String {
+            let number = refreshes.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            try await Task.sleep(for: refreshDelay)
+            if fails { throw CancellationError() }
+            return "Bearer token-\(number)"
+        }
+    }
+
+    /// 401 unless the request carries the expected token.
+    static func server(accepting token: String) -> MockTransport {
+        let mock = MockTransport()
+        mock.stub(.get, "/me") { request in
+            request.head.headerFields[.authorization] == token ? .status(200, body: Data("me".utf8)) : .status(401)
+        }
+        return mock
+    }
+
+    static func client(_ mock: MockTransport, _ auth: AuthRefreshMiddleware) throws -> NetworkClient {
+        try NetworkClient(configuration: ClientConfiguration(baseURL: "https://api.test", transport: "mock"), transport: mock, middleware: [auth])
+    }
+
+    @Test("50 concurrent calls hitting 401 cause exactly one refresh, and all succeed with the new credential")
+    func singleFlight() async throws {
+        let tokens = Tokens()
+        let mock = Self.server(accepting: "Bearer token-1")
+        let client = try Self.client(mock, AuthRefreshMiddleware(provider: tokens))
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { (try? await client.send(Call())) == Data("me".utf8) } }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 50 && results.allSatisfy { $0 })
+        #expect(tokens.refreshes.withLock { $0 } == 1)
+        // Later calls use the new credential at once.
+        let before = mock.recordedRequests.count
+        _ = try await client.send(Call())
+        #expect(mock.recordedRequests.count == before + 1)
+    }
+
+    @Test("a failed refresh fails every waiting call with one clear error")
+    func failedRefresh() async throws {
+        let tokens = Tokens(fails: true)
+        let client = try Self.client(Self.server(accepting: "never"), AuthRefreshMiddleware(provider: tokens))
+        let kinds = await withTaskGroup(of: NetworkError.Kind?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await client.send(Call())
+                        return nil
+                    } catch {
+                        return (error as? NetworkError)?.kind
+                    }
+                }
+            }
+            return await group.reduce(into: [NetworkError.Kind?]()) { $0.append($1) }
+        }
+        #expect(kinds.allSatisfy { $0 == .authenticationFailed })
+        #expect(tokens.refreshes.withLock { $0 } == 1)
+    }
+
+    @Test("a call is repeated once: a second 401 is returned as an http_status failure")
+    func onlyOnce() async throws {
+        let tokens = Tokens(refreshDelay: .zero)
+        let mock = Self.server(accepting: "never")
+        let client = try Self.client(mock, AuthRefreshMiddleware(provider: tokens))
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
+        #expect(error?.kind == .httpStatus)
+        #expect(error?.status == 401)
+        #expect(mock.recordedRequests.count == 2)
+    }
+
+    @Test("the refresh limit stops a refresh loop")
+    func limit() async throws {
+        let tokens = Tokens(refreshDelay: .zero)
+        let time = ManualTimeSource()
+        let client = try Self.client(
+            Self.server(accepting: "never"), AuthRefreshMiddleware(provider: tokens, maxRefreshes: 2, refreshWindow: .seconds(60), timeSource: time))
+        for _ in 0..<2 { _ = try? await client.send(Call()) }
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
+        #expect(error?.kind == .authenticationFailed)
+        #expect(error?.message.contains("refresh limit") == true)
+        #expect(tokens.refreshes.withLock { $0 } == 2)
+        time.advance(by: .seconds(61))
+        _ = try? await client.send(Call())
+        #expect(tokens.refreshes.withLock { $0 } == 3)
+    }
+}
