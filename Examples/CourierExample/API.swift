@@ -58,3 +58,9 @@ struct MissingItem: Endpoint {
     var query: [QueryItem] { [QueryItem("body", #"{"error":"no such item"}"#)] }
     var errorDecoder: ErrorBodyDecoder? { .json(Problem.self) }
 }
+
+/// A service that is down: every call answers 503 (retried by the client's retry policy).
+struct AlwaysUnavailable: Endpoint {
+    typealias Output = Data
+    var path: String { "status/503" }
+}

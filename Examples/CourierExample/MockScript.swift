@@ -8,6 +8,7 @@ func makeScriptedMock() -> MockTransport {
     let mock = MockTransport()
     mock.stub(
         .get, "/status/404", .status(404, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"no such item"}"#.utf8)))
+    mock.stub(.get, "/status/503", .status(503))
     mock.stub(nil, "/echo/**") { request in
         let path = request.path
         let full = request.head.path ?? path

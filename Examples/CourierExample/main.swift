@@ -67,7 +67,34 @@ func runCalls(transport name: String, client: NetworkClient) async -> Bool {
         print("  [\(name)] missing item ✗ \(error)")
         ok = false
     }
+
+    // 4. Retry (configured below): a server that keeps answering 503 is tried three times.
+    do {
+        _ = try await client.send(AlwaysUnavailable())
+        print("  [\(name)] unavailable  ✗ expected a 503")
+        ok = false
+    } catch let error as NetworkError {
+        let attempts = error.metrics?.attempts ?? 0
+        print("  [\(name)] unavailable  → \(error.kind) \(error.status ?? 0) after \(attempts) attempts  [\(describe(error.metrics))]")
+        ok = ok && error.status == 503 && attempts == 3
+    } catch {
+        print("  [\(name)] unavailable  ✗ \(error)")
+        ok = false
+    }
     return ok
+}
+
+/// The middleware every team shares, set once for the client (see README "Middleware").
+func withSharedMiddleware(_ configuration: ClientConfiguration) throws -> ClientConfiguration {
+    var configuration = configuration
+    configuration.headerRules = [
+        try HeaderRule(team: "discovery", headers: ["X-Team": .fixed("discovery")]),
+        try HeaderRule(headers: ["X-Request-ID": .requestID]),
+    ]
+    var retry = RetryPolicy()
+    retry.baseDelay = .milliseconds(20)
+    configuration.retry = retry
+    return configuration
 }
 
 let server = try await TestServer.start()
@@ -83,12 +110,17 @@ do {
     let chosen = ProcessInfo.processInfo.environment[ClientConfiguration.transportVariable] != nil
     let names = chosen ? [configuration.transport] : registry.names
     for name in names {
-        var perTransport = configuration
+        var perTransport = try withSharedMiddleware(configuration)
         perTransport.transport = name
-        let client = try NetworkClient(configuration: perTransport, registry: registry)
+        let alerts = try FailureAlerts(
+            rules: [AlertRule(name: "unavailable", scope: .eachEndpoint, trigger: .consecutiveFailures(1))],
+            sink: ClosureAlertSink { alert in print("  [\(name)] alert \(alert.kind): \(alert.rule) on \(alert.endpoint), last error \(alert.lastError ?? "-")") })
+        let client = try NetworkClient(
+            configuration: perTransport, registry: registry, middleware: [TracingMiddleware()], observers: [alerts])
         print("transport \(name):")
         allPassed = await runCalls(transport: name, client: client) && allPassed
         await client.shutdown()
+        await alerts.shutdown()
     }
 } catch {
     print("error: \(error)")
