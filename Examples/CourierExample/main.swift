@@ -114,7 +114,9 @@ do {
         perTransport.transport = name
         let alerts = try FailureAlerts(
             rules: [AlertRule(name: "unavailable", scope: .eachEndpoint, trigger: .consecutiveFailures(1))],
-            sink: ClosureAlertSink { alert in print("  [\(name)] alert \(alert.kind): \(alert.rule) on \(alert.endpoint), last error \(alert.lastError ?? "-")") })
+            sink: ClosureAlertSink { alert in
+                print("  [\(name)] alert \(alert.kind): \(alert.rule) on \(alert.endpoint), last error \(alert.lastError ?? "-")")
+            })
         let client = try NetworkClient(
             configuration: perTransport, registry: registry, middleware: [TracingMiddleware()], observers: [alerts])
         print("transport \(name):")

@@ -41,7 +41,8 @@ struct AuthRefreshTests {
     }
 
     static func client(_ mock: MockTransport, _ auth: AuthRefreshMiddleware) throws -> NetworkClient {
-        try NetworkClient(configuration: ClientConfiguration(baseURL: "https://api.test", transport: "mock"), transport: mock, middleware: [auth])
+        try NetworkClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", transport: "mock"), transport: mock, middleware: [auth])
     }
 
     @Test("50 concurrent calls hitting 401 cause exactly one refresh, and all succeed with the new credential")
@@ -98,7 +99,8 @@ struct AuthRefreshTests {
         let tokens = Tokens(refreshDelay: .zero)
         let time = ManualTimeSource()
         let client = try Self.client(
-            Self.server(accepting: "never"), AuthRefreshMiddleware(provider: tokens, maxRefreshes: 2, refreshWindow: .seconds(60), timeSource: time))
+            Self.server(accepting: "never"),
+            AuthRefreshMiddleware(provider: tokens, maxRefreshes: 2, refreshWindow: .seconds(60), timeSource: time))
         for _ in 0..<2 { _ = try? await client.send(Call()) }
         let error = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
         #expect(error?.kind == .authenticationFailed)

@@ -59,7 +59,8 @@ struct FailureAlertsTests {
         let time = ManualTimeSource()
         let sink = Collector()
         let rule = AlertRule(
-            name: "rate", scope: .eachEndpoint, trigger: .errorRate(threshold: 0.5, window: .seconds(10), minimumCalls: 4), minimumInterval: .zero)
+            name: "rate", scope: .eachEndpoint, trigger: .errorRate(threshold: 0.5, window: .seconds(10), minimumCalls: 4),
+            minimumInterval: .zero)
         let alerts = try FailureAlerts(rules: [rule], sink: sink, timeSource: time)
         // Three failures: below the minimum number of calls.
         for _ in 0..<3 { alerts.callFinished(Self.record(.timeout)) }
@@ -122,10 +123,12 @@ struct FailureAlertsTests {
         await alerts.shutdown()
     }
 
-    @Test("invalid rules are refused", arguments: [
-        AlertRule.Trigger.consecutiveFailures(0), .errorRate(threshold: 0, window: .seconds(1), minimumCalls: 1),
-        .errorRate(threshold: 0.5, window: .zero, minimumCalls: 1), .errorRate(threshold: 1.5, window: .seconds(1), minimumCalls: 1),
-    ])
+    @Test(
+        "invalid rules are refused",
+        arguments: [
+            AlertRule.Trigger.consecutiveFailures(0), .errorRate(threshold: 0, window: .seconds(1), minimumCalls: 1),
+            .errorRate(threshold: 0.5, window: .zero, minimumCalls: 1), .errorRate(threshold: 1.5, window: .seconds(1), minimumCalls: 1),
+        ])
     func invalid(trigger: AlertRule.Trigger) {
         #expect(throws: ConfigurationError.self) {
             try FailureAlerts(rules: [AlertRule(name: "x", scope: .eachEndpoint, trigger: trigger)], sink: ClosureAlertSink { _ in })

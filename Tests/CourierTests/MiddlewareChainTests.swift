@@ -116,7 +116,8 @@ struct MiddlewareChainTests {
                 "response A",
             ])
         #expect(response.metrics.attempts == 2)
-        #expect(mock.recordedRequests.map { $0.head.headerFields[values: HTTPField.Name("X-Chain")!] } == [["A", "B", "N"], ["A", "B", "N"]])
+        #expect(
+            mock.recordedRequests.map { $0.head.headerFields[values: HTTPField.Name("X-Chain")!] } == [["A", "B", "N"], ["A", "B", "N"]])
     }
 
     @Test("a network middleware must call next exactly once (checked in debug builds)", arguments: [0, 2])

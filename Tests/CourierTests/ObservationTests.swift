@@ -99,7 +99,8 @@ struct ObservationTests {
         let metrics = TestMetrics()
         let alertSink = FailureAlertsTests.Collector()
         let alerts = try FailureAlerts(
-            rules: [AlertRule(name: "down", scope: .eachEndpoint, trigger: .consecutiveFailures(1), minimumInterval: .zero)], sink: alertSink)
+            rules: [AlertRule(name: "down", scope: .eachEndpoint, trigger: .consecutiveFailures(1), minimumInterval: .zero)],
+            sink: alertSink)
         let mock = MockTransport()
         mock.stub(.get, "/x", .status(500, body: Data("{\"error\":\"boom\"}".utf8)))
         mock.stub(.get, "/ok", .status(200))
@@ -163,15 +164,17 @@ struct ObservationTests {
         #expect(parsed.parentID != incoming.parentID)
     }
 
-    @Test("traceparent parsing follows the W3C rules", arguments: [
-        ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", true),
-        ("00-00000000000000000000000000000000-00f067aa0ba902b7-01", false),
-        ("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false),
-        ("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false),
-        ("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", false),
-        ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", false),
-        ("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future", true),
-    ])
+    @Test(
+        "traceparent parsing follows the W3C rules",
+        arguments: [
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", true),
+            ("00-00000000000000000000000000000000-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false),
+            ("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false),
+            ("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", false),
+            ("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future", true),
+        ])
     func traceParentParsing(header: String, valid: Bool) {
         let parsed = TraceParent(header: header)
         #expect((parsed != nil) == valid)

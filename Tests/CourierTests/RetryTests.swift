@@ -64,10 +64,12 @@ struct RetryTests {
         #expect(error?.metrics?.attempts == 3)
     }
 
-    @Test("transient errors are retried; permanent ones are not", arguments: [
-        (NetworkError.Kind.connectFailure, true), (.connectionClosed, true), (.timedOut, true),
-        (.tlsFailure, false), (.invalidResponse, false), (.responseTooLarge, false), (.cancelled, false),
-    ])
+    @Test(
+        "transient errors are retried; permanent ones are not",
+        arguments: [
+            (NetworkError.Kind.connectFailure, true), (.connectionClosed, true), (.timedOut, true),
+            (.tlsFailure, false), (.invalidResponse, false), (.responseTooLarge, false), (.cancelled, false),
+        ])
     func errors(kind: NetworkError.Kind, retried: Bool) async throws {
         let mock = MockTransport()
         mock.stub(.get, "/x", responses: [.failure(NetworkError(kind: kind, phase: .connect, message: "injected")), .status(200)])
@@ -126,4 +128,3 @@ struct RetryTests {
         #expect(mock.recordedRequests.count == 1)
     }
 }
-

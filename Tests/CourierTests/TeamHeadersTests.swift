@@ -131,13 +131,15 @@ struct TeamHeadersTests {
         #expect(fields[HTTPField.Name("X-Request-ID")!]?.isEmpty == false)
     }
 
-    @Test("bad middleware keys in the file name the key", arguments: [
-        (#"{ "retry": { "maxAtempts": 3 } }"#, "retry.maxAtempts"),
-        (#"{ "retry": { "maxAttempts": 11 } }"#, "retry.maxAttempts"),
-        (#"{ "headerRules": [ { "teem": "x", "headers": {} } ] }"#, "headerRules.0.teem"),
-        (#"{ "headerRules": [ { "pathPrefix": "v1", "headers": {} } ] }"#, "headerRules.0"),
-        (#"{ "failureLogLevel": "loud" }"#, "failureLogLevel"),
-    ])
+    @Test(
+        "bad middleware keys in the file name the key",
+        arguments: [
+            (#"{ "retry": { "maxAtempts": 3 } }"#, "retry.maxAtempts"),
+            (#"{ "retry": { "maxAttempts": 11 } }"#, "retry.maxAttempts"),
+            (#"{ "headerRules": [ { "teem": "x", "headers": {} } ] }"#, "headerRules.0.teem"),
+            (#"{ "headerRules": [ { "pathPrefix": "v1", "headers": {} } ] }"#, "headerRules.0"),
+            (#"{ "failureLogLevel": "loud" }"#, "failureLogLevel"),
+        ])
     func badFile(json: String, key: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
             try ClientConfiguration().applyingJSON(Data(json.utf8), source: "test.json")

@@ -100,7 +100,8 @@ public struct LogAlertSink: AlertSink {
         if let team = alert.team { metadata["courier.team"] = .string(team) }
         if let error = alert.lastError { metadata["courier.error"] = .string(error) }
         logger.log(
-            level: alert.kind == .tripped ? tripLevel : recoveryLevel, alert.kind == .tripped ? "courier.alert.tripped" : "courier.alert.recovered",
+            level: alert.kind == .tripped ? tripLevel : recoveryLevel,
+            alert.kind == .tripped ? "courier.alert.tripped" : "courier.alert.recovered",
             metadata: metadata)
     }
 }

@@ -21,6 +21,8 @@ public final class FailureAlerts: CallObserver {
         /// (when, failed), oldest first; only for error-rate rules.
         var window: [(at: ContinuousClock.Instant, failed: Bool)] = []
         var windowStart = 0
+        /// Failures among `window[windowStart...]`, kept as calls enter and leave.
+        var windowFailures = 0
         var firing = false
         /// Whether the current trip was sent (a rate-limited trip sends no recovery either).
         var announced = false
@@ -96,7 +98,9 @@ public final class FailureAlerts: CallObserver {
                     groups[key] = Group()
                 }
                 let failed = rule.failures.contains(outcome)
-                if let alert = count(failed: failed, record: record, rule: rule, group: name, state: &groups[key, default: Group()], now: now) {
+                if let alert = count(
+                    failed: failed, record: record, rule: rule, group: name, state: &groups[key, default: Group()], now: now)
+                {
                     alerts.append(alert)
                 }
             }
@@ -123,18 +127,19 @@ public final class FailureAlerts: CallObserver {
             holds = state.firing ? failed : state.consecutive >= limit
         case .errorRate(let threshold, let window, let minimumCalls):
             state.window.append((now, failed))
+            if failed { state.windowFailures += 1 }
             while state.windowStart < state.window.count,
                 state.window[state.windowStart].at.duration(to: now) > window || state.window.count - state.windowStart > maxWindowCalls
             {
+                if state.window[state.windowStart].failed { state.windowFailures -= 1 }
                 state.windowStart += 1
             }
             if state.windowStart > 1024, state.windowStart * 2 > state.window.count {
                 state.window.removeFirst(state.windowStart)
                 state.windowStart = 0
             }
-            let live = state.window[state.windowStart...]
-            calls = live.count
-            failures = live.reduce(0) { $0 + ($1.failed ? 1 : 0) }
+            calls = state.window.count - state.windowStart
+            failures = state.windowFailures
             let rate = Double(failures) / Double(max(calls, 1))
             if calls < minimumCalls {
                 holds = state.firing
@@ -153,7 +158,8 @@ public final class FailureAlerts: CallObserver {
             state.lastSent = now
             state.announced = true
             return Alert(
-                kind: .tripped, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures, calls: calls,
+                kind: .tripped, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
+                calls: calls,
                 lastError: sample.error?.shortDescription, lastErrorDetail: sample.error?.description, sampleRequestID: sample.requestID)
         }
         guard state.announced else { return nil }

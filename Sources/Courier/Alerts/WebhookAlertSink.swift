@@ -53,7 +53,8 @@ public struct WebhookAlertSink: AlertSink {
             _ = try await client.send(Post(baseURL: url, body: .json(payload)))
         } catch {
             client.configuration.logger.warning(
-                "courier.alert.webhook_failed", metadata: ["courier.error": .string((error as? NetworkError)?.shortDescription ?? "unknown")])
+                "courier.alert.webhook_failed",
+                metadata: ["courier.error": .string((error as? NetworkError)?.shortDescription ?? "unknown")])
         }
     }
 }

@@ -181,7 +181,8 @@ public final class NetworkClient: Sendable {
                 metadata: [
                     "courier.method": .string(built.request.method.rawValue),
                     "courier.url": .string(Redaction.redactedURL(Self.url(of: built.request))),
-                    "courier.headers": .string(Redaction.redactedHeaders(built.request.headerFields, extraSecretNames: context.secretHeaderNames)),
+                    "courier.headers": .string(
+                        Redaction.redactedHeaders(built.request.headerFields, extraSecretNames: context.secretHeaderNames)),
                 ])
         }
 

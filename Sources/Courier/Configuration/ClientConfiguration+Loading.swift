@@ -89,9 +89,11 @@ extension ClientConfiguration {
         }
         try Self.checkKeys(object["timeouts"], allowed: ["request", "connect"], prefix: "timeouts", source: source)
         try Self.checkKeys(
-            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source)
+            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
+        )
         for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
-            try Self.checkKeys(rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
+            try Self.checkKeys(
+                rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
         }
         let file: ConfigurationFile
         do {
@@ -140,30 +142,37 @@ extension ClientConfiguration {
             }
             do {
                 configuration.headerRules.append(
-                    try HeaderRule(team: rule.team, host: rule.host, pathPrefix: rule.pathPrefix, headerList: headers, secret: rule.secret ?? false))
+                    try HeaderRule(
+                        team: rule.team, host: rule.host, pathPrefix: rule.pathPrefix, headerList: headers, secret: rule.secret ?? false))
             } catch {
                 throw ConfigurationError(key: "headerRules.\(index)", value: error.value, allowed: error.allowed, source: source)
             }
         }
         if let retry = file.retry {
             var policy = configuration.retry ?? RetryPolicy()
-            if let attempts = retry.maxAttempts { policy.maxAttempts = try Self.wholeNumber(attempts, key: "retry.maxAttempts", source: source) }
-            if let seconds = retry.baseDelay { policy.baseDelay = try Self.duration(seconds: seconds, key: "retry.baseDelay", source: source) }
+            if let attempts = retry.maxAttempts {
+                policy.maxAttempts = try Self.wholeNumber(attempts, key: "retry.maxAttempts", source: source)
+            }
+            if let seconds = retry.baseDelay {
+                policy.baseDelay = try Self.duration(seconds: seconds, key: "retry.baseDelay", source: source)
+            }
             if let seconds = retry.maxDelay { policy.maxDelay = try Self.duration(seconds: seconds, key: "retry.maxDelay", source: source) }
             if let seconds = retry.maxRetryAfter {
                 policy.maxRetryAfter = try Self.duration(seconds: seconds, key: "retry.maxRetryAfter", source: source)
             }
             if let statuses = retry.statuses {
-                policy.retryableStatuses = Set(try statuses.map { value throws(ConfigurationError) in
-                    try Self.wholeNumber(value, key: "retry.statuses", source: source)
-                })
+                policy.retryableStatuses = Set(
+                    try statuses.map { value throws(ConfigurationError) in
+                        try Self.wholeNumber(value, key: "retry.statuses", source: source)
+                    })
             }
             configuration.retry = policy
         }
         if let name = file.failureLogLevel {
             guard let level = Logger.Level(rawValue: name.lowercased()) else {
                 throw ConfigurationError(
-                    key: "failureLogLevel", value: name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), source: source)
+                    key: "failureLogLevel", value: name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "),
+                    source: source)
             }
             configuration.failureLogLevel = level
         }

@@ -54,8 +54,11 @@ public final class MetricsExport: CallObserver {
         if let network = record.metrics.network { timers.network.recordNanoseconds(Self.nanoseconds(network)) }
         if let error = record.error, outcome != .cancelled {
             let errorKey = Key(endpoint: key.endpoint, transport: key.transport, detail: error.kind.description)
-            counter(in: errors, errorKey, "courier_call_errors", [("endpoint", key.endpoint), ("transport", key.transport), ("kind", errorKey.detail)])
-                .increment()
+            counter(
+                in: errors, errorKey, "courier_call_errors",
+                [("endpoint", key.endpoint), ("transport", key.transport), ("kind", errorKey.detail)]
+            )
+            .increment()
         }
         if record.metrics.attempts > 1 {
             let retryKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
@@ -67,7 +70,8 @@ public final class MetricsExport: CallObserver {
     private func counter(in table: Locked<[Key: Counter]>, _ key: Key, _ label: String, _ dimensions: [(String, String)]) -> Counter {
         table.withLock { table in
             if let known = table[key] { return known }
-            let made = factory.map { Counter(label: label, dimensions: dimensions, factory: $0) } ?? Counter(label: label, dimensions: dimensions)
+            let made =
+                factory.map { Counter(label: label, dimensions: dimensions, factory: $0) } ?? Counter(label: label, dimensions: dimensions)
             table[key] = made
             return made
         }

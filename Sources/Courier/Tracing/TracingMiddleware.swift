@@ -71,7 +71,9 @@ public struct TracingMiddleware: Middleware {
     public static let traceParentName = HTTPField.Name("traceparent")!
 
     private static func port(of authority: String, scheme: String?) -> Int? {
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"), let port = Int(authority[authority.index(after: colon)...]) {
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"),
+            let port = Int(authority[authority.index(after: colon)...])
+        {
             return port
         }
         return scheme == "https" ? 443 : 80
