@@ -306,9 +306,7 @@ public final class NetworkClient: Sendable {
     }
 
     private static func milliseconds(_ duration: Duration?) -> Int64 {
-        guard let duration else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
+        duration?.wholeMilliseconds ?? 0
     }
 
     /// The first 1 KiB of a body for trace logs, as text when it is UTF-8.

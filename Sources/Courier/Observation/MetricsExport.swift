@@ -50,8 +50,8 @@ public final class MetricsExport: CallObserver {
             handles[key] = made
             return made
         }
-        if let total = record.metrics.total { timers.duration.recordNanoseconds(Self.nanoseconds(total)) }
-        if let network = record.metrics.network { timers.network.recordNanoseconds(Self.nanoseconds(network)) }
+        if let total = record.metrics.total { timers.duration.recordNanoseconds(total.wholeNanoseconds) }
+        if let network = record.metrics.network { timers.network.recordNanoseconds(network.wholeNanoseconds) }
         if let error = record.error, outcome != .cancelled {
             let errorKey = Key(endpoint: key.endpoint, transport: key.transport, detail: error.kind.description)
             counter(
@@ -80,11 +80,5 @@ public final class MetricsExport: CallObserver {
     private func makeTimer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
         factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) }
             ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? Int64.max : whole &+ attoseconds / 1_000_000_000
     }
 }

@@ -73,8 +73,7 @@ public struct RetryMiddleware: Middleware {
                 "courier.call.retrying",
                 metadata: [
                     "courier.attempt": .stringConvertible(attempt + 1), "courier.reason": .string(reason),
-                    "courier.wait_ms": .stringConvertible(
-                        wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000),
+                    "courier.wait_ms": .stringConvertible(wait.wholeMilliseconds),
                 ])
             // The abandoned response's body stream is dropped here, which stops its transfer.
             do {
