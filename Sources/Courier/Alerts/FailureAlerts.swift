@@ -39,7 +39,8 @@ public final class FailureAlerts: CallObserver {
     public let rules: [AlertRule]
     /// How many alerts may wait for the sink: 256.
     public let bufferSize = 256
-    /// The most groups tracked per rule (further groups are not counted): 1,000.
+    /// Groups tracked, per rule on average: at most 1,000 × the number of rules in all (calls of
+    /// further groups are not counted).
     public let maxGroupsPerRule = 1000
     /// The most calls kept per error-rate window: 100,000.
     public let maxWindowCalls = 100_000

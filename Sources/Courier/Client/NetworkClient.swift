@@ -124,14 +124,17 @@ public final class NetworkClient: Sendable {
         let requestID = Self.makeRequestID()
         var logger = call.logger ?? configuration.logger
         logger[metadataKey: "courier.request_id"] = .string(requestID)
-        let result = await run(call, requestID: requestID, logger: logger, recorder: recorder, start: start, deadlineStart: deadlineStart)
-        report(result, of: call, requestID: requestID, logger: logger)
+        var authority: String?
+        let result = await run(
+            call, requestID: requestID, logger: logger, recorder: recorder, start: start, deadlineStart: deadlineStart,
+            authority: &authority)
+        report(result, of: call, requestID: requestID, logger: logger, authority: authority)
         return result
     }
 
     private func run<Output>(
         _ call: CallDescription<Output>, requestID: String, logger: Logger, recorder: TransferRecorder,
-        start: ContinuousClock.Instant, deadlineStart: ContinuousClock.Instant
+        start: ContinuousClock.Instant, deadlineStart: ContinuousClock.Instant, authority: inout String?
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
         var sentRequest: HTTPRequest?
@@ -160,6 +163,7 @@ public final class NetworkClient: Sendable {
             return fail(error)
         }
         sentRequest = built.request
+        authority = built.request.authority
         let timeout = call.timeout ?? configuration.requestTimeout
         var context = RequestContext(
             requestID: requestID,
@@ -253,7 +257,8 @@ public final class NetworkClient: Sendable {
 
     /// Logs the outcome (one fixed message per outcome) and tells the observers.
     private func report<Output>(
-        _ result: Result<DecodedResponse<Output>, NetworkError>, of call: CallDescription<Output>, requestID: String, logger: Logger
+        _ result: Result<DecodedResponse<Output>, NetworkError>, of call: CallDescription<Output>, requestID: String, logger: Logger,
+        authority: String?
     ) {
         let error: NetworkError?
         let status: Int?
@@ -269,7 +274,7 @@ public final class NetworkClient: Sendable {
                     metadata: [
                         "courier.status": .stringConvertible(response.head.status.code),
                         "courier.attempts": .stringConvertible(metrics.attempts),
-                        "courier.duration_ms": .stringConvertible(Self.milliseconds(metrics.total)),
+                        "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
                     ])
             }
         case .failure(let failure):
@@ -286,27 +291,16 @@ public final class NetworkClient: Sendable {
                         "courier.status": .stringConvertible(failure.status ?? 0),
                         "courier.request": .string(failure.request?.description ?? ""),
                         "courier.attempts": .stringConvertible(metrics.attempts),
-                        "courier.duration_ms": .stringConvertible(Self.milliseconds(metrics.total)),
+                        "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
                     ])
             }
         }
         guard !observers.isEmpty else { return }
         let record = CallRecord(
             requestID: requestID, endpoint: EndpointLabels.shared.label(for: call.apiType), team: call.team,
-            method: call.method.rawValue, host: Self.host(of: call, configuredBase: configuredBase), status: status, error: error,
+            method: call.method.rawValue, host: authority ?? "", status: status, error: error,
             metrics: metrics)
         for observer in observers { observer.callFinished(record) }
-    }
-
-    /// The host a call went to, from its own base URL or the configured one (no user info).
-    private static func host<Output>(of call: CallDescription<Output>, configuredBase: Result<URLBuilder.Base, NetworkError>?) -> String {
-        if let own = call.baseURL, let base = try? URLBuilder.parseBase(own) { return base.authority }
-        if let base = try? configuredBase?.get() { return base.authority }
-        return ""
-    }
-
-    private static func milliseconds(_ duration: Duration?) -> Int64 {
-        duration?.wholeMilliseconds ?? 0
     }
 
     /// The first 1 KiB of a body for trace logs, as text when it is UTF-8.

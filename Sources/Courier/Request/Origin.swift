@@ -16,4 +16,17 @@ package enum Origin {
     package static func of(scheme: String?, authority: String?) -> String {
         of(URL(string: "\(scheme ?? "http")://\(authority ?? "")/"))
     }
+
+    /// The host (lowercase, IPv6 brackets kept, user info dropped) and the explicit port of an
+    /// authority the client already built; never fails (a missing port is `nil`).
+    package static func hostAndPort(of authority: String) -> (host: String, port: Int?) {
+        var text = Substring(authority)
+        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let after = text[text.index(after: close)...]
+            return (String(text[...close]).lowercased(), after.hasPrefix(":") ? Int(after.dropFirst()) : nil)
+        }
+        guard let colon = text.lastIndex(of: ":") else { return (text.lowercased(), nil) }
+        return (text[..<colon].lowercased(), Int(text[text.index(after: colon)...]))
+    }
 }

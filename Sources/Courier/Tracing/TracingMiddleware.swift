@@ -42,8 +42,9 @@ public struct TracingMiddleware: Middleware {
             let authority = request.authority ?? ""
             span.attributes["http.request.method"] = request.method.rawValue
             span.attributes["url.full"] = Redaction.redactedURL("\(request.scheme ?? "http")://\(authority)\(request.path ?? "/")")
-            span.attributes["server.address"] = HeaderRule.host(of: authority)
-            if let port = Self.port(of: authority, scheme: request.scheme) { span.attributes["server.port"] = port }
+            let (host, port) = Origin.hostAndPort(of: authority)
+            span.attributes["server.address"] = host
+            span.attributes["server.port"] = port ?? (request.scheme == "https" ? 443 : 80)
         }
         var request = request
         tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
@@ -69,15 +70,6 @@ public struct TracingMiddleware: Middleware {
 
     /// `traceparent`.
     public static let traceParentName = HTTPField.Name("traceparent")!
-
-    private static func port(of authority: String, scheme: String?) -> Int? {
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"),
-            let port = Int(authority[authority.index(after: colon)...])
-        {
-            return port
-        }
-        return scheme == "https" ? 443 : 80
-    }
 }
 
 /// Writes propagation headers into `HTTPFields`; invalid names or values are skipped.

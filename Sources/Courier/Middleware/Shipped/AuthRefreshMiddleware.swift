@@ -103,21 +103,31 @@ public final class AuthRefreshMiddleware: Middleware {
     /// new refresh if the limit allows.
     private func renewed(after rejected: String) async throws(NetworkError) -> String {
         let now = timeSource.now
-        let decision: Result<Task<String, any Error>, NetworkError> = state.withLock { state in
-            if let current = state.current, current != rejected { return .success(Task { current }) }
-            if let refreshing = state.refreshing { return .success(refreshing) }
+        enum Decision {
+            case use(String)
+            case wait(Task<String, any Error>)
+            case refuse(NetworkError)
+        }
+        let decision: Decision = state.withLock { state in
+            if let current = state.current, current != rejected { return .use(current) }
+            if let refreshing = state.refreshing { return .wait(refreshing) }
             state.refreshedAt.removeAll { $0.duration(to: now) >= refreshWindow }
             guard state.refreshedAt.count < maxRefreshes else {
-                return .failure(
+                return .refuse(
                     Self.failure("the credential was refused and the refresh limit (\(maxRefreshes) per \(refreshWindow)) is reached"))
             }
             state.refreshedAt.append(now)
             let provider = provider
             let task = Task { try await provider.refresh(rejected: rejected) }
             state.refreshing = task
-            return .success(task)
+            return .wait(task)
         }
-        let task = try decision.get()
+        let task: Task<String, any Error>
+        switch decision {
+        case .use(let current): return current
+        case .refuse(let error): throw error
+        case .wait(let pending): task = pending
+        }
         do {
             let value = try await task.value
             state.withLock { state in

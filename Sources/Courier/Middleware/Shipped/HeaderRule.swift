@@ -87,28 +87,21 @@ public struct HeaderRule: Sendable {
     var specificity: Int { (team != nil ? 4 : 0) + (host != nil ? 2 : 0) + (pathPrefix != nil ? 1 : 0) }
 
     /// Whether the rule applies to a request of a team.
-    func matches(_ request: HTTPRequest, team callTeam: String?) -> Bool {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - callTeam: The call's team.
+    ///   - path: The request's path without its query (computed once per request by the caller).
+    func matches(_ request: HTTPRequest, team callTeam: String?, path: Substring) -> Bool {
         if let team, team != callTeam { return false }
         if let host {
-            guard let authority = request.authority, Self.host(of: authority) == host else { return false }
+            guard let authority = request.authority, Origin.hostAndPort(of: authority).host == host else { return false }
         }
         if let pathPrefix {
-            let path = request.path.map { $0.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "" } ?? "/"
             guard path.hasPrefix(pathPrefix) else { return false }
             if !pathPrefix.hasSuffix("/"), path.count > pathPrefix.count {
-                let next = path[path.index(path.startIndex, offsetBy: pathPrefix.count)]
-                guard next == "/" else { return false }
+                guard path[path.index(path.startIndex, offsetBy: pathPrefix.count)] == "/" else { return false }
             }
         }
         return true
-    }
-
-    /// The host part of an authority, lowercase, without user info or port (IPv6 brackets kept).
-    static func host(of authority: String) -> String {
-        var text = Substring(authority)
-        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return String(text[...close]).lowercased() }
-        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
-        return text.lowercased()
     }
 }

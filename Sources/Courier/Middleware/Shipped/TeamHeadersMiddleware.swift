@@ -36,7 +36,9 @@ public struct TeamHeadersMiddleware: Middleware {
     ///   - context: The call's context; secret rules add their header names to it.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when a computed value is not a valid header value.
     func apply(to request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
-        for rule in ordered where rule.matches(request, team: context.team) {
+        let fullPath = request.path ?? "/"
+        let path = fullPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        for rule in ordered where rule.matches(request, team: context.team, path: path) {
             for (name, source) in rule.headers where !context.ownHeaderNames.contains(name) {
                 let value: String?
                 switch source {
