@@ -61,11 +61,11 @@
             case .remoteConnectionClosed, .uncleanShutdown: return (.connectionClosed, phase)
             case .bodyLengthMismatch: return (.connectionClosed, .receiving)
             case .cancelled, .requestStreamCancelled: return (.cancelled, phase)
-            case .invalidURL, .emptyHost, .emptyScheme, .incompatibleHeaders, .traceRequestWithBody, .chunkedSpecifiedMultipleTimes,
-                .identityCodingIncorrectlyPresent:
+            // (AsyncHTTPClient no longer throws its deprecated header errors; they fall to `default`.)
+            case .invalidURL, .emptyHost, .emptyScheme, .traceRequestWithBody, .identityCodingIncorrectlyPresent:
                 return (.invalidRequest, .building)
             case .redirectLimitReached, .redirectCycleDetected: return (.tooManyRedirects, .receiving)
-            case .httpEndReceivedAfterHeadWith1xx, .contentLengthMissing: return (.invalidResponse, phase)
+            case .contentLengthMissing: return (.invalidResponse, phase)
             default: return (.transportFailure, phase)
             }
         }
