@@ -94,9 +94,15 @@ struct APILifecycle<Handle> {
     }
 
     mutating func finish(succeeded: Bool) -> FinishAction {
+        finish(succeeded ? .succeeded : .failed)
+    }
+
+    /// Ends a running call with `outcome` (``Outcome/cancelled`` when the work itself reported a
+    /// cancellation, for example one made by ``RequestQueue/cancelAll(_:)``).
+    mutating func finish(_ outcome: Outcome) -> FinishAction {
         switch state {
         case .running:
-            state = .finished(succeeded ? .succeeded : .failed)
+            state = .finished(outcome)
             return .deliver
         case .idle, .finished:
             return .drop

@@ -105,6 +105,14 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var decoder: ResponseDecoder<Output> { .automatic }
     /// How a rejected response's body is decoded into the error; none by default.
     open var errorDecoder: ErrorBodyDecoder? { nil }
+    /// The queue the call waits in; `nil` (the default) uses the client's default queue, if it has one.
+    open var requestQueue: RequestQueue? { nil }
+    /// The call's priority in its queue; `normal` by default.
+    open var priority: RequestPriority { .normal }
+    /// Tags for ``RequestQueue/cancelAll(_:)``; none by default.
+    open var tags: Set<String> { [] }
+    /// Whether the call may share an identical call's transfer in its queue; `automatic` by default.
+    open var deduplication: Deduplication { .automatic }
 
     // MARK: Lifecycle
 
@@ -139,14 +147,26 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     ///   ``NetworkError/Kind/cancelled`` if it was cancelled before it started. A refused start
     ///   changes nothing and calls no completion.
     public func start() throws(NetworkError) {
-        try launch(completion: nil, waiter: nil)
+        try launch(completion: nil, waiter: nil, placement: nil)
     }
 
     /// Sets ``completion`` and starts the call.
     /// - Parameter completion: Called once with the result, on ``completionQueue``.
     /// - Throws: As ``start()``; a refused start does not replace the existing completion.
     public func start(completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void) throws(NetworkError) {
-        try launch(completion: completion, waiter: nil)
+        try launch(completion: completion, waiter: nil, placement: nil)
+    }
+
+    /// How a ``Batch`` runs its items: in its queue, as members of the batch, telling it when each starts.
+    struct BatchPlacement: Sendable {
+        var queue: RequestQueue
+        var batch: BatchID
+        var onStart: @Sendable () -> Void
+    }
+
+    /// Starts the call as an item of a batch.
+    func start(in placement: BatchPlacement, completion: @escaping Handler) throws(NetworkError) {
+        try launch(completion: completion, waiter: nil, placement: placement)
     }
 
     /// Starts the call and waits for its output. Cancelling the calling task cancels the call.
@@ -156,7 +176,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Output, any Error>) in
                 do {
-                    try launch(completion: nil, waiter: waiter)
+                    try launch(completion: nil, waiter: waiter, placement: nil)
                 } catch {
                     waiter.resume(throwing: error)
                 }
@@ -186,10 +206,10 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         deliver(.failure(.cancelled(phase: .transfer)), to: completion, waiter)
     }
 
-    private typealias Handler = @Sendable (Result<Output, NetworkError>) -> Void
-    private typealias Waiter = CheckedContinuation<Output, any Error>
+    typealias Handler = @Sendable (Result<Output, NetworkError>) -> Void
+    typealias Waiter = CheckedContinuation<Output, any Error>
 
-    private func launch(completion: Handler?, waiter: Waiter?) throws(NetworkError) {
+    private func launch(completion: Handler?, waiter: Waiter?, placement: BatchPlacement?) throws(NetworkError) {
         let action = box.withLock { box in
             let action = box.lifecycle.start()
             if case .launch = action {
@@ -205,7 +225,12 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         case .rejectCancelled:
             throw NetworkError(kind: .cancelled, phase: .building, message: "\(Self.self) was cancelled before it started")
         case .launch:
-            let call = describe()
+            var call = describe()
+            if let placement {
+                call.requestQueue = placement.queue
+                call.batch = placement.batch
+                call.onStart = placement.onStart
+            }
             let task = Task { [self] in
                 finish(await client.execute(call))
             }
@@ -217,7 +242,12 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
 
     private func finish(_ result: Result<DecodedResponse<Output>, NetworkError>) {
         let (completion, waiter): (Handler?, Waiter?) = box.withLock { box in
-            guard box.lifecycle.finish(succeeded: (try? result.get()) != nil) == .deliver else { return (nil, nil) }
+            let outcome: APILifecycle<Task<Void, Never>>.Outcome =
+                switch result {
+                case .success: .succeeded
+                case .failure(let error): error.kind == .cancelled ? .cancelled : .failed
+                }
+            guard box.lifecycle.finish(outcome) == .deliver else { return (nil, nil) }
             switch result {
             case .success(let response):
                 box.metrics = response.metrics
@@ -245,7 +275,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         CallDescription(
             baseURL: baseURL, path: path, method: method, query: query, headers: headers, body: body, team: team,
             timeout: timeout, httpVersion: httpVersion, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder,
-            logger: logger, apiType: type(of: self)
+            logger: logger, apiType: type(of: self), requestQueue: requestQueue, priority: priority, tags: tags,
+            deduplication: deduplication
         )
     }
 }

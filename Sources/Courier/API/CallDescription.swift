@@ -19,6 +19,18 @@ struct CallDescription<Output: Sendable>: Sendable {
     var logger: Logger?
     /// The endpoint or API object type, for the bounded metric label.
     var apiType: Any.Type
+    /// The queue the call waits in; `nil` uses the client's default queue (if any).
+    var requestQueue: RequestQueue?
+    /// The call's priority in its queue.
+    var priority: RequestPriority = .normal
+    /// Tags for ``RequestQueue/cancelAll(_:)``.
+    var tags: Set<String> = []
+    /// Whether the call may share an identical call's transfer.
+    var deduplication: Deduplication = .automatic
+    /// The batch the call belongs to.
+    var batch: BatchID?
+    /// Told when the call leaves its queue (see ``QueuePlacement/onStart``).
+    var onStart: (@Sendable () -> Void)?
 }
 
 extension CallDescription {
@@ -30,6 +42,10 @@ extension CallDescription {
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
             logger: endpoint.logger, apiType: E.self
         )
+        requestQueue = endpoint.requestQueue
+        priority = endpoint.priority
+        tags = endpoint.tags
+        deduplication = endpoint.deduplication
     }
 }
 

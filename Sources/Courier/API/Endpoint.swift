@@ -45,6 +45,14 @@ public protocol Endpoint: Sendable {
     var decoder: ResponseDecoder<Output> { get }
     /// How a rejected response's body is decoded into the error; none by default.
     var errorDecoder: ErrorBodyDecoder? { get }
+    /// The queue the call waits in; `nil` (the default) uses the client's default queue, if it has one.
+    var requestQueue: RequestQueue? { get }
+    /// The call's priority in its queue; `normal` by default.
+    var priority: RequestPriority { get }
+    /// Tags for ``RequestQueue/cancelAll(_:)``; none by default.
+    var tags: Set<String> { get }
+    /// Whether the call may share an identical call's transfer in its queue; `automatic` by default.
+    var deduplication: Deduplication { get }
 }
 
 extension Endpoint {
@@ -72,4 +80,12 @@ extension Endpoint {
     public var decoder: ResponseDecoder<Output> { .automatic }
     /// None.
     public var errorDecoder: ErrorBodyDecoder? { nil }
+    /// The client's default queue.
+    public var requestQueue: RequestQueue? { nil }
+    /// `normal`.
+    public var priority: RequestPriority { .normal }
+    /// No tags.
+    public var tags: Set<String> { [] }
+    /// `automatic`.
+    public var deduplication: Deduplication { .automatic }
 }

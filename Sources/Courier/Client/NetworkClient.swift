@@ -26,6 +26,8 @@ public final class NetworkClient: Sendable {
     public let networkMiddleware: [any Middleware]
     /// The observers told about every finished call, including the metrics export when enabled.
     public let observers: [any CallObserver]
+    /// The queue calls wait in when their API object names none; `nil` runs them at once.
+    public let queue: RequestQueue?
     private let chain: Middleware.Next
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
@@ -47,10 +49,12 @@ public final class NetworkClient: Sendable {
     ///   - networkMiddleware: Network middleware (once per attempt; each must call `next` once).
     ///   - observers: Told about every finished call; ``MetricsExport`` is added when
     ///     ``ClientConfiguration/exportsMetrics`` is on.
+    ///   - queue: The default queue for calls whose API object names none; `nil` (the default)
+    ///     uses one made from ``ClientConfiguration/queue`` when that is set, or none.
     /// - Throws: ``ConfigurationError`` when a configuration value is out of range.
     public init(
         configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = [],
-        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = []
+        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil
     ) throws(ConfigurationError) {
         try configuration.validate()
         do {
@@ -68,6 +72,13 @@ public final class NetworkClient: Sendable {
         self.middleware = application
         self.networkMiddleware = networkMiddleware
         self.observers = configuration.exportsMetrics ? observers + [MetricsExport()] : observers
+        if let queue {
+            self.queue = queue
+        } else if let limits = configuration.queue {
+            self.queue = try RequestQueue(limits: limits)
+        } else {
+            self.queue = nil
+        }
         self.chain = MiddlewareChain.build(application: application, network: networkMiddleware, around: transport)
         self.transportEndsAtDeadline =
             transport.enforcesDeadline && application.allSatisfy(\.staysWithinDeadline)
@@ -82,14 +93,15 @@ public final class NetworkClient: Sendable {
     /// - Throws: ``ConfigurationError`` for an unknown transport name or a value out of range.
     ///   - networkMiddleware: Network middleware (once per attempt).
     ///   - observers: Told about every finished call.
+    ///   - queue: The default queue (see the other initialiser).
     public convenience init(
         configuration: ClientConfiguration, registry: TransportRegistry, middleware: [any Middleware] = [],
-        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = []
+        networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil
     ) throws {
         let transport = try registry.makeTransport(for: configuration)
         try self.init(
             configuration: configuration, transport: transport, middleware: middleware, networkMiddleware: networkMiddleware,
-            observers: observers)
+            observers: observers, queue: queue)
     }
 
     /// Runs an endpoint and returns its decoded output.
@@ -117,6 +129,15 @@ public final class NetworkClient: Sendable {
     /// then the log line and the observers. Never throws: every failure comes back as a
     /// ``NetworkError`` with the metrics so far.
     func execute<Output>(_ call: CallDescription<Output>) async -> Result<DecodedResponse<Output>, NetworkError> {
+        guard let queue = call.requestQueue ?? queue else { return await executeNow(call, placement: nil) }
+        let placement = QueuePlacement(queue: queue, priority: call.priority, deduplication: call.deduplication, onStart: call.onStart)
+        let membership = CallMembership(tags: call.tags, team: call.team, batch: call.batch)
+        return await queue.tracking(membership) { await self.executeNow(call, placement: placement) }
+    }
+
+    private func executeNow<Output>(
+        _ call: CallDescription<Output>, placement: QueuePlacement?
+    ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
         let start = time.now
         let deadlineStart = ContinuousClock.now
@@ -126,14 +147,14 @@ public final class NetworkClient: Sendable {
         logger[metadataKey: "courier.request_id"] = .string(requestID)
         var authority: String?
         let result = await run(
-            call, requestID: requestID, logger: logger, recorder: recorder, start: start, deadlineStart: deadlineStart,
-            authority: &authority)
+            call, placement: placement, requestID: requestID, logger: logger, recorder: recorder, start: start,
+            deadlineStart: deadlineStart, authority: &authority)
         report(result, of: call, requestID: requestID, logger: logger, authority: authority)
         return result
     }
 
     private func run<Output>(
-        _ call: CallDescription<Output>, requestID: String, logger: Logger, recorder: TransferRecorder,
+        _ call: CallDescription<Output>, placement: QueuePlacement?, requestID: String, logger: Logger, recorder: TransferRecorder,
         start: ContinuousClock.Instant, deadlineStart: ContinuousClock.Instant, authority: inout String?
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
@@ -178,6 +199,7 @@ public final class NetworkClient: Sendable {
             httpVersion: call.httpVersion
         )
         context.ownHeaderNames = built.ownHeaderNames
+        context.placement = placement
         recorder.update { $0.bytesSent = built.body?.length ?? 0 }
         if logger.logLevel <= .trace {
             logger.trace(
@@ -204,7 +226,8 @@ public final class NetworkClient: Sendable {
                 return (response.head, data)
             }
             (head, data) =
-                if transportEndsAtDeadline {
+                // A queued call may wait for a slot: only the client's timer bounds that wait.
+                if transportEndsAtDeadline && placement == nil {
                     try await exchange()
                 } else {
                     try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder, exchange)

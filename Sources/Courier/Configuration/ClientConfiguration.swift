@@ -38,6 +38,9 @@ public struct ClientConfiguration: Sendable {
     /// Where timings and time windows read the time; the system clock by default. Tests use a
     /// ``ManualTimeSource``.
     public var timeSource: any TimeSource = SystemTimeSource()
+    /// Limits for the client's default ``RequestQueue``, or `nil` (the default) for no default
+    /// queue: calls then start at once, bounded only by the transport's connection limits.
+    public var queue: RequestQueue.Limits?
 
     /// The allowed range of ``requestTimeout``.
     public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)
@@ -77,5 +80,6 @@ public struct ClientConfiguration: Sendable {
             throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
         }
         try retry?.validate(source: source)
+        try queue?.validate(source: source)
     }
 }

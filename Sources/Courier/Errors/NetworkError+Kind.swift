@@ -20,6 +20,7 @@ extension NetworkError {
             case transportFailure = "transport_failure"
             case authenticationFailed = "authentication_failed"
             case middlewareMisuse = "middleware_misuse"
+            case queueFull = "queue_full"
         }
 
         private let code: Code
@@ -64,6 +65,8 @@ extension NetworkError {
         /// A middleware broke its contract (a network middleware that did not call `next` exactly
         /// once). Checked in debug builds; a programming error, never retried.
         public static let middlewareMisuse = Kind(.middlewareMisuse)
+        /// The ``RequestQueue`` already had as many calls waiting as it allows; nothing was sent.
+        public static let queueFull = Kind(.queueFull)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

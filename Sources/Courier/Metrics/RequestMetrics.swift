@@ -64,6 +64,9 @@ public struct RequestMetrics: Sendable, Hashable {
     public var reusedConnection: Bool?
     /// The peer's address, when the transport knows it.
     public var remoteAddress: String?
+    /// Whether the response came from an identical call's transfer that this call joined
+    /// (de-duplication in a ``RequestQueue``) rather than from a transfer of its own.
+    public var deduplicated = false
     /// How many times the request was handed to the transport (more than one after retries or auth refresh).
     public var attempts: Int = 0
 

@@ -68,8 +68,8 @@ extension Middleware {
     public var staysWithinDeadline: Bool { false }
 }
 
-/// The one fold that builds the chain: application middleware outermost, then network
-/// middleware, then the transport.
+/// The one fold that builds the chain: application middleware outermost, then the queue's gate
+/// (`QueueGate`, for calls that have a ``RequestQueue``), then network middleware, then the transport.
 enum MiddlewareChain {
     /// Composes middleware around a transport.
     /// - Parameters:
@@ -90,7 +90,10 @@ enum MiddlewareChain {
             context.recorder.update { $0.attempts += 1 }
             return try await attempt(request, body, context)
         }
-        return application.reversed().reduce(counted) { next, link in
+        let queued: Middleware.Next = { request, body, context in
+            try await QueueGate.pass(request, body, context, counted)
+        }
+        return application.reversed().reduce(queued) { next, link in
             { request, body, context in
                 try await link.intercept(request, body: body, context: context, next: next)
             }

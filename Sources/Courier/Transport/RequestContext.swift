@@ -29,6 +29,8 @@ public struct RequestContext: Sendable {
     /// The names of the headers the API object set itself. They win over every header rule and
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
+    /// The queue the call waits in, when it has one (see ``RequestQueue``).
+    var placement: QueuePlacement?
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+
+/// The point between application and network middleware where a queued call waits for its slot
+/// (and, when it may, shares an identical call's transfer).
+///
+/// A call without a queue passes straight through. A queued call holds its slot until the whole
+/// response body has been read, so the queue's limits bound the transfers really running; the
+/// body then continues as bytes in memory.
+enum QueueGate {
+    static func pass(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
+    ) async throws -> TransportResponse {
+        guard let placement = context.placement else { return try await next(request, body, context) }
+        let queue = placement.queue
+        guard let key = queue.sharingKey(for: request, placement.deduplication) else {
+            let (head, data) = try await exchange(request, body, context, placement, next)
+            return TransportResponse(head: head, body: ResponseBody(data: data))
+        }
+        let outcome = try await queue.share(key: key, onJoin: placement.onStart) {
+            try await exchange(request, body, context, placement, next)
+        }
+        if outcome.joined {
+            context.recorder.update { $0.deduplicated = true }
+        }
+        return TransportResponse(head: outcome.head, body: ResponseBody(data: outcome.body))
+    }
+
+    /// Waits for a slot, runs the rest of the chain and reads the body, then frees the slot.
+    private static func exchange(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ placement: QueuePlacement,
+        _ next: Middleware.Next
+    ) async throws -> (HTTPResponse, Data) {
+        let queue = placement.queue
+        let host = request.authority ?? ""
+        let recorder = context.recorder
+        let waitStart = queue.timeSource.now
+        recorder.enter(.queued)
+        try await queue.acquireSlot(host: host, priority: placement.priority)
+        defer { queue.releaseSlot(host: host) }
+        let waited = waitStart.duration(to: queue.timeSource.now)
+        recorder.update { $0.queued += waited }
+        recorder.enter(.sending)
+        placement.onStart?()
+        let response = try await next(request, body, context)
+        let data = try await response.body.collect(upTo: context.maxResponseBytes)
+        return (response.head, data)
+    }
+}

@@ -1,0 +1,56 @@
+extension RequestQueue {
+    /// The limits of a ``RequestQueue``. Every default is finite.
+    public struct Limits: Sendable, Hashable {
+        /// Calls running at once, over every host: 16 by default.
+        public var maxConcurrent = 16
+        /// Calls running at once to one host (scheme-less `host:port`): 6 by default.
+        public var maxConcurrentPerHost = 6
+        /// Calls that may wait for a slot: 1,000 by default. A call arriving when this many wait
+        /// fails at once with ``NetworkError/Kind/queueFull``.
+        public var maxWaiting = 1000
+        /// Whether identical calls in flight share one transfer (see ``Deduplication``): on by default.
+        public var deduplicates = true
+        /// The request headers (lowercase) whose values are part of an automatic de-duplication
+        /// key: two calls that differ in one of them never share a transfer.
+        public var varyingHeaderNames: Set<String> = [
+            "accept", "accept-encoding", "accept-language", "authorization", "cookie", "range",
+        ]
+
+        /// The allowed range of ``maxConcurrent`` and ``maxConcurrentPerHost``.
+        public static let concurrencyRange: ClosedRange<Int> = 1...10_000
+        /// The allowed range of ``maxWaiting``.
+        public static let waitingRange: ClosedRange<Int> = 0...1_000_000
+
+        /// Limits with every default.
+        public init() {}
+
+        /// Limits with the given concurrency, every other value at its default.
+        /// - Parameters:
+        ///   - maxConcurrent: Calls running at once.
+        ///   - maxConcurrentPerHost: Calls running at once to one host; `maxConcurrent` when `nil`.
+        ///   - maxWaiting: Calls that may wait.
+        public init(maxConcurrent: Int, maxConcurrentPerHost: Int? = nil, maxWaiting: Int = 1000) {
+            self.maxConcurrent = maxConcurrent
+            self.maxConcurrentPerHost = maxConcurrentPerHost ?? maxConcurrent
+            self.maxWaiting = maxWaiting
+        }
+
+        /// Checks every value's range.
+        /// - Parameter source: Where the values came from, for the error.
+        /// - Throws: ``ConfigurationError`` naming the first value out of range.
+        public func validate(source: String = "code") throws(ConfigurationError) {
+            let allowed = "\(Self.concurrencyRange.lowerBound) to \(Self.concurrencyRange.upperBound)"
+            if !Self.concurrencyRange.contains(maxConcurrent) {
+                throw ConfigurationError(key: "queue.maxConcurrent", value: "\(maxConcurrent)", allowed: allowed, source: source)
+            }
+            if !Self.concurrencyRange.contains(maxConcurrentPerHost) {
+                throw ConfigurationError(
+                    key: "queue.maxConcurrentPerHost", value: "\(maxConcurrentPerHost)", allowed: allowed, source: source)
+            }
+            if !Self.waitingRange.contains(maxWaiting) {
+                throw ConfigurationError(
+                    key: "queue.maxWaiting", value: "\(maxWaiting)", allowed: "0 to \(Self.waitingRange.upperBound)", source: source)
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+/// The slot accounting of one ``RequestQueue``, as a value-type state machine without I/O.
+///
+/// It knows how many calls run (in total and per host), which wait and in what order, and
+/// whether the queue is suspended. Each event returns what the owner must do after releasing its
+/// lock: start these waiting calls, or let a new one wait, start or fail.
+///
+/// Invariant: no waiting call could start now. Every event that frees a slot or resumes the
+/// queue starts the waiting calls that fit, highest priority first, oldest first.
+struct QueueSlots {
+    /// One call waiting for a slot.
+    struct Waiter: Equatable {
+        var id: UInt64
+        var host: String
+        var priority: RequestPriority
+    }
+
+    enum AdmitAction: Equatable {
+        /// A slot was taken for the call: run it.
+        case start
+        /// The call waits; a later event names it in its list of calls to start.
+        case wait
+        /// The waiting list is full: fail the call.
+        case rejectFull
+    }
+
+    let limits: RequestQueue.Limits
+    private(set) var running = 0
+    private(set) var runningByHost: [String: Int] = [:]
+    private(set) var isSuspended = false
+    /// Waiting calls, one list per priority (index = raw value), oldest first.
+    private var waiting: [WaitList<Waiter>] = Array(repeating: WaitList(), count: RequestPriority.allCases.count)
+    private(set) var waitingCount = 0
+
+    init(limits: RequestQueue.Limits) {
+        self.limits = limits
+    }
+
+    /// A new call asks for a slot.
+    mutating func admit(id: UInt64, host: String, priority: RequestPriority) -> AdmitAction {
+        if !isSuspended, fits(host: host) {
+            take(host: host)
+            return .start
+        }
+        guard waitingCount < limits.maxWaiting else { return .rejectFull }
+        waiting[priority.rawValue].append(Waiter(id: id, host: host, priority: priority))
+        waitingCount += 1
+        return .wait
+    }
+
+    /// A waiting call gave up (cancelled, timed out). Returns `false` when it was not waiting
+    /// (it already started, or never waited).
+    mutating func withdraw(id: UInt64) -> Bool {
+        for level in waiting.indices where waiting[level].removeFirst(where: { $0.id == id }) != nil {
+            waitingCount -= 1
+            return true
+        }
+        return false
+    }
+
+    /// A running call finished with its slot. Returns the waiting calls that start now.
+    mutating func release(host: String) -> [UInt64] {
+        running -= 1
+        if let count = runningByHost[host] {
+            runningByHost[host] = count > 1 ? count - 1 : nil
+        }
+        return startWaiting()
+    }
+
+    /// Stops starting calls; running calls go on.
+    mutating func suspend() {
+        isSuspended = true
+    }
+
+    /// Starts calls again. Returns the waiting calls that start now, in priority order.
+    mutating func resume() -> [UInt64] {
+        isSuspended = false
+        return startWaiting()
+    }
+
+    /// The ids waiting now, in the order they would start if every host had room.
+    var waitingOrder: [UInt64] {
+        waiting.reversed().flatMap { $0.elements.map(\.id) }
+    }
+
+    private func fits(host: String) -> Bool {
+        running < limits.maxConcurrent && runningByHost[host, default: 0] < limits.maxConcurrentPerHost
+    }
+
+    private mutating func take(host: String) {
+        running += 1
+        runningByHost[host, default: 0] += 1
+    }
+
+    /// Starts waiting calls that fit, highest priority first and oldest first within a priority.
+    /// A call whose host is full is skipped, so one busy host does not hold back the others.
+    private mutating func startWaiting() -> [UInt64] {
+        guard !isSuspended, waitingCount > 0 else { return [] }
+        var started: [UInt64] = []
+        for level in waiting.indices.reversed() {
+            var list = waiting[level]
+            waiting[level] = WaitList()  // keeps `list` uniquely referenced: no copy
+            list.drain { waiter in
+                guard running < limits.maxConcurrent else { return nil }
+                guard fits(host: waiter.host) else { return false }
+                take(host: waiter.host)
+                started.append(waiter.id)
+                return true
+            }
+            waiting[level] = list
+            if running >= limits.maxConcurrent { break }
+        }
+        waitingCount -= started.count
+        return started
+    }
+}
