@@ -41,6 +41,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var decodedErrorBody: (any Sendable)?
     /// The call's metrics up to the failure, when the call got as far as the client.
     public var metrics: RequestMetrics?
+    /// The step of a ``Chain`` that failed, when the call was one.
+    public var chainStep: ChainStep?
 
     /// How many bytes of a failed response body an error keeps.
     public static let maximumRetainedBodyBytes = 64 * 1024
@@ -90,6 +92,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         var text = "NetworkError.\(kind) (phase: \(phase))"
         if let status { text += " status \(status)" }
         if let request { text += " for \(request)" }
+        if let chainStep { text += " in chain step \(chainStep)" }
         if !message.isEmpty { text += ": \(message)" }
         if let nativeCode { text += " [\(nativeCode)]" }
         return text
