@@ -69,7 +69,12 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
         guard Self.cacheCapacityRange.contains(cacheCapacity) else {
             throw ConfigurationError(key: "cacheCapacity", value: "\(cacheCapacity)", allowed: "0 to 1000000", source: "code")
         }
-        let queue = try queue ?? Self.defaultQueue()
+        let queue: RequestQueue
+        if let given = queue {
+            queue = given
+        } else {
+            queue = try RequestQueue(name: "loader")
+        }
         self.queue = queue
         self.client = client
         self.makeCall = { key in
@@ -80,10 +85,6 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.onResult = onResult
         self.callbackQueue = DispatchQueue(label: "courier.loader", target: callbackQueue)
         state = Locked(State(cache: BoundedCache(capacity: cacheCapacity)))
-    }
-
-    private static func defaultQueue() throws(ConfigurationError) -> RequestQueue {
-        try RequestQueue(name: "loader")
     }
 
     /// Replaces what one consumer wants, and reconciles the loads with what every consumer wants.
