@@ -69,17 +69,17 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
         guard Self.cacheCapacityRange.contains(cacheCapacity) else {
             throw ConfigurationError(key: "cacheCapacity", value: "\(cacheCapacity)", allowed: "0 to 1000000", source: "code")
         }
-        let queue: RequestQueue
-        if let given = queue {
-            queue = given
+        let loaderQueue: RequestQueue
+        if let queue {
+            loaderQueue = queue
         } else {
-            queue = try RequestQueue(name: "loader")
+            loaderQueue = try RequestQueue(name: "loader")
         }
-        self.queue = queue
+        self.queue = loaderQueue
         self.client = client
         self.makeCall = { key in
             var call = CallDescription(endpoint(key))
-            call.requestQueue = queue
+            call.requestQueue = loaderQueue
             return call
         }
         self.onResult = onResult
