@@ -16,6 +16,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyLength = 0
+    /// Whether a request was received and its response not finished yet.
+    private var inFlight = false
 
     init(statistics: ServerStatistics) {
         self.statistics = statistics
@@ -24,7 +26,9 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            statistics.requestReceived()
+            if inFlight { statistics.requestEnded() }
+            statistics.requestStarted(target: head.uri)
+            inFlight = true
             self.head = head
             body.removeAll(keepingCapacity: true)
             bodyLength = 0
@@ -103,7 +107,23 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        endRequest()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        endRequest()
+    }
+
+    private func endRequest() {
+        guard inFlight else { return }
+        inFlight = false
+        statistics.requestEnded()
+    }
+
     private func finish(request: HTTPRequestHead, context: ChannelHandlerContext) {
+        endRequest()
         let keepAlive = request.isKeepAlive
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             if !keepAlive { context.close(promise: nil) }

@@ -56,6 +56,15 @@ public final class TestServer: Sendable {
     public var connectionsOpen: Int { statistics.snapshot.connectionsOpen }
     /// Requests received since start.
     public var requestCount: Int { statistics.snapshot.requests }
+    /// Requests being answered now (received, response not finished, connection open).
+    public var requestsInFlight: Int { statistics.snapshot.requestsInFlight }
+    /// The most requests in flight at once since start or ``resetCounts()``.
+    public var maxRequestsInFlight: Int { statistics.snapshot.maxRequestsInFlight }
+    /// The targets (path and query) of the requests received since start or ``resetCounts()``,
+    /// oldest first (at most 100,000).
+    public var requestLog: [String] { statistics.snapshot.requestLog }
+    /// Clears ``requestLog`` and starts ``maxRequestsInFlight`` again from the requests in flight now.
+    public func resetCounts() { statistics.resetCounts() }
 
     private init(port: Int, mode: Mode, channel: any Channel, group: MultiThreadedEventLoopGroup, statistics: ServerStatistics) {
         self.port = port
