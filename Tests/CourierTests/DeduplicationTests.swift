@@ -1,0 +1,92 @@
+import Courier
+import CourierConformance
+import Foundation
+import Testing
+
+@Suite("In-flight de-duplication")
+struct DeduplicationTests {
+    func setUp(delay: Duration = .milliseconds(150)) throws -> (CountingTransport, RequestQueue, NetworkClient) {
+        let transport = CountingTransport(delay: delay)
+        let queue = try RequestQueue(limits: .init(maxConcurrent: 8))
+        return (transport, queue, try makeQueueClient(transport, queue: queue))
+    }
+
+    @Test("identical GETs in flight share one transfer and every caller gets the result")
+    func shared() async throws {
+        let (transport, queue, client) = try setUp()
+        let responses = try await withThrowingTaskGroup(of: DecodedResponse<PathReply>.self) { group in
+            for _ in 0..<3 {
+                group.addTask { try await client.response(for: QueuedCall(path: "same")) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(transport.snapshot.started == ["/same"])
+        #expect(responses.map(\.value) == Array(repeating: PathReply(path: "/same"), count: 3))
+        #expect(responses.filter(\.metrics.deduplicated).count == 2)
+        #expect(queue.status.sharedTransfers == 0)
+        _ = try await client.send(QueuedCall(path: "same"))
+        #expect(transport.snapshot.started == ["/same", "/same"], "a finished transfer is not shared with later calls")
+    }
+
+    @Test("one caller cancelling cancels only that caller", arguments: [0, 1, 2])
+    func oneCancels(which: Int) async throws {
+        let (transport, _, client) = try setUp()
+        var tasks: [Task<PathReply, any Error>] = []
+        for _ in 0..<3 {
+            tasks.append(Task { try await client.send(QueuedCall(path: "same")) })
+            #expect(await waitUntil { transport.snapshot.started.count == 1 })
+        }
+        try await Task.sleep(for: .milliseconds(10))
+        tasks[which].cancel()
+        for (index, task) in tasks.enumerated() {
+            if index == which {
+                _ = await expectNetworkError(.cancelled) { try await task.value }
+            } else {
+                #expect(try await task.value == PathReply(path: "/same"))
+            }
+        }
+        #expect(transport.snapshot.started.count == 1)
+        #expect(transport.snapshot.cancelled == 0)
+    }
+
+    @Test("the transfer is cancelled when the last caller cancels")
+    func allCancel() async throws {
+        let (transport, queue, client) = try setUp(delay: .seconds(10))
+        var tasks: [Task<PathReply, any Error>] = []
+        for _ in 0..<3 {
+            tasks.append(Task { try await client.send(QueuedCall(path: "same")) })
+        }
+        #expect(await waitUntil { transport.snapshot.running == 1 && queue.status.calls == 3 })
+        for task in tasks.dropLast() { task.cancel() }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(transport.snapshot.cancelled == 0, "one caller is still there")
+        tasks.last?.cancel()
+        for task in tasks { _ = await expectNetworkError(.cancelled) { try await task.value } }
+        #expect(await waitUntil { transport.snapshot.cancelled == 1 && transport.snapshot.running == 0 })
+        #expect(queue.status.sharedTransfers == 0 && queue.status.running == 0)
+    }
+
+    @Test(
+        "what may share",
+        arguments: [
+            ("GET twice", QueuedCall(path: "x"), QueuedCall(path: "x"), 1),
+            ("HEAD twice", QueuedCall(path: "x", method: .head), QueuedCall(path: "x", method: .head), 1),
+            ("POST twice", QueuedCall(path: "x", method: .post), QueuedCall(path: "x", method: .post), 2),
+            (
+                "POST with the caller's key", QueuedCall(path: "x", method: .post, deduplication: .key("k")),
+                QueuedCall(path: "x", method: .post, deduplication: .key("k")), 1
+            ),
+            ("different paths", QueuedCall(path: "x"), QueuedCall(path: "y"), 2),
+            ("different Authorization", QueuedCall(path: "x", headers: ["Authorization": "a"]), QueuedCall(path: "x", headers: ["Authorization": "b"]), 2),
+            ("a header that does not vary", QueuedCall(path: "x", headers: ["X-Trace": "1"]), QueuedCall(path: "x", headers: ["X-Trace": "2"]), 1),
+            ("opted out", QueuedCall(path: "x", deduplication: .never), QueuedCall(path: "x", deduplication: .never), 2),
+        ])
+    func rules(name: String, first: QueuedCall, second: QueuedCall, transfers: Int) async throws {
+        let (transport, _, client) = try setUp(delay: .milliseconds(100))
+        async let one = client.send(first)
+        #expect(await waitUntil { transport.snapshot.started.count == 1 })
+        async let two = client.send(second)
+        _ = try await (one, two)
+        #expect(transport.snapshot.started.count == transfers, "\(name)")
+    }
+}
