@@ -173,6 +173,15 @@ public struct ChainStep: Sendable, Hashable, CustomStringConvertible {
     /// The step's name.
     public var name: String
 
+    /// Creates a step description.
+    /// - Parameters:
+    ///   - index: The step's position, from 0.
+    ///   - name: The step's name.
+    public init(index: Int, name: String) {
+        self.index = index
+        self.name = name
+    }
+
     /// `2 (load avatar)`.
     public var description: String { "\(index) (\(name))" }
 }
