@@ -40,7 +40,12 @@ enum CurlRequestSetup {
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
         case .http2:
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
-            try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
+            // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
+            // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
+            // to a host wait for one another instead of opening connections side by side.
+            if request.scheme?.lowercased() == "https" {
+                try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
+            }
         case .http2PriorKnowledge:
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
             try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")

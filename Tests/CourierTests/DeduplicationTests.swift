@@ -5,8 +5,8 @@ import Testing
 
 @Suite("In-flight de-duplication")
 struct DeduplicationTests {
-    func setUp(delay: Duration = .milliseconds(150)) throws -> (CountingTransport, RequestQueue, NetworkClient) {
-        let transport = CountingTransport(delay: delay)
+    func setUp(delay: Duration = .zero, holds: Bool = true) throws -> (CountingTransport, RequestQueue, NetworkClient) {
+        let transport = CountingTransport(delay: delay, holds: holds)
         let queue = try RequestQueue(limits: .init(maxConcurrent: 8))
         return (transport, queue, try makeQueueClient(transport, queue: queue))
     }
@@ -18,6 +18,8 @@ struct DeduplicationTests {
             for _ in 0..<3 {
                 group.addTask { try await client.response(for: QueuedCall(path: "same")) }
             }
+            #expect(await waitUntil { queue.status.sharingCallers == 3 })
+            transport.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(transport.snapshot.started == ["/same"])
@@ -30,14 +32,15 @@ struct DeduplicationTests {
 
     @Test("one caller cancelling cancels only that caller", arguments: [0, 1, 2])
     func oneCancels(which: Int) async throws {
-        let (transport, _, client) = try setUp()
+        let (transport, queue, client) = try setUp()
         var tasks: [Task<PathReply, any Error>] = []
         for _ in 0..<3 {
             tasks.append(Task { try await client.send(QueuedCall(path: "same")) })
-            #expect(await waitUntil { transport.snapshot.started.count == 1 })
         }
-        try await Task.sleep(for: .milliseconds(10))
+        #expect(await waitUntil { queue.status.sharingCallers == 3 })
         tasks[which].cancel()
+        #expect(await waitUntil { queue.status.sharingCallers == 2 })
+        transport.release()
         for (index, task) in tasks.enumerated() {
             if index == which {
                 _ = await expectNetworkError(.cancelled) { try await task.value }
@@ -51,14 +54,14 @@ struct DeduplicationTests {
 
     @Test("the transfer is cancelled when the last caller cancels")
     func allCancel() async throws {
-        let (transport, queue, client) = try setUp(delay: .seconds(10))
+        let (transport, queue, client) = try setUp()
         var tasks: [Task<PathReply, any Error>] = []
         for _ in 0..<3 {
             tasks.append(Task { try await client.send(QueuedCall(path: "same")) })
         }
-        #expect(await waitUntil { transport.snapshot.running == 1 && queue.status.calls == 3 })
+        #expect(await waitUntil { transport.snapshot.running == 1 && queue.status.sharingCallers == 3 })
         for task in tasks.dropLast() { task.cancel() }
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await waitUntil { queue.status.sharingCallers == 1 })
         #expect(transport.snapshot.cancelled == 0, "one caller is still there")
         tasks.last?.cancel()
         for task in tasks { _ = await expectNetworkError(.cancelled) { try await task.value } }
@@ -82,10 +85,13 @@ struct DeduplicationTests {
             ("opted out", QueuedCall(path: "x", deduplication: .never), QueuedCall(path: "x", deduplication: .never), 2),
         ])
     func rules(name: String, first: QueuedCall, second: QueuedCall, transfers: Int) async throws {
-        let (transport, _, client) = try setUp(delay: .milliseconds(100))
+        let (transport, queue, client) = try setUp()
         async let one = client.send(first)
         #expect(await waitUntil { transport.snapshot.started.count == 1 })
         async let two = client.send(second)
+        // Both callers are in: either sharing the first transfer or running their own.
+        #expect(await waitUntil { queue.status.sharingCallers == 2 || transport.snapshot.started.count == 2 })
+        transport.release()
         _ = try await (one, two)
         #expect(transport.snapshot.started.count == transfers, "\(name)")
     }

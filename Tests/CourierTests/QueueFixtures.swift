@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// A transport for queue tests: it counts the requests running at once (in total and per host),
 /// records the order they started in, and answers each after `delay` (or fails it when `fails`
-/// says so). A cancelled request is counted in `cancelled`.
+/// says so). With `holds`, each request also waits until ``release()`` (at most 10 s), so tests
+/// do not depend on timing. A cancelled request is counted in `cancelled`.
 final class CountingTransport: Transport {
     struct Counts {
         var running = 0
@@ -18,11 +19,16 @@ final class CountingTransport: Transport {
     let counts = Locked(Counts())
     let delay: Duration
     let fails: @Sendable (String) -> Bool
+    let released: Locked<Bool>
 
-    init(delay: Duration = .milliseconds(5), fails: @escaping @Sendable (String) -> Bool = { _ in false }) {
+    init(delay: Duration = .milliseconds(5), holds: Bool = false, fails: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.delay = delay
         self.fails = fails
+        released = Locked(!holds)
     }
+
+    /// Lets held requests (and every later one) answer.
+    func release() { released.withLock { $0 = true } }
 
     var name: String { "counting" }
 
@@ -45,6 +51,10 @@ final class CountingTransport: Transport {
             }
         }
         do {
+            let end = ContinuousClock.now.advanced(by: .seconds(10))
+            while !released.withLock({ $0 }), ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             try await Task.sleep(for: delay)
         } catch {
             counts.withLock { $0.cancelled += 1 }

@@ -218,7 +218,7 @@ public final class NetworkClient: Sendable {
         do {
             // The phase moves on before any child task runs, so a deadline that strikes before the
             // transport is scheduled does not report the call as still being built.
-            recorder.enter(.sending)
+            recorder.enter(placement == nil ? .sending : .queued)
             let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [chain, context] in
                 let response = try await chain(built.request, built.body, context)
                 recorder.enter(.receiving)

@@ -86,8 +86,10 @@ public final class RequestQueue: Sendable {
         public var waiting: Int
         /// Calls tracked from start to result (running, waiting, or between attempts).
         public var calls: Int
-        /// Transfers shared by more than one caller or waiting to be.
+        /// Transfers in flight that identical calls may join.
         public var sharedTransfers: Int
+        /// Callers waiting on those transfers (the first caller of each included).
+        public var sharingCallers: Int
         /// Whether the queue is suspended.
         public var isSuspended: Bool
     }
@@ -97,6 +99,7 @@ public final class RequestQueue: Sendable {
         state.withLock {
             Status(
                 running: $0.slots.running, waiting: $0.slots.waitingCount, calls: $0.calls.count, sharedTransfers: $0.shared.count,
+                sharingCallers: $0.shared.values.reduce(0) { $0 + $1.callers.count },
                 isSuspended: $0.slots.isSuspended)
         }
     }
