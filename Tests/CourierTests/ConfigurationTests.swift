@@ -81,6 +81,9 @@ struct ConfigurationTests {
             (#"{"maxResponseBytes":0}"#, "maxResponseBytes"),
             (#"{"headers":{"Bad Name":"x"}}"#, "headers.Bad Name"),
             (#"{"headers":{"X-Ok":"a\r\nb"}}"#, "headers.X-Ok"),
+            (#"{"queue":{"maxConcurent":4}}"#, "queue.maxConcurent"),
+            (#"{"queue":{"maxConcurrent":0}}"#, "queue.maxConcurrent"),
+            (#"{"queue":{"maxWaiting":2.5}}"#, "queue.maxWaiting"),
         ]
     )
     func badFiles(text: String, key: String) throws {
@@ -111,5 +114,17 @@ struct ConfigurationTests {
         configuration.requestTimeout = .seconds(1)
         configuration.maxRedirects = -1
         #expect(throws: ConfigurationError.self) { try NetworkClient(configuration: configuration, transport: MockTransport()) }
+    }
+
+    @Test("the queue key gives the client a default queue with those limits")
+    func queueFromFile() throws {
+        let path = try writeFile(#"{"transport":"mock","queue":{"maxConcurrent":4,"maxConcurrentPerHost":2,"maxWaiting":10,"deduplicates":false}}"#)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
+        let client = try NetworkClient(configuration: configuration, transport: MockTransport())
+        let limits = try #require(client.queue?.limits)
+        #expect(limits.maxConcurrent == 4 && limits.maxConcurrentPerHost == 2 && limits.maxWaiting == 10 && !limits.deduplicates)
+        let none = try NetworkClient(configuration: ClientConfiguration(baseURL: nil, transport: "mock"), transport: MockTransport())
+        #expect(none.queue == nil, "no default queue unless configured")
     }
 }

@@ -23,7 +23,7 @@ struct KeyedLoaderTests {
 
     @Test("start new keys, cancel keys no longer wanted, keep running ones")
     func reconcile() async throws {
-        let transport = CountingTransport(delay: .milliseconds(300))
+        let transport = CountingTransport(delay: .zero, holds: true)
         let results = Results()
         let loader = try makeLoader(transport, results: results)
         loader.setWanted([1, 2, 3])
@@ -31,6 +31,7 @@ struct KeyedLoaderTests {
         loader.setWanted([2, 3, 4])
         #expect(await waitUntil { transport.snapshot.cancelled == 1 && transport.snapshot.started.count == 4 })
         #expect(loader.loading == [2, 3, 4])
+        transport.release()
         #expect(await waitUntil { loader.loading.isEmpty })
         #expect(await waitUntil { results.count(2) == 1 && results.count(3) == 1 && results.count(4) == 1 })
         #expect(results.count(1) == 0, "a load nobody wants is not reported")
@@ -56,7 +57,7 @@ struct KeyedLoaderTests {
 
     @Test("a load is cancelled only when no consumer wants its key")
     func consumers() async throws {
-        let transport = CountingTransport(delay: .milliseconds(300))
+        let transport = CountingTransport(delay: .zero, holds: true)
         let results = Results()
         let loader = try makeLoader(transport, results: results)
         loader.setWanted([1, 2], by: "page")
@@ -65,6 +66,7 @@ struct KeyedLoaderTests {
         loader.setWanted([], by: "page")
         #expect(await waitUntil { transport.snapshot.cancelled == 1 })
         #expect(loader.wanted == [2])
+        transport.release()
         #expect(await waitUntil { results.count(2) == 1 })
         #expect(transport.snapshot.started.count == 2)
     }

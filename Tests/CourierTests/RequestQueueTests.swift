@@ -85,13 +85,15 @@ struct RequestQueueTests {
 
     @Test("a suspended queue starts nothing new while running calls finish")
     func suspendKeepsRunning() async throws {
-        let transport = CountingTransport(delay: .milliseconds(100))
+        let transport = CountingTransport(delay: .zero, holds: true)
         let queue = try RequestQueue(limits: .init(maxConcurrent: 4))
         let client = try makeQueueClient(transport, queue: queue)
         let running = Task { try await client.send(QueuedCall(path: "running")) }
         #expect(await waitUntil { transport.snapshot.running == 1 })
         queue.suspend()
         let held = Task { try await client.send(QueuedCall(path: "held")) }
+        #expect(await waitUntil { queue.status.waiting == 1 })
+        transport.release()
         _ = try await running.value
         #expect(queue.status.waiting == 1)
         #expect(transport.snapshot.started == ["/running"])

@@ -23,7 +23,7 @@ struct QueueOverTransportTests {
             let client = try transport.makeClient(server) { $0.queue = RequestQueue.Limits(maxConcurrent: 3) }
             try await withThrowingTaskGroup(of: Data.self) { group in
                 for index in 0..<18 {
-                    group.addTask { try await client.send(Slow(milliseconds: 30, key: "\(index)")) }
+                    group.addTask { try await client.send(Slow(milliseconds: 100, key: "\(index)")) }
                 }
                 for try await _ in group {}
             }
@@ -84,14 +84,14 @@ struct QueueOverTransportTests {
         try await withServer { server in
             let client = try transport.makeClient(server)
             let delivered = Locked<[String: Int]>([:])
-            let loader = try KeyedLoader<String, Data>(client: client, endpoint: { Slow(milliseconds: 300, key: $0) }) { key, result in
+            let loader = try KeyedLoader<String, Data>(client: client, endpoint: { Slow(milliseconds: 1500, key: $0) }) { key, result in
                 if (try? result.get()) != nil { delivered.withLock { $0[key, default: 0] += 1 } }
             }
             loader.setWanted(["a", "b", "c"])
             #expect(await eventually { server.requestsInFlight == 3 })
             loader.setWanted(["b", "c", "d"])
             #expect(await eventually { delivered.withLock { $0 } == ["b": 1, "c": 1, "d": 1] })
-            #expect(server.requestLog.sorted() == ["/delay/300?k=a", "/delay/300?k=b", "/delay/300?k=c", "/delay/300?k=d"])
+            #expect(server.requestLog.sorted() == ["/delay/1500?k=a", "/delay/1500?k=b", "/delay/1500?k=c", "/delay/1500?k=d"])
             #expect(await eventually { server.requestsInFlight == 0 })
             loader.setWanted([])
             loader.setWanted(["b", "c", "d"])

@@ -10,7 +10,7 @@ extension ClientConfiguration {
     /// The keys a configuration file may contain.
     public static let fileKeys = [
         "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
-        "failureLogLevel", "metrics",
+        "failureLogLevel", "metrics", "queue",
     ]
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
@@ -55,9 +55,10 @@ extension ClientConfiguration {
     ///                      "headers": { "X-Team": "payments", "X-Request-ID": "{requestID}" }, "secret": false } ],
     ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
     ///              "statuses": [408, 429, 500, 502, 503, 504] },
-    ///   "failureLogLevel": "notice", "metrics": true }
+    ///   "failureLogLevel": "notice", "metrics": true,
+    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true } }
     /// ```
-    /// Timeouts and delays are in seconds. A header rule value `{requestID}` is the call's request
+    /// Timeouts and delays are in seconds. `queue` gives the client a default ``RequestQueue``. A header rule value `{requestID}` is the call's request
     /// id. Unknown keys are errors, so typos do not pass silently.
     ///
     /// - Parameter path: The file's path.
@@ -91,6 +92,8 @@ extension ClientConfiguration {
         try Self.checkKeys(
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
+        try Self.checkKeys(
+            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue", source: source)
         for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
             try Self.checkKeys(
                 rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
@@ -177,6 +180,20 @@ extension ClientConfiguration {
             configuration.failureLogLevel = level
         }
         if let metrics = file.metrics { configuration.exportsMetrics = metrics }
+        if let queue = file.queue {
+            var limits = configuration.queue ?? RequestQueue.Limits()
+            if let value = queue.maxConcurrent {
+                limits.maxConcurrent = try Self.wholeNumber(value, key: "queue.maxConcurrent", source: source)
+            }
+            if let value = queue.maxConcurrentPerHost {
+                limits.maxConcurrentPerHost = try Self.wholeNumber(value, key: "queue.maxConcurrentPerHost", source: source)
+            }
+            if let value = queue.maxWaiting {
+                limits.maxWaiting = try Self.wholeNumber(value, key: "queue.maxWaiting", source: source)
+            }
+            if let value = queue.deduplicates { limits.deduplicates = value }
+            configuration.queue = limits
+        }
         try configuration.validate(source: source)
         return configuration
     }
@@ -229,6 +246,14 @@ private struct ConfigurationFile: Decodable {
     var retry: Retry?
     var failureLogLevel: String?
     var metrics: Bool?
+    var queue: Queue?
+
+    struct Queue: Decodable {
+        var maxConcurrent: Double?
+        var maxConcurrentPerHost: Double?
+        var maxWaiting: Double?
+        var deduplicates: Bool?
+    }
 
     struct Rule: Decodable {
         var team: String?
