@@ -121,6 +121,7 @@ do {
             configuration: perTransport, registry: registry, middleware: [TracingMiddleware()], observers: [alerts])
         print("transport \(name):")
         allPassed = await runCalls(transport: name, client: client) && allPassed
+        allPassed = await runQueueCalls(transport: name, client: client) && allPassed
         await client.shutdown()
         await alerts.shutdown()
     }

@@ -118,7 +118,8 @@ struct ConfigurationTests {
 
     @Test("the queue key gives the client a default queue with those limits")
     func queueFromFile() throws {
-        let path = try writeFile(#"{"transport":"mock","queue":{"maxConcurrent":4,"maxConcurrentPerHost":2,"maxWaiting":10,"deduplicates":false}}"#)
+        let path = try writeFile(
+            #"{"transport":"mock","queue":{"maxConcurrent":4,"maxConcurrentPerHost":2,"maxWaiting":10,"deduplicates":false}}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let configuration = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
         let client = try NetworkClient(configuration: configuration, transport: MockTransport())

@@ -80,8 +80,14 @@ struct DeduplicationTests {
                 QueuedCall(path: "x", method: .post, deduplication: .key("k")), 1
             ),
             ("different paths", QueuedCall(path: "x"), QueuedCall(path: "y"), 2),
-            ("different Authorization", QueuedCall(path: "x", headers: ["Authorization": "a"]), QueuedCall(path: "x", headers: ["Authorization": "b"]), 2),
-            ("a header that does not vary", QueuedCall(path: "x", headers: ["X-Trace": "1"]), QueuedCall(path: "x", headers: ["X-Trace": "2"]), 1),
+            (
+                "different Authorization", QueuedCall(path: "x", headers: ["Authorization": "a"]),
+                QueuedCall(path: "x", headers: ["Authorization": "b"]), 2
+            ),
+            (
+                "a header that does not vary", QueuedCall(path: "x", headers: ["X-Trace": "1"]),
+                QueuedCall(path: "x", headers: ["X-Trace": "2"]), 1
+            ),
             ("opted out", QueuedCall(path: "x", deduplication: .never), QueuedCall(path: "x", deduplication: .never), 2),
         ])
     func rules(name: String, first: QueuedCall, second: QueuedCall, transfers: Int) async throws {

@@ -11,34 +11,70 @@ struct QueueSlotsTests {
     @Test("waiting calls start highest priority first, oldest first within a priority")
     func priorityOrder() {
         var queue = slots(1)
-        do { let result = queue.admit(id: 1, host: "a", priority: .normal); #expect(result == .start) }
-        do { let result = queue.admit(id: 2, host: "a", priority: .low); #expect(result == .wait) }
-        do { let result = queue.admit(id: 3, host: "a", priority: .normal); #expect(result == .wait) }
-        do { let result = queue.admit(id: 4, host: "a", priority: .high); #expect(result == .wait) }
-        do { let result = queue.admit(id: 5, host: "a", priority: .normal); #expect(result == .wait) }
+        do {
+            let result = queue.admit(id: 1, host: "a", priority: .normal)
+            #expect(result == .start)
+        }
+        do {
+            let result = queue.admit(id: 2, host: "a", priority: .low)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 3, host: "a", priority: .normal)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 4, host: "a", priority: .high)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 5, host: "a", priority: .normal)
+            #expect(result == .wait)
+        }
         #expect(queue.waitingOrder == [4, 3, 5, 2])
         var order: [UInt64] = []
         for _ in 0..<4 { order += queue.release(host: "a") }
         #expect(order == [4, 3, 5, 2])
-        do { let result = queue.release(host: "a"); #expect(result == []) }
+        do {
+            let result = queue.release(host: "a")
+            #expect(result == [])
+        }
         #expect(queue.running == 0)
     }
 
     @Test("a host at its limit does not hold back calls to other hosts")
     func perHostSkip() {
         var queue = slots(3, perHost: 1)
-        do { let result = queue.admit(id: 1, host: "a", priority: .normal); #expect(result == .start) }
-        do { let result = queue.admit(id: 2, host: "a", priority: .high); #expect(result == .wait) }
-        do { let result = queue.admit(id: 3, host: "b", priority: .low); #expect(result == .start) }
+        do {
+            let result = queue.admit(id: 1, host: "a", priority: .normal)
+            #expect(result == .start)
+        }
+        do {
+            let result = queue.admit(id: 2, host: "a", priority: .high)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 3, host: "b", priority: .low)
+            #expect(result == .start)
+        }
         #expect(queue.runningByHost == ["a": 1, "b": 1])
-        do { let result = queue.release(host: "b"); #expect(result == []) }
-        do { let result = queue.release(host: "a"); #expect(result == [2]) }
+        do {
+            let result = queue.release(host: "b")
+            #expect(result == [])
+        }
+        do {
+            let result = queue.release(host: "a")
+            #expect(result == [2])
+        }
     }
 
     @Test("past maxWaiting a call is refused at once", arguments: [0, 1, 5])
     func boundedWaiting(maxWaiting: Int) {
         var queue = slots(1, waiting: maxWaiting)
-        do { let result = queue.admit(id: 0, host: "a", priority: .normal); #expect(result == .start) }
+        do {
+            let result = queue.admit(id: 0, host: "a", priority: .normal)
+            #expect(result == .start)
+        }
         for id in 1...UInt64(maxWaiting + 1) {
             let action = queue.admit(id: id, host: "a", priority: .high)
             #expect(action == (id <= maxWaiting ? .wait : .rejectFull))
@@ -50,12 +86,27 @@ struct QueueSlotsTests {
     func suspendResume() {
         var queue = slots(2)
         queue.suspend()
-        do { let result = queue.admit(id: 1, host: "a", priority: .low); #expect(result == .wait) }
-        do { let result = queue.admit(id: 2, host: "a", priority: .normal); #expect(result == .wait) }
-        do { let result = queue.admit(id: 3, host: "a", priority: .high); #expect(result == .wait) }
+        do {
+            let result = queue.admit(id: 1, host: "a", priority: .low)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 2, host: "a", priority: .normal)
+            #expect(result == .wait)
+        }
+        do {
+            let result = queue.admit(id: 3, host: "a", priority: .high)
+            #expect(result == .wait)
+        }
         #expect(queue.running == 0)
-        do { let result = queue.resume(); #expect(result == [3, 2]) }
-        do { let result = queue.release(host: "a"); #expect(result == [1]) }
+        do {
+            let result = queue.resume()
+            #expect(result == [3, 2])
+        }
+        do {
+            let result = queue.release(host: "a")
+            #expect(result == [1])
+        }
     }
 
     @Test("a withdrawn call never starts; withdrawing twice is refused")
@@ -64,10 +115,22 @@ struct QueueSlotsTests {
         _ = queue.admit(id: 1, host: "a", priority: .normal)
         _ = queue.admit(id: 2, host: "a", priority: .normal)
         _ = queue.admit(id: 3, host: "a", priority: .normal)
-        do { let result = queue.withdraw(id: 2); #expect(result) }
-        do { let result = queue.withdraw(id: 2); #expect(!result) }
-        do { let result = queue.withdraw(id: 1); #expect(!result) }
-        do { let result = queue.release(host: "a"); #expect(result == [3]) }
+        do {
+            let result = queue.withdraw(id: 2)
+            #expect(result)
+        }
+        do {
+            let result = queue.withdraw(id: 2)
+            #expect(!result)
+        }
+        do {
+            let result = queue.withdraw(id: 1)
+            #expect(!result)
+        }
+        do {
+            let result = queue.release(host: "a")
+            #expect(result == [3])
+        }
         #expect(queue.waitingCount == 0)
     }
 
@@ -89,7 +152,10 @@ struct QueueSlotsTests {
                 }
             case 1:
                 if let victim = waitingHosts.keys.randomElement(using: &generator) {
-                    do { let result = queue.withdraw(id: victim); #expect(result) }
+                    do {
+                        let result = queue.withdraw(id: victim)
+                        #expect(result)
+                    }
                     waitingHosts[victim] = nil
                 }
             default:

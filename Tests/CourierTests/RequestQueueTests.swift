@@ -37,7 +37,9 @@ struct RequestQueueTests {
         let queue = try RequestQueue(limits: .init(maxConcurrent: 1))
         let client = try makeQueueClient(transport, queue: queue)
         queue.suspend()
-        let order: [(String, RequestPriority)] = [("low1", .low), ("normal1", .normal), ("high1", .high), ("normal2", .normal), ("high2", .high)]
+        let order: [(String, RequestPriority)] = [
+            ("low1", .low), ("normal1", .normal), ("high1", .high), ("normal2", .normal), ("high2", .high),
+        ]
         var tasks: [Task<PathReply, any Error>] = []
         for (index, (name, priority)) in order.enumerated() {
             tasks.append(Task { try await client.send(QueuedCall(path: name, priority: priority)) })
@@ -175,7 +177,9 @@ struct RequestQueueTests {
         _ = await expectNetworkError(.cancelled) { try await other.value }
     }
 
-    @Test("out-of-range limits are a configuration error naming the key", arguments: [(0, 1, 1, "queue.maxConcurrent"), (1, 0, 1, "queue.maxConcurrentPerHost"), (1, 1, -1, "queue.maxWaiting")])
+    @Test(
+        "out-of-range limits are a configuration error naming the key",
+        arguments: [(0, 1, 1, "queue.maxConcurrent"), (1, 0, 1, "queue.maxConcurrentPerHost"), (1, 1, -1, "queue.maxWaiting")])
     func badLimits(total: Int, perHost: Int, waiting: Int, key: String) {
         #expect(throws: ConfigurationError.self) {
             try RequestQueue(limits: .init(maxConcurrent: total, maxConcurrentPerHost: perHost, maxWaiting: waiting))

@@ -225,8 +225,8 @@ public final class NetworkClient: Sendable {
                 let data = try await response.body.collect(upTo: context.maxResponseBytes)
                 return (response.head, data)
             }
-            (head, data) =
-                // A queued call may wait for a slot: only the client's timer bounds that wait.
+            (head, data)// A queued call may wait for a slot: only the client's timer bounds that wait.
+            =
                 if transportEndsAtDeadline && placement == nil {
                     try await exchange()
                 } else {

@@ -93,7 +93,8 @@ extension ClientConfiguration {
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
         try Self.checkKeys(
-            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue", source: source)
+            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue",
+            source: source)
         for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
             try Self.checkKeys(
                 rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)

@@ -16,10 +16,11 @@ public struct BatchID: Sendable, Hashable, CustomStringConvertible {
 
     /// A new id, unique in this process.
     static func next() -> BatchID {
-        BatchID(value: counter.withLock { count -> UInt64 in
-            count &+= 1
-            return count
-        })
+        BatchID(
+            value: counter.withLock { count -> UInt64 in
+                count &+= 1
+                return count
+            })
     }
 
     private static let counter = Locked<UInt64>(0)
