@@ -23,7 +23,7 @@ import HTTPTypes
 /// - **Suspend and resume.** ``suspend()`` starts nothing new (running calls finish);
 ///   ``resume()`` starts waiting calls in priority order. Cancelling a waiting call removes it at once.
 /// - **De-duplication.** Identical calls in flight share one transfer (see ``Deduplication``):
-///   the first caller's request is sent, every caller gets the same response, each decodes it
+///   the first caller's request is sent (under its deadline), every caller gets the same response, each decodes it
 ///   for itself. One caller cancelling cancels only that caller; the transfer is cancelled when
 ///   the last caller sharing it cancels. A caller that joined another's transfer has
 ///   ``RequestMetrics/deduplicated`` set.
