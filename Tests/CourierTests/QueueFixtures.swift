@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import HTTPTypes
+import Testing
 
 /// A transport for queue tests: it counts the requests running at once (in total and per host),
 /// records the order they started in, and answers each after `delay` (or fails it when `fails`
@@ -121,4 +122,21 @@ func waitUntil(_ limit: Duration = .seconds(10), _ condition: @Sendable () -> Bo
         try? await Task.sleep(for: .milliseconds(2))
     }
     return condition()
+}
+
+/// Runs `body` and checks that it fails with a `NetworkError` of `kind`; returns the error.
+func expectNetworkError<T>(
+    _ kind: NetworkError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async -> NetworkError? {
+    do {
+        _ = try await body()
+        Issue.record("expected NetworkError.\(kind), got a result", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as NetworkError {
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected NetworkError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
 }

@@ -1,5 +1,4 @@
 import Courier
-import CourierConformance
 import Foundation
 import Testing
 
