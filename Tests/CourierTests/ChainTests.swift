@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import Foundation
 import Testing
 
@@ -70,7 +71,7 @@ struct ChainTests {
         let chain = Chain("slow", Step(path: "slow")).then("never") { _ in Step(path: "never") }
         let handle = chain.start(on: client) { result in results.withLock { $0.append(result) } }
         #expect(await waitUntil { transport.snapshot.running == 1 })
-        handle()
+        handle.cancel()
         #expect(await waitUntil { results.withLock { $0.count } == 1 })
         try await Task.sleep(for: .milliseconds(20))
         let only = try #require(results.withLock { $0.first })

@@ -123,20 +123,3 @@ func waitUntil(_ limit: Duration = .seconds(10), _ condition: @Sendable () -> Bo
     }
     return condition()
 }
-
-/// Runs `body` and checks that it fails with a `NetworkError` of `kind`; returns the error.
-func expectNetworkError<T>(
-    _ kind: NetworkError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
-) async -> NetworkError? {
-    do {
-        _ = try await body()
-        Issue.record("expected NetworkError.\(kind), got a result", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as NetworkError {
-        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected NetworkError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}

@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import Foundation
 import Testing
 

@@ -29,6 +29,8 @@ public final class NetworkClient: Sendable {
     /// The queue calls wait in when their API object names none; `nil` runs them at once.
     public let queue: RequestQueue?
     private let chain: Middleware.Next
+    /// The same chain with the queue's gate between application and network middleware.
+    private let queuedChain: Middleware.Next
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
@@ -80,6 +82,8 @@ public final class NetworkClient: Sendable {
             self.queue = nil
         }
         self.chain = MiddlewareChain.build(application: application, network: networkMiddleware, around: transport)
+        self.queuedChain = MiddlewareChain.build(
+            application: application, network: networkMiddleware, around: transport, queued: true)
         self.transportEndsAtDeadline =
             transport.enforcesDeadline && application.allSatisfy(\.staysWithinDeadline)
             && networkMiddleware.allSatisfy(\.staysWithinDeadline)
@@ -219,13 +223,14 @@ public final class NetworkClient: Sendable {
             // The phase moves on before any child task runs, so a deadline that strikes before the
             // transport is scheduled does not report the call as still being built.
             recorder.enter(placement == nil ? .sending : .queued)
-            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [chain, context] in
+            let chain = placement == nil ? chain : queuedChain
+            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [context] in
                 let response = try await chain(built.request, built.body, context)
                 recorder.enter(.receiving)
                 let data = try await response.body.collect(upTo: context.maxResponseBytes)
                 return (response.head, data)
             }
-            (head, data)// A queued call may wait for a slot: only the client's timer bounds that wait.
+            (head, data)  // A queued call may wait for a slot: only the client's timer bounds that wait.
             =
                 if transportEndsAtDeadline && placement == nil {
                     try await exchange()

@@ -77,7 +77,11 @@ enum MiddlewareChain {
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     /// - Returns: A function that runs a request through the whole chain.
-    static func build(application: [any Middleware], network: [any Middleware], around transport: any Transport) -> Middleware.Next {
+    ///   - queued: Whether the chain passes `QueueGate` between application and network middleware
+    ///     (the chain for calls that have a queue); calls without one never pay for the gate.
+    static func build(
+        application: [any Middleware], network: [any Middleware], around transport: any Transport, queued: Bool = false
+    ) -> Middleware.Next {
         let send: Middleware.Next = { request, body, context in
             try await transport.send(request, body: body, context: context)
         }
@@ -90,10 +94,11 @@ enum MiddlewareChain {
             context.recorder.update { $0.attempts += 1 }
             return try await attempt(request, body, context)
         }
-        let queued: Middleware.Next = { request, body, context in
-            try await QueueGate.pass(request, body, context, counted)
+        var inner = counted
+        if queued {
+            inner = { request, body, context in try await QueueGate.pass(request, body, context, counted) }
         }
-        return application.reversed().reduce(queued) { next, link in
+        return application.reversed().reduce(inner) { next, link in
             { request, body, context in
                 try await link.intercept(request, body: body, context: context, next: next)
             }

@@ -180,7 +180,7 @@ public final class Batch<Output: Sendable>: Sendable {
     private func finished(_ index: Int, _ result: Result<Output, NetworkError>) {
         let bytes = items[index].metrics?.bytesReceived ?? 0
         let update = state.withLock {
-            state -> (Callbacks, Progress, (@Sendable ([Result<Output, NetworkError>]) -> Void)?, Bool)? in
+            state -> (Callbacks, Progress, (@Sendable ([Result<Output, NetworkError>]) -> Void)?, [Result<Output, NetworkError>], Bool)? in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.finished += 1
@@ -195,15 +195,16 @@ public final class Batch<Output: Sendable>: Sendable {
             }
             let progress = Progress(finished: state.finished, total: items.count, failed: state.failed, bytesReceived: state.bytesReceived)
             var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
+            var results: [Result<Output, NetworkError>] = []
             if state.finished == items.count {
                 completion = state.completion
                 state.completion = nil
+                results = state.results.compactMap { $0 }
             }
-            return (state.callbacks, progress, completion, cancelRest)
+            return (state.callbacks, progress, completion, results, cancelRest)
         }
         // A second result for the same item (impossible by BaseAPI's contract) is dropped.
-        guard let (callbacks, progress, completion, cancelRest) = update else { return }
-        let results = completion == nil ? [] : state.withLock { $0.results.compactMap { $0 } }
+        guard let (callbacks, progress, completion, results, cancelRest) = update else { return }
         callbackQueue.async {
             switch result {
             case .success(let output): callbacks.itemSucceeded?(index, output)

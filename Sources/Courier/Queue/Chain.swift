@@ -115,7 +115,7 @@ public struct Chain<Output: Sendable>: Sendable {
             let result = await outcome(on: client, relay)
             serial.async { completion(result) }
         }
-        return ChainHandle(cancel: { task.cancel() })
+        return ChainHandle(cancelTask: { task.cancel() })
     }
 
     private func outcome(on client: NetworkClient, _ onStep: StepHandler?) async -> Result<Output, NetworkError> {
@@ -188,11 +188,8 @@ public struct ChainStep: Sendable, Hashable, CustomStringConvertible {
 
 /// Cancels a chain started with ``Chain/start(on:callbackQueue:onStep:completion:)``.
 public struct ChainHandle: Sendable {
-    let cancel: @Sendable () -> Void
+    let cancelTask: @Sendable () -> Void
 
     /// Cancels the running step and stops the chain; its completion gets ``NetworkError/Kind/cancelled``.
-    public func callAsFunction() { cancel() }
-
-    /// Cancels the chain (same as calling the handle).
-    public func cancelChain() { cancel() }
+    public func cancel() { cancelTask() }
 }

@@ -4,7 +4,8 @@ import HTTPTypes
 /// The point between application and network middleware where a queued call waits for its slot
 /// (and, when it may, shares an identical call's transfer).
 ///
-/// A call without a queue passes straight through. A queued call holds its slot until the whole
+/// Only the client's chain for queued calls contains the gate (see `MiddlewareChain.build`); a call
+/// that reaches it without a placement passes straight through. A queued call holds its slot until the whole
 /// response body has been read, so the queue's limits bound the transfers really running; the
 /// body then continues as bytes in memory.
 enum QueueGate {
