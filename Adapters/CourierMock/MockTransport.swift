@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Stubs are matched by method and path pattern (plus query and header values); each stub answers
 /// with its responses in sequence, repeating the last. Responses can be delayed and any
-/// ``NetworkError`` kind can be injected. Every request is recorded. In strict mode (the default)
+/// ``NetworkError`` kind can be injected. Requests are recorded (the newest
+/// ``Configuration/maxRecordedRequests``, so a long-running mock does not grow without bound). In strict mode (the default)
 /// an unmatched request fails with ``NetworkError/Kind/noMatchingStub`` naming it; otherwise it
 /// gets a 404.
 ///
@@ -24,6 +25,9 @@ public final class MockTransport: Transport {
         public var name = "mock"
         /// How many bytes of each request body are recorded; 1 MiB by default.
         public var maxRecordedBodyBytes = 1 << 20
+        /// How many requests are kept for ``MockTransport/recordedRequests``: the newest ones;
+        /// 10,000 by default. Zero records none.
+        public var maxRecordedRequests = 10_000
 
         /// The defaults.
         public init() {}
@@ -37,9 +41,11 @@ public final class MockTransport: Transport {
         public var body: Data?
 
         /// The path without the query.
-        public var path: String {
+        public var path: String { String(pathWithoutQuery) }
+
+        var pathWithoutQuery: Substring {
             let full = head.path ?? "/"
-            return full.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? full
+            return full[..<(full.firstIndex(of: "?") ?? full.endIndex)]
         }
 
         /// The query items, decoded.
@@ -67,7 +73,17 @@ public final class MockTransport: Transport {
 
     private struct State {
         var stubs: [Stub] = []
+        /// The recorded requests; may hold up to twice the limit, the oldest first, so that
+        /// trimming happens once per `limit` requests rather than on every one.
         var recorded: [RecordedRequest] = []
+
+        mutating func record(_ request: RecordedRequest, limit: Int) {
+            guard limit > 0 else { return }
+            recorded.append(request)
+            if recorded.count >= 2 * limit { recorded.removeFirst(recorded.count - limit) }
+        }
+
+        func newest(_ limit: Int) -> [RecordedRequest] { Array(recorded.suffix(max(0, limit))) }
         var isShutDown = false
     }
 
@@ -115,8 +131,12 @@ public final class MockTransport: Transport {
         state.withLock { $0.stubs.append(Stub(matcher: matcher, responder: .dynamic(respond))) }
     }
 
-    /// Every request sent so far, in order.
-    public var recordedRequests: [RecordedRequest] { state.withLock { $0.recorded } }
+    /// The requests sent so far, oldest first: all of them, or the newest
+    /// ``Configuration/maxRecordedRequests`` when more were sent.
+    public var recordedRequests: [RecordedRequest] {
+        let limit = configuration.maxRecordedRequests
+        return state.withLock { $0.newest(limit) }
+    }
 
     /// Removes every stub and recorded request.
     public func reset() {
@@ -142,7 +162,7 @@ public final class MockTransport: Transport {
             guard !state.isShutDown else {
                 throw NetworkError(kind: .transportFailure, phase: .sending, message: "the mock transport was shut down")
             }
-            state.recorded.append(recorded)
+            state.record(recorded, limit: configuration.maxRecordedRequests)
             guard let index = state.stubs.firstIndex(where: { $0.matcher.matches(recorded) }) else { return nil }
             let responder = state.stubs[index].responder
             if case .sequence(let responses, let next) = responder {

@@ -25,6 +25,13 @@ struct MockTransportTests {
             ("/users/**", "users", true),
             ("/users", "users/42", false),
             ("/a/b", "a/c", false),
+            ("/a/b", "a/bb", false),
+            ("/a/bb", "a/b", false),
+            ("/", "", true),
+            ("/a", "", false),
+            ("/:id", "x", true),
+            ("/a/:id/c", "a/7/c", true),
+            ("/a/**", "a", true),
         ])
     func pathPatterns(pattern: String, path: String, matches: Bool) async throws {
         let mock = MockTransport()
@@ -128,6 +135,29 @@ struct MockTransportTests {
         #expect(recorded[1].body == nil)
         mock.reset()
         #expect(mock.recordedRequests.isEmpty)
+    }
+
+    @Test("a path pattern ignores the query and repeated slashes", arguments: ["/users/7?expand=1", "/users//7", "/users/7/"])
+    func patternIgnoresQueryAndSlashes(path: String) async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/users/:id", .text("hit"))
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.test", path: path)
+        request.headerFields = [:]
+        let response = try await mock.send(
+            request, body: nil,
+            context: RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "mock")))
+        #expect(response.head.status == .ok)
+    }
+
+    @Test("recording keeps the newest requests up to the limit", arguments: [0, 1, 3])
+    func boundedRecording(limit: Int) async throws {
+        var configuration = MockTransport.Configuration()
+        configuration.maxRecordedRequests = limit
+        let mock = MockTransport(configuration: configuration)
+        mock.stub(nil, "/**", .status(200))
+        let client = try makeClient(mock)
+        for index in 0..<10 { _ = try await client.send(Call(path: "items/\(index)")) }
+        #expect(mock.recordedRequests.map(\.path) == (0..<10).suffix(limit).map { "/items/\($0)" })
     }
 
     @Test("after shutdown, calls fail")

@@ -31,6 +31,9 @@ struct URLBuilderTests {
         Case(base: "https://h", path: "docs/" + URLEncoding.pathSegment("a/b"), query: [], expected: "https://h/docs/a%2Fb"),
         Case(base: "https://h", path: "café/日本", query: [], expected: "https://h/caf%C3%A9/%E6%97%A5%E6%9C%AC"),
         Case(base: "https://h", path: "emoji/🚀", query: [], expected: "https://h/emoji/%F0%9F%9A%80"),
+        // Text that needs no encoding (the fast path) comes out unchanged, empty segments included.
+        Case(base: "https://h", path: "a-b_c.d~e/F9/!$&()*+,;=:@", query: [], expected: "https://h/a-b_c.d~e/F9/!$&()*+,;=:@"),
+        Case(base: "https://h", path: "a//b/", query: [QueryItem("k-1", "v.2~_")], expected: "https://h/a//b/?k-1=v.2~_"),
         // Input that is already encoded is not encoded twice; a stray % is.
         Case(base: "https://h", path: "files/my%20report.pdf", query: [], expected: "https://h/files/my%20report.pdf"),
         Case(base: "https://h", path: "100%/done", query: [], expected: "https://h/100%25/done"),

@@ -46,6 +46,8 @@ public final class FailureAlerts: CallObserver {
     public let maxWindowCalls = 100_000
 
     private let timeSource: any TimeSource
+    /// Per rule, whether a success counts as a failure (only if a rule lists `.success`).
+    private let successCountsAsFailure: [Bool]
     private let groups = Locked<[Key: Group]>([:])
     private let dropped = Locked(0)
     private let outbox: AsyncStream<Alert>.Continuation
@@ -60,6 +62,7 @@ public final class FailureAlerts: CallObserver {
     public init(rules: [AlertRule], sink: any AlertSink, timeSource: any TimeSource = SystemTimeSource()) throws(ConfigurationError) {
         for rule in rules { try rule.validate() }
         self.rules = rules
+        self.successCountsAsFailure = rules.map { $0.failures.contains(.success) }
         self.timeSource = timeSource
         let (stream, continuation) = AsyncStream<Alert>.makeStream(bufferingPolicy: .bufferingOldest(256))
         outbox = continuation
@@ -91,16 +94,21 @@ public final class FailureAlerts: CallObserver {
         let now = timeSource.now
         var alerts: [Alert] = []
         groups.withLock { groups in
-            for (index, rule) in rules.enumerated() {
-                guard let name = rule.group(of: record) else { continue }
+            for index in rules.indices {
+                guard let name = rules[index].group(of: record) else { continue }
                 let key = Key(rule: index, group: name)
-                if groups[key] == nil {
+                let slot: Dictionary<Key, Group>.Index
+                if let found = groups.index(forKey: key) {
+                    slot = found
+                } else {
                     guard groups.count < maxGroupsPerRule * rules.count else { continue }
                     groups[key] = Group()
+                    guard let inserted = groups.index(forKey: key) else { continue }
+                    slot = inserted
                 }
-                let failed = rule.failures.contains(outcome)
-                if let alert = count(
-                    failed: failed, record: record, rule: rule, group: name, state: &groups[key, default: Group()], now: now)
+                // Most calls succeed: decide those without hashing the outcome.
+                let failed = outcome == .success ? successCountsAsFailure[index] : rules[index].failures.contains(outcome)
+                if let alert = count(failed: failed, record: record, rule: rules[index], group: name, state: &groups.values[slot], now: now)
                 {
                     alerts.append(alert)
                 }

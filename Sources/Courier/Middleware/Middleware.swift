@@ -68,6 +68,14 @@ extension Middleware {
     public var staysWithinDeadline: Bool { false }
 }
 
+/// A middleware whose whole work is a synchronous change to the request and its context before
+/// `next`. The chain applies it in place of an `intercept` call, which saves an async call per
+/// call; its `intercept` must do exactly the same (rewrite, then `next`).
+protocol RequestRewriting: Middleware {
+    /// Changes the request and context as `intercept` would before calling `next`.
+    func rewrite(_ request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError)
+}
+
 /// The one fold that builds the chain: application middleware outermost, then the queue's gate
 /// (`QueueGate`, for calls that have a ``RequestQueue``), then network middleware, then the transport.
 enum MiddlewareChain {
@@ -82,24 +90,43 @@ enum MiddlewareChain {
     static func build(
         application: [any Middleware], network: [any Middleware], around transport: any Transport, queued: Bool = false
     ) -> Middleware.Next {
-        let send: Middleware.Next = { request, body, context in
-            try await transport.send(request, body: body, context: context)
-        }
-        let attempt = network.reversed().reduce(send) { next, link in
-            { request, body, context in
-                try await runNetwork(link, request, body, context, next)
+        // Each layer is an async call, so the common shapes get as few layers as they can:
+        // without network middleware the attempt is counted in the same closure that sends it.
+        let counted: Middleware.Next
+        if network.isEmpty {
+            counted = { request, body, context in
+                context.recorder.update { $0.attempts += 1 }
+                return try await transport.send(request, body: body, context: context)
             }
-        }
-        let counted: Middleware.Next = { request, body, context in
-            context.recorder.update { $0.attempts += 1 }
-            return try await attempt(request, body, context)
+        } else {
+            let send: Middleware.Next = { request, body, context in
+                try await transport.send(request, body: body, context: context)
+            }
+            let attempt = network.reversed().reduce(send) { next, link in
+                { request, body, context in
+                    try await runNetwork(link, request, body, context, next)
+                }
+            }
+            counted = { request, body, context in
+                context.recorder.update { $0.attempts += 1 }
+                return try await attempt(request, body, context)
+            }
         }
         var inner = counted
         if queued {
             inner = { request, body, context in try await QueueGate.pass(request, body, context, counted) }
         }
         return application.reversed().reduce(inner) { next, link in
-            { request, body, context in
+            // A middleware that only rewrites the request runs inside this layer, synchronously.
+            if let rewriter = link as? any RequestRewriting {
+                return { request, body, context in
+                    var request = request
+                    var context = context
+                    try rewriter.rewrite(&request, context: &context)
+                    return try await next(request, body, context)
+                }
+            }
+            return { request, body, context in
                 try await link.intercept(request, body: body, context: context, next: next)
             }
         }

@@ -43,6 +43,9 @@ enum PercentEncoding {
         spaceAsPlus: Bool = false,
         isAllowed: (UInt8) -> Bool
     ) -> String {
+        // Most paths and values need no encoding (no rule allows `%` or a space as they are):
+        // return them without copying bytes one by one.
+        if !text.utf8.contains(where: { !isAllowed($0) }) { return String(text) }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -78,7 +81,8 @@ enum PercentEncoding {
 
     /// Encodes a path whose `/` characters separate segments.
     static func path(_ path: some StringProtocol) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: false)
+        if !path.utf8.contains(where: { $0 != UInt8(ascii: "/") && !isAllowedInPathSegment($0) }) { return String(path) }
+        return path.split(separator: "/", omittingEmptySubsequences: false)
             .map { pathSegment($0) }
             .joined(separator: "/")
     }

@@ -43,7 +43,10 @@ public struct RetryMiddleware: Middleware {
         while true {
             let outcome: Result<TransportResponse, NetworkError>
             do {
-                outcome = .success(try await next(request, body, context))
+                let response = try await next(request, body, context)
+                // The common case: an answer that is not retried goes straight back.
+                guard policy.retryableStatuses.contains(response.head.status.code) else { return response }
+                outcome = .success(response)
             } catch {
                 let failure = NetworkError.converting(error, phase: context.recorder.phase)
                 guard RetryPolicy.isTransient(failure) else { throw failure }
@@ -53,7 +56,6 @@ public struct RetryMiddleware: Middleware {
             let reason: String
             switch outcome {
             case .success(let response):
-                guard policy.retryableStatuses.contains(response.head.status.code) else { return response }
                 if let header = response.head.headerFields[.retryAfter] {
                     guard let asked = RetryAfter.parse(header, now: wallClock()), asked <= policy.maxRetryAfter else { return response }
                     wait = asked

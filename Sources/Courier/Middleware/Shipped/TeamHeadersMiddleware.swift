@@ -7,14 +7,50 @@ import HTTPTypes
 /// empty; rules can also come from the configuration file (`headerRules`). Values of rules marked
 /// secret join the call's secret header names, so they are redacted and never follow a redirect
 /// to another origin.
-public struct TeamHeadersMiddleware: Middleware {
+public struct TeamHeadersMiddleware: Middleware, RequestRewriting {
+    /// One header of a rule, ready to add: a fixed value is turned into a field once, here.
+    private enum Addition: Sendable {
+        case field(HTTPField)
+        case requestID(HTTPField.Name)
+        case computed(HTTPField.Name, @Sendable (HTTPRequest, RequestContext) -> String?)
+
+        var name: HTTPField.Name {
+            switch self {
+            case .field(let field): field.name
+            case .requestID(let name), .computed(let name, _): name
+            }
+        }
+    }
+
+    private struct PreparedRule: Sendable {
+        var rule: HeaderRule
+        var additions: [Addition]
+    }
+
     /// The rules, weakest first (stable by specificity), so stronger rules overwrite weaker ones.
-    private let ordered: [HeaderRule]
+    private let ordered: [PreparedRule]
+    /// Whether any rule looks at the path, so the path is only cut from the query when needed.
+    private let needsPath: Bool
+    /// The most headers the rules can add to one request.
+    private let maxAdditions: Int
 
     /// Creates the middleware.
     /// - Parameter rules: The rules, in the order given (later wins between equally specific rules).
     public init(rules: [HeaderRule]) {
-        ordered = rules.enumerated().sorted { ($0.element.specificity, $0.offset) < ($1.element.specificity, $1.offset) }.map(\.element)
+        let sorted = rules.enumerated().sorted { ($0.element.specificity, $0.offset) < ($1.element.specificity, $1.offset) }
+        ordered = sorted.map { _, rule in
+            PreparedRule(
+                rule: rule,
+                additions: rule.headers.map { name, value in
+                    switch value {
+                    case .fixed(let text): .field(HTTPField(name: name, value: text))  // checked by HeaderRule
+                    case .requestID: .requestID(name)
+                    case .computed(let make): .computed(name, make)
+                    }
+                })
+        }
+        needsPath = rules.contains { $0.pathPrefix != nil }
+        maxAdditions = rules.reduce(0) { $0 + $1.headers.count }
     }
 
     /// Adds the matching rules' headers, then continues.
@@ -27,6 +63,10 @@ public struct TeamHeadersMiddleware: Middleware {
         return try await next(request, body, context)
     }
 
+    func rewrite(_ request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
+        try apply(to: &request, context: &context)
+    }
+
     /// Waits only in `next`.
     public var staysWithinDeadline: Bool { true }
 
@@ -36,22 +76,42 @@ public struct TeamHeadersMiddleware: Middleware {
     ///   - context: The call's context; secret rules add their header names to it.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when a computed value is not a valid header value.
     func apply(to request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
-        let fullPath = request.path ?? "/"
-        let path = fullPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        for rule in ordered where rule.matches(request, team: context.team, path: path) {
-            for (name, source) in rule.headers where !context.ownHeaderNames.contains(name) {
-                let value: String?
-                switch source {
-                case .fixed(let text): value = text
-                case .requestID: value = context.requestID
-                case .computed(let make): value = make(request, context)
+        var path: Substring = ""
+        if needsPath {
+            let fullPath = request.path ?? "/"
+            path = fullPath[..<(fullPath.firstIndex(of: "?") ?? fullPath.endIndex)]
+        }
+        let checksOwnNames = !context.ownHeaderNames.isEmpty
+        var reserved = false
+        for prepared in ordered where prepared.rule.matches(request, team: context.team, path: path) {
+            for addition in prepared.additions {
+                let name = addition.name
+                if checksOwnNames, context.ownHeaderNames.contains(name) { continue }
+                let field: HTTPField
+                switch addition {
+                case .field(let fixed):
+                    field = fixed
+                case .requestID:
+                    field = HTTPField(name: name, value: context.requestID)
+                case .computed(_, let make):
+                    guard let value = make(request, context) else { continue }
+                    guard HTTPField.isValidValue(value) else {
+                        throw .invalidRequest("the header rule for \(name.rawName) computed a value with control characters")
+                    }
+                    field = HTTPField(name: name, value: value)
                 }
-                guard let value else { continue }
-                guard HTTPField.isValidValue(value) else {
-                    throw .invalidRequest("the header rule for \(name.rawName) computed a value with control characters")
+                // A rule's header replaces every value of the same name set by a weaker source.
+                if request.headerFields.contains(name) {
+                    request.headerFields[fields: name] = [field]
+                } else {
+                    if !reserved {
+                        // One copy of the caller's fields, with room for every rule's headers.
+                        request.headerFields.reserveCapacity(request.headerFields.count + maxAdditions)
+                        reserved = true
+                    }
+                    request.headerFields.append(field)
                 }
-                request.headerFields[name] = value
-                if rule.isSecret { context.secretHeaderNames.insert(name.canonicalName) }
+                if prepared.rule.isSecret { context.secretHeaderNames.insert(name.canonicalName) }
             }
         }
     }
