@@ -18,11 +18,8 @@
 public final class FailureAlerts: CallObserver {
     private struct Group {
         var consecutive = 0
-        /// (when, failed), oldest first; only for error-rate rules.
-        var window: [(at: ContinuousClock.Instant, failed: Bool)] = []
-        var windowStart = 0
-        /// Failures among `window[windowStart...]`, kept as calls enter and leave.
-        var windowFailures = 0
+        /// Calls and failures over the window; only for error-rate rules.
+        var window = RateWindow()
         var firing = false
         /// Whether the current trip was sent (a rate-limited trip sends no recovery either).
         var announced = false
@@ -42,10 +39,13 @@ public final class FailureAlerts: CallObserver {
     /// Groups tracked, per rule on average: at most 1,000 × the number of rules in all (calls of
     /// further groups are not counted).
     public let maxGroupsPerRule = 1000
-    /// The most calls kept per error-rate window: 100,000.
-    public let maxWindowCalls = 100_000
+    /// How finely an error-rate window is counted: in this many slices, so a call leaves the
+    /// window at most 1/60 of it late, and a group's memory stays the same at any call rate.
+    public let windowSlices = RateWindow.slices
 
     private let timeSource: any TimeSource
+    /// Where window slices are counted from.
+    private let origin: ContinuousClock.Instant
     /// Per rule, whether a success counts as a failure (only if a rule lists `.success`).
     private let successCountsAsFailure: [Bool]
     private let groups = Locked<[Key: Group]>([:])
@@ -64,6 +64,7 @@ public final class FailureAlerts: CallObserver {
         self.rules = rules
         self.successCountsAsFailure = rules.map { $0.failures.contains(.success) }
         self.timeSource = timeSource
+        self.origin = timeSource.now
         let (stream, continuation) = AsyncStream<Alert>.makeStream(bufferingPolicy: .bufferingOldest(256))
         outbox = continuation
         delivery = Task {
@@ -135,20 +136,7 @@ public final class FailureAlerts: CallObserver {
             // Trips at the limit; clears only at a success.
             holds = state.firing ? failed : state.consecutive >= limit
         case .errorRate(let threshold, let window, let minimumCalls):
-            state.window.append((now, failed))
-            if failed { state.windowFailures += 1 }
-            while state.windowStart < state.window.count,
-                state.window[state.windowStart].at.duration(to: now) > window || state.window.count - state.windowStart > maxWindowCalls
-            {
-                if state.window[state.windowStart].failed { state.windowFailures -= 1 }
-                state.windowStart += 1
-            }
-            if state.windowStart > 1024, state.windowStart * 2 > state.window.count {
-                state.window.removeFirst(state.windowStart)
-                state.windowStart = 0
-            }
-            calls = state.window.count - state.windowStart
-            failures = state.windowFailures
+            (calls, failures) = state.window.add(failed: failed, elapsed: origin.duration(to: now), window: window)
             let rate = Double(failures) / Double(max(calls, 1))
             if calls < minimumCalls {
                 holds = state.firing
@@ -183,4 +171,48 @@ public final class FailureAlerts: CallObserver {
 public enum AlertDelivery {
     /// True inside an alert sink's `deliver`.
     @TaskLocal public static var isDelivering = false
+}
+
+/// The calls and failures of one group over a sliding window, counted in ``slices`` equal
+/// slices of it: constant memory and work per call at any call rate.
+struct RateWindow: Sendable {
+    /// How many slices a window has.
+    static let slices = 60
+
+    private var calls = [Int](repeating: 0, count: slices)
+    private var failures = [Int](repeating: 0, count: slices)
+    /// The absolute slice number each entry counts, or -1 for none yet.
+    private var slice = [Int64](repeating: -1, count: slices)
+
+    /// Counts one call and returns the calls and failures now inside the window.
+    /// - Parameters:
+    ///   - failed: Whether the call failed.
+    ///   - elapsed: The time since a fixed origin (negative values count as zero).
+    ///   - window: The window's length (positive).
+    mutating func add(failed: Bool, elapsed: Duration, window: Duration) -> (calls: Int, failures: Int) {
+        let width = max(Int64(1), Self.nanoseconds(window) / Int64(Self.slices))
+        let current = max(0, Self.nanoseconds(elapsed)) / width
+        let index = Int(current % Int64(Self.slices))
+        if slice[index] != current {
+            slice[index] = current
+            calls[index] = 0
+            failures[index] = 0
+        }
+        calls[index] += 1
+        if failed { failures[index] += 1 }
+        var totalCalls = 0
+        var totalFailures = 0
+        for entry in 0..<Self.slices where slice[entry] > current - Int64(Self.slices) {
+            totalCalls += calls[entry]
+            totalFailures += failures[entry]
+        }
+        return (totalCalls, totalFailures)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? Int64.min / 2 : Int64.max / 2 }
+        return scaled + attoseconds / 1_000_000_000
+    }
 }
