@@ -59,23 +59,19 @@ public struct TeamHeadersMiddleware: Middleware, RequestRewriting {
     ) async throws -> TransportResponse {
         var request = request
         var context = context
-        try apply(to: &request, context: &context)
+        try rewrite(&request, context: &context)
         return try await next(request, body, context)
-    }
-
-    func rewrite(_ request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
-        try apply(to: &request, context: &context)
     }
 
     /// Waits only in `next`.
     public var staysWithinDeadline: Bool { true }
 
-    /// Applies the rules to a request (exposed for tests and custom chains).
+    /// Applies the rules to a request; the chain calls it in place of ``intercept(_:body:context:next:)``.
     /// - Parameters:
     ///   - request: The request to change.
     ///   - context: The call's context; secret rules add their header names to it.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when a computed value is not a valid header value.
-    func apply(to request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
+    func rewrite(_ request: inout HTTPRequest, context: inout RequestContext) throws(NetworkError) {
         var path: Substring = ""
         if needsPath {
             let fullPath = request.path ?? "/"
