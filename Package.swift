@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
+        .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
     // AsyncHTTPClient is behind a trait so that users of the other transports never compile it:
     // `swift build --traits AsyncHTTPClient` (the scripts turn it on).
@@ -23,7 +24,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -110,6 +113,35 @@ let package = Package(
             dependencies: ["Courier", "CourierCurl", "CourierURLSession"],
             path: "Benchmarks/CurlBench"
         ),
+        // courier-bench: compares the transports through NetworkClient, each in its own process.
+        // The C reference loop (also built alone by Benchmarks/curl-comparison.sh).
+        .target(
+            name: "CCurlReference",
+            path: "Benchmarks/CurlReference",
+            exclude: ["curl_multi_bench.c"],
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        // Everything the tool does, as a library so that its tests can drive it.
+        .target(
+            name: "CourierBenchKit",
+            dependencies: [
+                "Courier", "CourierCurl", "CourierURLSession", "CourierMock", "CourierAsyncHTTPClient", "CourierTestServer",
+                "CCurlReference",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks/CourierBenchKit"
+        ),
+        .executableTarget(
+            name: "CourierBench",
+            dependencies: ["CourierBenchKit"],
+            path: "Benchmarks/CourierBench"
+        ),
+        .testTarget(
+            name: "CourierBenchTests",
+            dependencies: ["CourierBenchKit"]
+        ),
         .testTarget(
             name: "CourierTests",
             dependencies: [
@@ -129,7 +161,7 @@ let package = Package(
 )
 
 // The same language settings for every target.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CCurlReference" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -55,7 +55,7 @@ nginx_pid=$!
 sleep 1
 if ! kill -0 "$nginx_pid" 2>/dev/null; then echo "nginx did not start:" >&2; cat "$work/error.log" >&2; exit 1; fi
 
-cc -O2 -o "$work/curl_multi_bench" Benchmarks/CurlReference/curl_multi_bench.c -lcurl
+cc -O2 -IBenchmarks/CurlReference/include -o "$work/curl_multi_bench" Benchmarks/CurlReference/curl_multi_bench.c Benchmarks/CurlReference/courier_reference.c -lcurl
 swift build -c release --product courier-curl-bench >/dev/null
 bench="$(swift build -c release --show-bin-path)/courier-curl-bench"
 

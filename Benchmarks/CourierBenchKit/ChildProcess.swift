@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// Runs another program to its end, with a time limit, and collects what it printed.
+enum ChildProcess {
+    /// What the program did.
+    struct Outcome: Sendable {
+        /// Its exit status (or the signal that ended it).
+        var status: Int32
+        /// Whether it was stopped for running past its time limit.
+        var timedOut: Bool
+        /// Its standard output.
+        var output: String
+        /// Its standard error.
+        var errors: String
+    }
+
+    /// Runs `executable` with `arguments`; stops it (SIGTERM, then SIGKILL) after `timeout`.
+    /// - Throws: ``BenchError/worker(_:)`` when it cannot be started.
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(BenchError) -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let finished = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in finished.continuation.finish() }
+        do {
+            try process.run()
+        } catch {
+            throw .worker("could not start \(executable): \(error)")
+        }
+        // Drain both pipes while the program runs, so that it never blocks on a full pipe.
+        async let printed = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        async let complained = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
+        let timedOut = await waitOrStop(process, finished: finished.stream, timeout: timeout)
+        let out = await printed
+        let err = await complained
+        return Outcome(
+            status: process.terminationStatus, timedOut: timedOut, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Whether `name` is an executable on `PATH` (or an absolute path to one).
+    static func find(_ name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/sbin", "/sbin"] {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Waits for the end; past the limit, sends SIGTERM, then SIGKILL two seconds later.
+    /// - Returns: Whether it had to be stopped.
+    private static func waitOrStop(_ process: Process, finished: AsyncStream<Void>, timeout: Duration) async -> Bool {
+        final class Flag: Sendable {
+            let raised = Atomic<Bool>(false)
+        }
+        let stopping = Flag()
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            stopping.raised.store(true, ordering: .relaxed)
+            kill(pid, SIGTERM)
+            try await Task.sleep(for: .seconds(2))
+            kill(pid, SIGKILL)
+        }
+        for await _ in finished {}
+        watchdog.cancel()
+        process.waitUntilExit()
+        return stopping.raised.load(ordering: .relaxed)
+    }
+}

@@ -1,0 +1,234 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+
+/// `courier-bench`: compares Courier's transports on an embedded server or your own endpoint.
+public struct CourierBenchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "courier-bench",
+        abstract: "Compares Courier's transports with each other and with libcurl itself.",
+        subcommands: [RunCommand.self, ProbeCommand.self, WorkerCommand.self],
+        defaultSubcommand: RunCommand.self)
+
+    public init() {}
+}
+
+/// `courier-bench run`: the comparison.
+public struct RunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Runs the comparison (by default about three minutes on a 2-core machine).",
+        discussion: """
+            With no options: curl, urlsession, ahc, mock and the C reference; small GET at concurrency 64 over \
+            HTTP/1.1 and HTTP/2, and medium GET at concurrency 16, against the embedded loopback server. Each \
+            client runs in its own process, one after another; each cell is repeated and the median reported.
+            """)
+
+    @Option(help: "Comma-separated clients: curl, urlsession, ahc, mock, reference (the C program on libcurl).")
+    var transports: String?
+    @Option(help: "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON); get or post with --url.")
+    var scenarios: String?
+    @Option(help: "Comma-separated requests in flight, 1 to 1000.")
+    var concurrency: String?
+    @Option(help: "Comma-separated HTTP versions: 1.1, 2 (over TLS), h2c (cleartext, prior knowledge).")
+    var http: String?
+    @Option(help: "Counted requests per run (the run still stops after --duration, 60 s if not given).")
+    var requests: Int?
+    @Option(help: "Seconds per counted run (default 2).")
+    var duration: Double?
+    @Option(help: "Seconds of uncounted load before each run.")
+    var warmup: Double = 0.5
+    @Option(name: .customLong("repeat"), help: "Runs per client and cell; the median is reported.")
+    var repeats: Int = 3
+    @Flag(help: "Pin the server to CPU 0 and each client process to CPU 1.")
+    var pin = false
+    @Flag(help: "Run the whole matrix: every scenario, concurrency 1, 16 and 64, HTTP/1.1 and HTTP/2.")
+    var full = false
+    @Option(help: "Measure this endpoint instead of the embedded server (bounded by --requests and --duration).")
+    var url: String?
+    @Option(help: "A CA bundle (PEM) to trust for --url.")
+    var cacert: String?
+    @Option(help: "Write the rows as JSON to this file.")
+    var json: String?
+    @Option(help: "Write report.md and SVG charts into this directory.")
+    var report: String?
+    @Flag(name: .customLong("no-limit"), help: "Skip wrk and h2load even when installed.")
+    var noLimit = false
+
+    public init() {}
+
+    /// The checked plan.
+    public func plan() throws(BenchError) -> RunPlan {
+        var input = RunPlan.Input()
+        input.transports = transports
+        input.scenarios = scenarios
+        input.concurrency = concurrency
+        input.http = http
+        input.requests = requests
+        input.duration = duration
+        input.warmup = warmup
+        input.repeats = repeats
+        input.pin = pin
+        input.full = full
+        input.url = url
+        input.caFile = cacert
+        input.json = json
+        input.report = report
+        input.noLimit = noLimit
+        return try RunPlan.make(input)
+    }
+
+    public func validate() throws {
+        do {
+            _ = try plan()
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    public func run() async throws {
+        let plan = try plan()
+        let runner = BenchRunner(
+            plan: plan, executable: try Self.ownExecutable(), commandLine: CommandLine.arguments.joined(separator: " "))
+        let report = try await runner.run()
+        print(TableRenderer.text(report.rows))
+        print("")
+        print("\(report.placement); \(report.cores) CPUs; libcurl \(report.libcurl); limit tools: \(report.limitTools)")
+        for line in TableRenderer.targets(report.targets) { print(line) }
+        if let path = plan.jsonPath {
+            try ReportWriter.writeJSON(report, to: path)
+            print("JSON: \(path)")
+        }
+        if let directory = plan.reportDirectory {
+            try ReportWriter.writeReport(report, to: directory)
+            print("report: \((directory as NSString).appendingPathComponent("report.md"))")
+        }
+        if report.hasErrors {
+            print("Some requests failed: rows marked ! (first errors above and in the report).")
+            throw ExitCode(1)
+        }
+    }
+
+    /// This program's own path, for starting workers.
+    static func ownExecutable() throws(BenchError) -> String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        let first = CommandLine.arguments.first ?? ""
+        guard !first.isEmpty, let found = ChildProcess.find(first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first)
+        else { throw .worker("cannot find courier-bench's own executable to start workers") }
+        return found
+    }
+}
+
+/// `courier-bench worker`: runs one measured job; started by `run`, not by people.
+public struct WorkerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "worker", abstract: "Runs one measured job given as JSON (used by `run`).", shouldDisplay: false)
+
+    @Option(help: "The job, as JSON.")
+    var job: String
+
+    public init() {}
+
+    public func run() async throws {
+        let decoded: WorkerJob
+        do {
+            decoded = try JSONDecoder().decode(WorkerJob.self, from: Data(job.utf8))
+        } catch {
+            throw ValidationError("--job is not a valid job: \(error)")
+        }
+        let result = try await Worker.run(decoded)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+    }
+}
+
+/// `courier-bench probe URL`: one request through each transport.
+public struct ProbeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "probe", abstract: "Sends one request through each transport and shows what each one saw.")
+
+    @Argument(help: "The http:// or https:// URL to request.")
+    var url: String
+    @Option(help: "Only this transport: curl, urlsession or ahc (default: all).")
+    var transport: String?
+    @Option(name: .customShort("H"), help: "A header, as 'Name: value' (repeatable).")
+    var header: [String] = []
+    @Option(name: .customShort("X"), help: "The method (default GET, or POST with --data).")
+    var method: String?
+    @Option(help: "A request body to send.")
+    var data: String?
+    @Option(help: "Seconds the whole call may take.")
+    var timeout: Double = 30
+    @Option(help: "A CA bundle (PEM) to trust as well as the system's.")
+    var cacert: String?
+    @Option(help: "The HTTP version: 1.1 or 2.")
+    var http: String?
+    @Flag(help: "Print one JSON object per transport.")
+    var json = false
+
+    public init() {}
+
+    /// The checked probe.
+    public func probe() throws(BenchError) -> Probe {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+        else { throw .invalidOption("URL must be an absolute http:// or https:// URL with a host (got \"\(url)\")") }
+        var transports = Probe.transports
+        if let transport {
+            guard let chosen = BenchTransport(rawValue: transport.lowercased()), Probe.transports.contains(chosen) else {
+                throw .invalidOption("--transport: unknown transport \"\(transport)\" (allowed: curl, urlsession, ahc)")
+            }
+            transports = [chosen]
+        }
+        var headers: [(String, String)] = []
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else { throw .invalidOption("-H takes 'Name: value' (got \"\(line)\")") }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw .invalidOption("-H: the header name is empty in \"\(line)\"") }
+            headers.append((name, value))
+        }
+        let methodName = (method ?? (data == nil ? "GET" : "POST")).uppercased()
+        guard let method = HTTPRequest.Method(methodName) else { throw .invalidOption("-X: \"\(methodName)\" is not a method name") }
+        guard timeout > 0, timeout <= 600 else { throw .invalidOption("--timeout must be more than 0 and at most 600 seconds") }
+        var version: HTTPChoice?
+        if let http {
+            guard let choice = HTTPChoice(rawValue: http), choice != .h2c else { throw .invalidOption("--http takes 1.1 or 2 (got \"\(http)\")") }
+            version = choice
+        }
+        if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
+            throw .invalidOption("--cacert \(cacert): no readable file there")
+        }
+        return Probe(
+            url: url, transports: transports, method: method, headers: headers, body: data.map { Data($0.utf8) },
+            timeout: .seconds(timeout), caFile: cacert, http: version)
+    }
+
+    public func validate() throws {
+        do {
+            _ = try probe()
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    public func run() async throws {
+        let outcomes = try await probe().run()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for outcome in outcomes { print(String(decoding: try encoder.encode(outcome), as: UTF8.self)) }
+        } else {
+            print(Probe.text(outcomes))
+        }
+        if outcomes.contains(where: { $0.errorKind != nil }) { throw ExitCode(1) }
+    }
+}
+
+extension CourierBenchCommand {
+    /// Parses the command line, runs the chosen subcommand, and exits with its status.
+    public static func runFromCommandLine() async {
+        await main()
+    }
+}

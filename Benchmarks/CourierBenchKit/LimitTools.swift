@@ -1,0 +1,152 @@
+import Foundation
+
+/// wrk and h2load: what the server can serve to a client that does almost nothing but HTTP.
+///
+/// wrk covers HTTP/1.1 runs bounded by time; h2load covers HTTP/2, cleartext HTTP/2, and runs
+/// bounded by a request count. Either one missing leaves its rows without a limit.
+enum LimitTools {
+    /// What one run of a tool measured.
+    struct Measurement: Sendable, Equatable {
+        var tool: String
+        var completed: Int
+        var failed: Int
+        var seconds: Double
+        var latency: LatencySummary?
+        var firstError: String?
+        var requestsPerSecond: Double { seconds > 0 ? Double(completed) / seconds : 0 }
+    }
+
+    /// The tool that would measure this cell, if it is installed.
+    static func tool(for http: HTTPChoice, countBounded: Bool) -> String? {
+        if http == .http1, !countBounded, let wrk = ChildProcess.find("wrk") { return wrk }
+        return ChildProcess.find("h2load")
+    }
+
+    /// Runs the tool for one cell against `url`.
+    /// - Returns: The measurement, or `nil` when no tool is installed for it.
+    static func run(
+        url: String, configuration: BenchConfiguration, plan: RunPlan, cpu: Int?, workDirectory: String
+    ) async throws(BenchError) -> Measurement? {
+        guard let tool = tool(for: configuration.http, countBounded: plan.maxRequests != nil) else { return nil }
+        let wrk = tool.hasSuffix("/wrk")
+        var arguments: [String]
+        if wrk {
+            arguments = ["-t1", "-c\(configuration.concurrency)", "-d\(max(1, Int(plan.durationSeconds.rounded())))s", "--latency"]
+            if configuration.scenario.isPost {
+                let script = "\(workDirectory)/post.lua"
+                let body = String(decoding: Scenario.postBody, as: UTF8.self)
+                let lua = "wrk.method = \"POST\"\nwrk.body = '\(body)'\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
+                do { try lua.write(toFile: script, atomically: true, encoding: .utf8) } catch {
+                    throw .file("could not write \(script): \(error)")
+                }
+                arguments += ["-s", script]
+            }
+            arguments.append(url)
+        } else {
+            let streams = configuration.http == .http1 ? ["--h1", "-c\(configuration.concurrency)", "-m1"] : ["-c1", "-m\(configuration.concurrency)"]
+            arguments = ["-t1"] + streams
+            if let count = plan.maxRequests {
+                arguments.append("-n\(count)")
+            } else {
+                arguments += ["-D", String(format: "%.1f", plan.durationSeconds)]
+                if plan.warmupSeconds > 0 { arguments.append("--warm-up-time=\(String(format: "%.1f", plan.warmupSeconds))") }
+            }
+            if configuration.scenario.isPost {
+                let file = "\(workDirectory)/post.json"
+                guard FileManager.default.createFile(atPath: file, contents: Data(Scenario.postBody)) else {
+                    throw .file("could not write \(file)")
+                }
+                arguments += ["-d", file, "-H", "content-type: application/json"]
+            }
+            arguments.append(url)
+        }
+        var executable = tool
+        if let cpu, let taskset = ChildProcess.find("taskset") {
+            arguments = ["-c", String(cpu), tool] + arguments
+            executable = taskset
+        }
+        let limit = Duration.seconds(plan.warmupSeconds + plan.durationSeconds + 30)
+        let outcome = try await ChildProcess.run(executable, arguments, timeout: limit)
+        let name = wrk ? "wrk" : "h2load"
+        guard outcome.status == 0, !outcome.timedOut else {
+            let why = outcome.timedOut ? "ran past its time limit" : "exited with \(outcome.status)"
+            return Measurement(
+                tool: name, completed: 0, failed: 1, seconds: 0, latency: nil,
+                firstError: "\(name) \(why): \(outcome.errors.suffix(300))")
+        }
+        return wrk ? parseWrk(outcome.output) : parseH2load(outcome.output)
+    }
+
+    /// Reads wrk's summary: `N requests in Xs`, non-2xx and socket errors, and `--latency` percentiles.
+    static func parseWrk(_ text: String) -> Measurement {
+        var measurement = Measurement(tool: "wrk", completed: 0, failed: 0, seconds: 0, latency: nil, firstError: nil)
+        var percentiles: [Int: Double] = [:]
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if words.count >= 4, words[1] == "requests", words[2] == "in", let count = Int(words[0]) {
+                measurement.completed = count
+                measurement.seconds = seconds(String(words[3].dropLast(words[3].hasSuffix(",") ? 1 : 0))) ?? 0
+            } else if line.contains("Non-2xx or 3xx responses:"), let count = words.last.flatMap({ Int($0) }) {
+                measurement.failed += count
+                measurement.firstError = measurement.firstError ?? "non-2xx responses"
+            } else if line.contains("Socket errors:") {
+                let numbers = words.compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
+                let errors = numbers.reduce(0, +)
+                if errors > 0 {
+                    measurement.failed += errors
+                    measurement.firstError = measurement.firstError ?? String(line.trimmingCharacters(in: .whitespaces))
+                }
+            } else if words.count == 2, words[0].hasSuffix("%"), let percent = Double(words[0].dropLast()),
+                let value = seconds(String(words[1]))
+            {
+                percentiles[Int(percent)] = value * 1e6
+            }
+        }
+        measurement.completed = max(0, measurement.completed - measurement.failed)
+        if let p50 = percentiles[50], let p90 = percentiles[90], let p99 = percentiles[99] {
+            measurement.latency = LatencySummary(p50: p50, p90: p90, p99: p99, p999: .nan, max: .nan)
+        }
+        return measurement
+    }
+
+    /// Reads h2load's `finished in Xs` and `requests: ... succeeded, ... failed, ... errored` lines.
+    static func parseH2load(_ text: String) -> Measurement {
+        var measurement = Measurement(tool: "h2load", completed: 0, failed: 0, seconds: 0, latency: nil, firstError: nil)
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("finished in ") {
+                let value = line.dropFirst("finished in ".count).prefix { $0 != "," }
+                measurement.seconds = seconds(String(value)) ?? 0
+            } else if line.hasPrefix("requests: ") {
+                for part in line.dropFirst("requests: ".count).split(separator: ",") {
+                    let words = part.split(separator: " ")
+                    guard words.count == 2, let count = Int(words[0]) else { continue }
+                    switch words[1] {
+                    case "succeeded": measurement.completed = count
+                    case "failed": measurement.failed = count  // includes the errored and timed-out ones
+                    default: break
+                    }
+                }
+            } else if line.hasPrefix("status codes: ") {
+                // `status codes: A 2xx, B 3xx, C 4xx, D 5xx`: 4xx and 5xx are errors for the benchmark.
+                let counts = line.split(separator: ",").compactMap { part in
+                    part.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) }
+                }
+                if counts.count == 4, counts[2] + counts[3] > 0 {
+                    measurement.failed = max(measurement.failed, counts[2] + counts[3])
+                    measurement.firstError = "\(counts[2]) 4xx and \(counts[3]) 5xx responses"
+                }
+            }
+        }
+        if measurement.failed > 0, measurement.firstError == nil { measurement.firstError = "h2load reported failed requests" }
+        return measurement
+    }
+
+    /// `512.00us`, `1.20ms`, `2.00s`, `2.5m` → seconds.
+    static func seconds(_ text: String) -> Double? {
+        let units: [(String, Double)] = [("us", 1e-6), ("ms", 1e-3), ("m", 60), ("s", 1), ("h", 3600)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            if let value = Double(text.dropLast(suffix.count)) { return value * scale }
+        }
+        return Double(text)
+    }
+}

@@ -1,0 +1,160 @@
+import Courier
+import Foundation
+import HTTPTypes
+
+/// `courier-bench probe`: one request through each selected transport, to see that they all see an
+/// endpoint the same way.
+public struct Probe: Sendable {
+    /// What one transport saw.
+    public struct Outcome: Codable, Sendable, Equatable {
+        /// The transport.
+        public var transport: String
+        /// The response status, if a response arrived.
+        public var status: Int?
+        /// The HTTP version the response came over, as the transport reports it.
+        public var httpVersion: String?
+        /// Response body bytes.
+        public var bytes: Int?
+        /// Phase end times in milliseconds from the start of the transfer, by phase name.
+        public var phasesMs: [String: Double]?
+        /// Why there are no phase timings.
+        public var phasesUnavailable: String?
+        /// The whole call, in milliseconds.
+        public var totalMs: Double?
+        /// The error's kind (`timed_out`, `tls_failure`, ...), if the call failed.
+        public var errorKind: String?
+        /// The error's message.
+        public var errorMessage: String?
+
+        enum CodingKeys: String, CodingKey {
+            case transport, status, bytes
+            case httpVersion = "http_version"
+            case phasesMs = "phases_ms"
+            case phasesUnavailable = "phases_unavailable"
+            case totalMs = "total_ms"
+            case errorKind = "error_kind"
+            case errorMessage = "error_message"
+        }
+    }
+
+    /// The transports a probe may use: the real ones.
+    public static let transports: [BenchTransport] = [.curl, .urlsession, .ahc]
+
+    public var url: String
+    public var transports: [BenchTransport]
+    public var method: HTTPRequest.Method
+    public var headers: [(String, String)]
+    public var body: Data?
+    public var timeout: Duration
+    public var caFile: String?
+    public var http: HTTPChoice?
+
+    /// Creates a probe; ``ProbeCommand`` validates the values first.
+    public init(
+        url: String, transports: [BenchTransport], method: HTTPRequest.Method, headers: [(String, String)], body: Data?,
+        timeout: Duration, caFile: String?, http: HTTPChoice?
+    ) {
+        self.url = url
+        self.transports = transports
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.caFile = caFile
+        self.http = http
+    }
+
+    /// Sends the request through each transport, one after another.
+    public func run() async -> [Outcome] {
+        var outcomes: [Outcome] = []
+        for transport in transports {
+            outcomes.append(await probe(transport))
+        }
+        return outcomes
+    }
+
+    private func probe(_ name: BenchTransport) async -> Outcome {
+        var outcome = Outcome(transport: name.rawValue)
+        let version: HTTPChoice = http ?? .http2
+        if !TransportFactory.isLinked(name) {
+            outcome.errorKind = NetworkError.Kind.unsupported.description
+            outcome.errorMessage = "this build does not link \(name.rawValue)"
+            return outcome
+        }
+        let client: NetworkClient
+        do {
+            let transport = try TransportFactory.make(name, http: version, caFile: caFile, connections: 1, mockResponseBytes: 0)
+            client = try TransportFactory.makeClient(transport: transport, name: name, timeout: timeout)
+        } catch {
+            outcome.errorKind = "configuration"
+            outcome.errorMessage = "\(error)"
+            return outcome
+        }
+        let shape = BenchAPI.Shape(
+            url: url, post: false, httpVersion: version.preference, headers: RequestHeaders(headers), method: method,
+            body: body.map { RequestBody.data($0, contentType: "application/octet-stream") }, acceptsAnyStatus: true, timeout: timeout)
+        let api = BenchAPI(client: client, shape: shape)
+        do {
+            let data = try await api.response()
+            outcome.status = api.responseHead.map { $0.status.code }
+            outcome.bytes = data.count
+            outcome.record(api.metrics)
+        } catch let error as NetworkError {
+            outcome.status = error.status
+            outcome.errorKind = error.kind.description
+            outcome.errorMessage = error.message
+            outcome.record(error.metrics)
+        } catch {
+            outcome.errorKind = "unknown"
+            outcome.errorMessage = "\(error)"
+        }
+        await client.shutdown()
+        return outcome
+    }
+
+    /// The outcomes as text, one block per transport.
+    public static func text(_ outcomes: [Outcome]) -> String {
+        outcomes.map { outcome in
+            var lines = ["\(outcome.transport):"]
+            if let kind = outcome.errorKind {
+                lines.append("  error   \(kind): \(outcome.errorMessage ?? "")")
+            }
+            if let status = outcome.status {
+                lines.append("  status  \(status), HTTP/\(outcome.httpVersion ?? "?"), \(outcome.bytes.map { "\($0) bytes" } ?? "no body")")
+            }
+            if let phases = outcome.phasesMs {
+                let order = ["dns", "connect", "tls", "request_sent", "first_byte", "total"]
+                let text = order.compactMap { key in phases[key].map { "\(key) \(String(format: "%.2f", $0)) ms" } }
+                lines.append("  phases  " + text.joined(separator: ", "))
+            } else if let why = outcome.phasesUnavailable {
+                lines.append("  phases  unavailable: \(why)")
+            }
+            if let total = outcome.totalMs { lines.append("  total   \(String(format: "%.2f", total)) ms") }
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+}
+
+extension Probe.Outcome {
+    init(transport: String) {
+        self.transport = transport
+    }
+
+    mutating func record(_ metrics: RequestMetrics?) {
+        guard let metrics else { return }
+        httpVersion = metrics.httpVersion
+        totalMs = metrics.total.map { $0.inSeconds * 1000 }
+        switch metrics.phaseTimings {
+        case .available(let timings):
+            var phases: [String: Double] = [:]
+            let named: [(String, Duration?)] = [
+                ("dns", timings.dns), ("connect", timings.connect), ("tls", timings.tls), ("request_sent", timings.requestSent),
+                ("first_byte", timings.firstByte), ("total", timings.total),
+            ]
+            for (name, value) in named { if let value { phases[name] = value.inSeconds * 1000 } }
+            phasesMs = phases
+        case .unavailable(let reason):
+            phasesUnavailable = reason
+        }
+    }
+}

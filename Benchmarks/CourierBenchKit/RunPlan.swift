@@ -1,0 +1,161 @@
+import Foundation
+
+/// A validated `courier-bench run`: what to run, how long, and where to write the results.
+public struct RunPlan: Sendable, Equatable {
+    /// The clients, in the order they run.
+    public var transports: [BenchTransport]
+    /// The matrix cells, in order.
+    public var configurations: [BenchConfiguration]
+    /// Each counted run starts no request after this many seconds.
+    public var durationSeconds: Double
+    /// Each counted run starts at most this many requests (`nil`: the duration alone bounds it).
+    public var maxRequests: Int?
+    /// Uncounted load before each counted run.
+    public var warmupSeconds: Double
+    /// Runs per transport and cell; the median is reported.
+    public var repeats: Int
+    /// Whether to pin the server to CPU 0 and each client to CPU 1.
+    public var pin: Bool
+    /// The user's endpoint, or `nil` for the embedded server.
+    public var url: String?
+    /// An extra CA to trust for `url`.
+    public var caFile: String?
+    /// Where to write the rows as JSON.
+    public var jsonPath: String?
+    /// Where to write the Markdown report and its SVG charts.
+    public var reportDirectory: String?
+    /// Whether to run wrk and h2load (when installed) as the physical limit.
+    public var runsLimitTools: Bool
+
+    /// The default comparison when no cell options are given: small GET at 64 over HTTP/1.1 and
+    /// HTTP/2, and medium GET at 16 over HTTP/1.1.
+    public static let defaultConfigurations = [
+        BenchConfiguration(scenario: .small, concurrency: 64, http: .http1),
+        BenchConfiguration(scenario: .small, concurrency: 64, http: .http2),
+        BenchConfiguration(scenario: .medium, concurrency: 16, http: .http1),
+    ]
+    /// The most seconds one counted run may last.
+    public static let maxDurationSeconds = 3600.0
+    /// The duration bound when only `--requests` is given: a run never goes unbounded in time.
+    public static let requestsOnlyDurationSeconds = 60.0
+
+    /// Every option as the command line gave it (lists still comma-separated).
+    public struct Input: Sendable {
+        public var transports: String?
+        public var scenarios: String?
+        public var concurrency: String?
+        public var http: String?
+        public var requests: Int?
+        public var duration: Double?
+        public var warmup: Double = 0.5
+        public var repeats: Int = 3
+        public var pin = false
+        public var full = false
+        public var url: String?
+        public var caFile: String?
+        public var json: String?
+        public var report: String?
+        public var noLimit = false
+
+        /// Nothing given: the default comparison.
+        public init() {}
+    }
+
+    /// Checks the options and builds the plan.
+    /// - Parameter input: The options.
+    /// - Returns: The plan.
+    /// - Throws: ``BenchError/invalidOption(_:)`` naming the option and what it accepts.
+    public static func make(_ input: Input) throws(BenchError) -> RunPlan {
+        let transports = try list(input.transports, option: "--transports", default: BenchTransport.allCases)
+        if let duration = input.duration, !(duration > 0 && duration <= maxDurationSeconds) {
+            throw .invalidOption("--duration must be more than 0 and at most \(Int(maxDurationSeconds)) seconds (got \(duration))")
+        }
+        if let requests = input.requests, !(1...100_000_000).contains(requests) {
+            throw .invalidOption("--requests must be 1 to 100000000 (got \(requests))")
+        }
+        guard input.warmup >= 0, input.warmup <= 600 else {
+            throw .invalidOption("--warmup must be 0 to 600 seconds (got \(input.warmup))")
+        }
+        guard (1...20).contains(input.repeats) else { throw .invalidOption("--repeat must be 1 to 20 (got \(input.repeats))") }
+        if let url = input.url { try checkURL(url) }
+        if input.caFile != nil, input.url == nil {
+            throw .invalidOption("--cacert is for --url endpoints; the embedded server's CA is trusted already")
+        }
+        if let caFile = input.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .invalidOption("--cacert \(caFile): no readable file there")
+        }
+        let configurations = try cells(input)
+        let duration =
+            input.duration ?? (input.requests == nil ? 2 : requestsOnlyDurationSeconds)
+        return RunPlan(
+            transports: transports, configurations: configurations, durationSeconds: duration, maxRequests: input.requests,
+            warmupSeconds: input.warmup, repeats: input.repeats, pin: input.pin, url: input.url, caFile: input.caFile,
+            jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit)
+    }
+
+    private static func cells(_ input: Input) throws(BenchError) -> [BenchConfiguration] {
+        let concurrency = try concurrencies(input.concurrency)
+        if let url = input.url {
+            let scenarios = try list(input.scenarios, option: "--scenarios", default: [Scenario.get])
+            if let bad = scenarios.first(where: { $0 != .get && $0 != .post }) {
+                throw .invalidOption("with --url, --scenarios takes get or post (\(bad.rawValue) needs the embedded server)")
+            }
+            let secure = url.lowercased().hasPrefix("https:")
+            let http = try list(input.http, option: "--http", default: secure ? [HTTPChoice.http1, .http2] : [.http1])
+            return cross(scenarios, concurrency ?? [16], http)
+        }
+        let scenarios = try list(input.scenarios, option: "--scenarios", default: Scenario.embedded)
+        if scenarios.contains(.get) { throw .invalidOption("--scenarios get needs --url (the embedded server offers small, medium, large, post)") }
+        let http = try list(input.http, option: "--http", default: [HTTPChoice.http1, .http2])
+        let anyCellOption = input.scenarios != nil || input.concurrency != nil || input.http != nil
+        if !input.full && !anyCellOption { return defaultConfigurations }
+        let fullConcurrency = [1, 16, 64]
+        return cross(
+            input.scenarios == nil && !input.full ? [.small] : scenarios,
+            concurrency ?? (input.full ? fullConcurrency : [64]), http)
+    }
+
+    private static func cross(_ scenarios: [Scenario], _ concurrency: [Int], _ http: [HTTPChoice]) -> [BenchConfiguration] {
+        scenarios.flatMap { scenario in
+            http.flatMap { version in concurrency.map { BenchConfiguration(scenario: scenario, concurrency: $0, http: version) } }
+        }
+    }
+
+    private static func concurrencies(_ text: String?) throws(BenchError) -> [Int]? {
+        guard let text else { return nil }
+        var values: [Int] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            guard let value = Int(trimmed), (1...1000).contains(value) else {
+                throw .invalidOption("--concurrency takes numbers from 1 to 1000, comma-separated (got \"\(trimmed)\")")
+            }
+            if !values.contains(value) { values.append(value) }
+        }
+        return values
+    }
+
+    /// Parses a comma-separated list of raw values, rejecting unknown and empty items.
+    private static func list<Value: RawRepresentable & CaseIterable>(
+        _ text: String?, option: String, default defaults: [Value]
+    ) throws(BenchError) -> [Value] where Value.RawValue == String {
+        guard let text else { return defaults }
+        var values: [Value] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let value = Value(rawValue: name) else {
+                let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidOption("\(option): unknown value \"\(name)\" (allowed: \(allowed))")
+            }
+            if !values.contains(where: { $0.rawValue == value.rawValue }) { values.append(value) }
+        }
+        return values
+    }
+
+    private static func checkURL(_ text: String) throws(BenchError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            throw .invalidOption("--url must be an absolute http:// or https:// URL with a host (got \"\(text)\")")
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import CCurlReference
+import Courier
+import Foundation
+
+/// Runs one ``WorkerJob`` in this process: warm-up, then the counted run.
+public enum Worker {
+    /// Runs the job and measures it.
+    /// - Parameter job: What to run.
+    /// - Returns: The counted run's figures.
+    /// - Throws: ``BenchError`` when the client cannot be set up.
+    public static func run(_ job: WorkerJob) async throws -> WorkerResult {
+        var pinned: Int?
+        if let cpu = job.cpu, ProcessUsage.pin(toCPU: cpu) { pinned = cpu }
+        var result: WorkerResult
+        if job.transport == .reference {
+            result = try runReference(job)
+        } else {
+            result = try await runCourier(job)
+        }
+        result.pinnedCPU = pinned
+        return result
+    }
+
+    private static func runCourier(_ job: WorkerJob) async throws -> WorkerResult {
+        let transport = try TransportFactory.make(
+            job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
+        let client = try TransportFactory.makeClient(transport: transport, name: job.transport, timeout: .seconds(60))
+        let shape = BenchAPI.Shape(url: job.url, post: job.post, httpVersion: job.http.preference)
+        let call: @Sendable () async -> CallOutcome = {
+            let api = BenchAPI(client: client, shape: shape)
+            do {
+                let data = try await api.response()
+                return .success(bytes: data.count, httpVersion: api.metrics?.httpVersion)
+            } catch let error as NetworkError {
+                return .failure("\(error.kind): \(error.message)")
+            } catch {
+                return .failure("\(error)")
+            }
+        }
+        let clock = ContinuousClock()
+        if job.warmupSeconds > 0 {
+            _ = await LoadLoop.run(
+                concurrency: job.concurrency, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
+        }
+        let cpuBefore = ProcessUsage.cpuSeconds()
+        let start = clock.now
+        let tally = await LoadLoop.run(
+            concurrency: job.concurrency, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
+        let cpu = ProcessUsage.cpuSeconds() - cpuBefore
+        await client.shutdown()
+        let elapsed = (tally.lastCompletion ?? start) - start
+        return WorkerResult(
+            completed: tally.completed, failed: tally.failed, firstError: tally.firstError, seconds: elapsed.inSeconds,
+            latency: tally.recorder.summary, cpuSeconds: cpu, peakRSSKiB: ProcessUsage.peakRSSKiB(),
+            bytesReceived: tally.bytesReceived, bytesSent: job.post ? Double(tally.completed * Scenario.postBody.count) : 0,
+            negotiatedHTTP: tally.negotiatedHTTP, pinnedCPU: nil)
+    }
+
+    /// Runs the C reference; latencies come back through a callback into a recorder.
+    private static func runReference(_ job: WorkerJob) throws -> WorkerResult {
+        final class Sink {
+            var recorder = LatencyRecorder()
+        }
+        let sink = Sink()
+        let body = Scenario.postBody.map { CChar(bitPattern: $0) } + [0]
+        var raw = courier_reference_result()
+        let status: Int32 = job.url.withCString { url in
+            body.withUnsafeBufferPointer { bodyPointer in
+                withOptionalCString(job.caFile) { caFile in
+                    var options = courier_reference_options()
+                    options.url = url
+                    options.concurrency = Int32(clamping: job.concurrency)
+                    options.warmup_seconds = job.warmupSeconds
+                    options.seconds = job.durationSeconds
+                    options.max_requests = job.maxRequests ?? 0
+                    options.http = Int32(job.http == .http1 ? 0 : job.http == .http2 ? 1 : 2)
+                    options.ca_file = caFile
+                    if job.post {
+                        options.post_body = bodyPointer.baseAddress
+                        options.post_body_length = Scenario.postBody.count
+                    }
+                    options.context = Unmanaged.passUnretained(sink).toOpaque()
+                    options.record = { context, seconds in
+                        guard let context else { return }
+                        Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().recorder.record(microseconds: seconds * 1e6)
+                    }
+                    return courier_reference_run(&options, &raw)
+                }
+            }
+        }
+        let text = withUnsafeBytes(of: raw.first_error_text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard status == 0 else { throw BenchError.worker("the C reference could not run: \(text)") }
+        return WorkerResult(
+            completed: raw.completed, failed: raw.failed, firstError: raw.failed > 0 ? text : nil, seconds: raw.seconds,
+            latency: sink.recorder.summary, cpuSeconds: raw.cpu_seconds, peakRSSKiB: ProcessUsage.peakRSSKiB(),
+            bytesReceived: raw.bytes_received, bytesSent: raw.bytes_sent,
+            negotiatedHTTP: raw.http_version == 0 ? nil : raw.http_version >= 3 ? "2" : "1.1", pinnedCPU: nil)
+    }
+
+    private static func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let text else { return body(nil) }
+        return text.withCString { body($0) }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

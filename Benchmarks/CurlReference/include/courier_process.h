@@ -1,0 +1,23 @@
+/* Process facts courier-bench needs that Swift's Glibc module does not offer (sched_setaffinity
+ * needs _GNU_SOURCE). */
+#ifndef COURIER_PROCESS_H
+#define COURIER_PROCESS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pins thread `tid` (0: the calling thread) to CPU `cpu`. Returns 0, or an errno value. */
+int courier_pin_thread(int tid, int cpu);
+
+/* User plus system CPU seconds this process has used (-1 when getrusage fails). */
+double courier_process_cpu_seconds(void);
+
+/* This process's peak resident set size in KiB (-1 when getrusage fails). */
+long courier_process_peak_rss_kib(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
