@@ -48,7 +48,8 @@ enum ChildProcess {
     static func find(_ name: String) -> String? {
         if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/sbin", "/sbin"] {
+        let directories: [String] = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
+        for directory in directories {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

@@ -48,8 +48,9 @@ enum LimitTools {
             if let count = plan.maxRequests {
                 arguments.append("-n\(count)")
             } else {
-                arguments += ["-D", String(format: "%.1f", plan.durationSeconds)]
-                if plan.warmupSeconds > 0 { arguments.append("--warm-up-time=\(String(format: "%.1f", plan.warmupSeconds))") }
+                // h2load takes whole numbers with a unit.
+                arguments += ["-D", "\(max(1, Int((plan.durationSeconds * 1000).rounded())))ms"]
+                if plan.warmupSeconds > 0 { arguments.append("--warm-up-time=\(Int((plan.warmupSeconds * 1000).rounded()))ms") }
             }
             if configuration.scenario.isPost {
                 let file = "\(workDirectory)/post.json"

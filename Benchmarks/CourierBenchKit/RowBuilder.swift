@@ -62,7 +62,7 @@ enum RowBuilder {
                 fastest[row.cellKey] = max(fastest[row.cellKey] ?? 0, row.rps)
             }
         }
-        for index in rows.indices where rows[index].repeats > 0 {
+        for index in rows.indices where rows[index].repeats > 0 && rows[index].rps > 0 {
             let key = rows[index].cellKey
             let rps = rows[index].rps
             rows[index].ratioToReference = reference[key].map { rps / $0 }
