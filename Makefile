@@ -1,7 +1,9 @@
 # Convenience targets; the scripts are what README and CI run.
-.PHONY: deps run test sanitize stress bench-curl
+.PHONY: deps bench run test sanitize stress bench-curl
 deps:
 	scripts/install-deps.sh
+bench:
+	scripts/bench.sh
 run:
 	scripts/run.sh
 test:

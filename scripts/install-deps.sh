@@ -2,9 +2,13 @@
 # Installs the Debian packages Courier needs when they are missing. Safe to run again.
 #   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport;
 #   pkg-config: how SwiftPM finds libcurl for the CCurl system module.
+# With --bench it also installs wrk and nghttp2-client (h2load): courier-bench's physical limit.
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(wrk nghttp2-client)
+fi
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,0 +1,112 @@
+import Testing
+
+@testable import CourierBenchKit
+
+@Suite("courier-bench: limit tools' output, medians and ratios")
+struct ParsingTests {
+    @Test("wrk's summary: requests, seconds, errors and latency percentiles")
+    func wrk() {
+        let output = """
+            Running 2s test @ http://127.0.0.1:40000/bytes/100
+              1 threads and 64 connections
+              Thread Stats   Avg      Stdev     Max   +/- Stdev
+                Latency     1.02ms  200.00us   5.00ms   90.00%
+              Latency Distribution
+                 50%  512.00us
+                 75%    1.00ms
+                 90%    1.50ms
+                 99%    3.00ms
+              120000 requests in 2.00s, 20.00MB read
+              Socket errors: connect 0, read 2, write 0, timeout 1
+              Non-2xx or 3xx responses: 7
+            Requests/sec:  60000.00
+            """
+        let measurement = LimitTools.parseWrk(output)
+        #expect(measurement.tool == "wrk")
+        #expect(measurement.failed == 10)
+        #expect(measurement.completed == 120_000 - 10)
+        #expect(abs(measurement.seconds - 2) < 1e-9)
+        #expect(measurement.latency.map { abs($0.p50 - 512) < 1e-6 } == true)
+        #expect(measurement.latency.map { abs($0.p99 - 3000) < 1e-6 } == true)
+        #expect(measurement.firstError != nil)
+    }
+
+    @Test("h2load's summary: succeeded, failed and the time")
+    func h2load() {
+        let output = """
+            finished in 2.00s, 45000.00 req/s, 5.00MB/s
+            requests: 90010 total, 90074 started, 90010 done, 90000 succeeded, 10 failed, 10 errored, 0 timeout
+            status codes: 90000 2xx, 0 3xx, 0 4xx, 0 5xx
+            """
+        let measurement = LimitTools.parseH2load(output)
+        #expect(measurement.completed == 90_000)
+        #expect(measurement.failed == 10)
+        #expect(measurement.requestsPerSecond == 45_000)
+        #expect(measurement.firstError != nil)
+    }
+
+    @Test("durations with units", arguments: [("512.00us", 0.000512), ("1.50ms", 0.0015), ("2.00s", 2.0), ("1.5m", 90.0), ("3", 3.0)])
+    func units(text: String, seconds: Double) {
+        #expect(LimitTools.seconds(text).map { abs($0 - seconds) < 1e-9 } == true)
+    }
+
+    @Test("the median run, min and max, and ratios within a cell")
+    func rows() {
+        let cell = BenchConfiguration(scenario: .small, concurrency: 64, http: .http1)
+        func run(_ completed: Int, failed: Int = 0) -> WorkerResult {
+            WorkerResult(
+                completed: completed, failed: failed, firstError: failed > 0 ? "timed_out: slow" : nil, seconds: 1,
+                latency: LatencySummary(p50: 1000, p90: 2000, p99: 3000, p999: 4000, max: 5000), cpuSeconds: 0.5,
+                peakRSSKiB: completed, bytesReceived: 100, bytesSent: 0, negotiatedHTTP: "1.1", pinnedCPU: nil)
+        }
+        var rows = [
+            RowBuilder.row(.curl, cell, runs: [run(300), run(100), run(200, failed: 2)]),
+            RowBuilder.row(.reference, cell, runs: [run(400)]),
+            RowBuilder.row(.mock, cell, runs: [run(4000)]),
+            RowBuilder.unsupported(.urlsession, cell, reason: "no"),
+        ]
+        RowBuilder.addRatios(&rows)
+        #expect(rows[0].rps == 200)
+        #expect(rows[0].rpsMin == 100)
+        #expect(rows[0].rpsMax == 300)
+        #expect(rows[0].errors == 2)
+        #expect(rows[0].hasErrors)
+        #expect(rows[0].p99Ms == 3)
+        #expect(rows[0].cpuSecondsPer10k == 25)
+        #expect(rows[0].peakRSSMiB == 300.0 / 1024)
+        #expect(rows[0].ratioToReference == 0.5)
+        #expect(rows[0].ratioToFastest == 0.5)  // the mock is not a candidate for fastest
+        #expect(rows[1].ratioToFastest == 1)
+        #expect(rows[2].ratioToFastest == nil)
+        #expect(rows[3].repeats == 0 && rows[3].ratioToReference == nil)
+    }
+
+    @Test("latency percentiles come from the histogram")
+    func recorder() {
+        var recorder = LatencyRecorder()
+        for microseconds in 1...1000 { recorder.record(microseconds: Double(microseconds)) }
+        let summary = recorder.summary
+        #expect(abs(summary.p50 - 500) <= 1)
+        #expect(abs(summary.p99 - 990) <= 1)
+        #expect(summary.max == 1000)
+        #expect(LatencyRecorder().summary == .empty)
+    }
+
+    @Test("targets: met and missed, and only where both sides ran cleanly")
+    func targets() {
+        let cell = BenchConfiguration(scenario: .small, concurrency: 64, http: .http1)
+        func row(_ transport: BenchTransport, rps: Double, errors: Int = 0) -> ResultRow {
+            var row = RowBuilder.unsupported(transport, cell, reason: "")
+            row.unsupported = nil
+            row.repeats = 1
+            row.rps = rps
+            row.errors = errors
+            return row
+        }
+        let checks = TargetCheck.check(
+            [row(.curl, rps: 950), row(.reference, rps: 1000), row(.ahc, rps: 500), row(.urlsession, rps: 100, errors: 1), row(.mock, rps: 250_000)],
+            pinned: true)
+        #expect(checks.map(\.met) == [true, false, true])
+        #expect(checks.map(\.target) == ["curl ≥ 90% of the C reference", "curl ≥ 2× AsyncHTTPClient", "mock > 200,000 calls/s on one core"])
+    }
+}

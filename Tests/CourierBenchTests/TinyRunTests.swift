@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import CourierBenchKit
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// Runs the real tool: the embedded server, one worker process per client, the C reference. These
+/// tests check that the tool works, not how fast anything is.
+@Suite("courier-bench: a tiny run of every client", .serialized, .timeLimit(.minutes(5)))
+struct TinyRunTests {
+    /// The courier-bench executable `swift build --build-tests` put beside this test binary.
+    static func executable() throws -> String {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        // The test binary may sit inside a .xctest bundle directory.
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("courier-bench").path), directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        let path = directory.appendingPathComponent("courier-bench").path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build courier-bench first: swift build --build-tests")
+        return path
+    }
+
+    /// The clients this build links (AsyncHTTPClient needs the package trait the test command turns on).
+    static let linked = BenchTransport.allCases.filter(TransportFactory.isLinked)
+
+    static func tinyPlan(_ extra: [String] = []) throws -> RunPlan {
+        try RunCommand.parse(
+            ["--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post", "--http", "1.1", "--concurrency", "4", "--requests", "200", "--warmup", "0", "--repeat", "1", "--no-limit"]
+                + extra
+        ).plan()
+    }
+
+    @Test("every client completes its requests without errors; the JSON rows match the schema; the report is written")
+    func tinyRun() async throws {
+        let plan = try Self.tinyPlan()
+        let report = try await BenchRunner(plan: plan, executable: try Self.executable(), commandLine: "test", showsProgress: false).run()
+
+        #expect(report.rows.count == 2 * Self.linked.count)
+        for row in report.rows {
+            #expect(row.unsupported == nil, "\(row.transport): \(row.unsupported ?? "")")
+            #expect(row.repeats == 1)
+            #expect(row.requests == 200, "\(row.transport) \(row.scenario): \(row.requests) requests")
+            #expect(row.errors == 0, "\(row.transport) \(row.scenario): \(row.firstError ?? "")")
+            #expect(row.rps > 0)
+            #expect((row.p50Ms ?? 0) > 0 && (row.p50Ms ?? 0) <= (row.p99Ms ?? 0) && (row.p99Ms ?? 0) <= (row.maxMs ?? 0))
+            #expect((row.cpuSecondsPer10k ?? 0) > 0)
+            #expect((row.peakRSSMiB ?? 0) > 1)
+            #expect(row.bytes > 0)
+        }
+        for row in report.rows where row.scenario == "small" && row.transport != "mock" {
+            #expect(row.bytes == 200 * 100, "\(row.transport) received \(row.bytes) bytes")
+            #expect(row.negotiatedHTTP == nil || row.negotiatedHTTP == "1.1")
+        }
+        for row in report.rows where row.transport == "reference" { #expect(row.ratioToReference == 1) }
+
+        // JSON: an array of one object per row, with the documented keys and types.
+        let json = try ReportWriter.json(report)
+        let objects = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        #expect(objects.count == report.rows.count)
+        let numbers = [
+            "concurrency", "requests", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "cpu_seconds_per_10k",
+            "peak_rss_mib", "ratio_to_reference",
+        ]
+        for object in objects {
+            for key in ["transport", "scenario", "http"] { #expect(object[key] is String, "\(key)") }
+            for key in numbers { #expect(object[key] is NSNumber, "\(key) in \(object["transport"] ?? "?")") }
+        }
+
+        // The report: Markdown and two SVG charts that parse as XML.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-report-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let written = try ReportWriter.writeReport(report, to: directory)
+        #expect(written.map { ($0 as NSString).lastPathComponent } == ["report.md", "throughput.svg", "latency-p99.svg"])
+        let markdown = try String(contentsOfFile: written[0], encoding: .utf8)
+        #expect(markdown.contains("## Targets"))
+        #expect(markdown.contains("| small · HTTP/1.1 · c4 | curl |"))
+        for svg in written.dropFirst() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: svg))
+            let parser = XMLParser(data: data)
+            #expect(parser.parse(), "\(svg): \(parser.parserError.map { "\($0)" } ?? "")")
+            #expect(String(decoding: data, as: UTF8.self).contains("<rect"))
+        }
+    }
+
+    @Test("a client that cannot run in a cell gets a row that says why, and nothing runs for it")
+    func unsupportedRow() async throws {
+        let plan = try RunCommand.parse([
+            "--transports", "urlsession", "--scenarios", "small", "--http", "2", "--concurrency", "1", "--requests", "5", "--warmup", "0",
+            "--repeat", "1", "--no-limit",
+        ]).plan()
+        let report = try await BenchRunner(plan: plan, executable: try Self.executable(), commandLine: "test", showsProgress: false).run()
+        #expect(report.rows.count == 1)
+        #expect(report.rows.first?.unsupported?.contains("private CA") == true)
+        #expect(report.rows.first?.repeats == 0)
+    }
+
+    @Test("probe: one request through each transport reports its status and size")
+    func probe() async throws {
+        let plan = try Self.tinyPlan()
+        let servers = try await EmbeddedServers.start(for: plan, caDirectory: NSTemporaryDirectory())
+        let url = servers.url(for: BenchConfiguration(scenario: .small, concurrency: 1, http: .http1), plan: plan)
+        let probe = try ProbeCommand.parse([url, "-H", "X-Probe: 1", "--timeout", "10"]).probe()
+        let outcomes = await probe.run()
+        let missing = try ProbeCommand.parse([url.replacingOccurrences(of: "/bytes/100", with: "/status/404"), "--transport", "curl"]).probe()
+        let notFound = await missing.run()
+        await servers.shutdown()
+
+        #expect(outcomes.map(\.transport) == ["curl", "urlsession", "ahc"])
+        for outcome in outcomes where !TransportFactory.isLinked(.ahc) && outcome.transport == "ahc" {
+            #expect(outcome.errorKind == "unsupported")
+        }
+        for outcome in outcomes where TransportFactory.isLinked(BenchTransport(rawValue: outcome.transport) ?? .ahc) {
+            #expect(outcome.errorKind == nil, "\(outcome.transport): \(outcome.errorMessage ?? "")")
+            #expect(outcome.status == 200)
+            #expect(outcome.bytes == 100)
+            #expect(outcome.phasesMs != nil || outcome.phasesUnavailable != nil)
+        }
+        #expect(outcomes.first?.phasesMs?["first_byte"] != nil)
+        #expect(Probe.text(outcomes).contains("status  200"))
+        #expect(notFound.first?.status == 404)
+        #expect(notFound.first?.errorKind == nil)
+    }
+}
