@@ -140,7 +140,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierBenchTests",
-            dependencies: ["CourierBenchKit"]
+            dependencies: [
+                "CourierBenchKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .testTarget(
             name: "CourierTests",

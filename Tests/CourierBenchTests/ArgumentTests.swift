@@ -1,4 +1,5 @@
 import ArgumentParser
+import HTTPTypes
 import Foundation
 import Testing
 
@@ -13,12 +14,12 @@ struct ArgumentTests {
             (["--url", "ftp://example.com/"], "--url must be an absolute http:// or https:// URL"),
             (["--transports", "curl,carrier-pigeon"], "--transports: unknown value \"carrier-pigeon\""),
             (["--duration", "0"], "--duration must be more than 0"),
-            (["--duration", "-3"], "--duration must be more than 0"),
+            (["--duration=-3"], "--duration must be more than 0"),
             (["--concurrency", "0"], "--concurrency takes numbers from 1 to 1000"),
             (["--concurrency", "16,lots"], "--concurrency takes numbers from 1 to 1000"),
             (["--repeat", "0"], "--repeat must be 1 to 20"),
             (["--requests", "0"], "--requests must be 1 to 100000000"),
-            (["--warmup", "-1"], "--warmup must be 0 to 600 seconds"),
+            (["--warmup=-1"], "--warmup must be 0 to 600 seconds"),
             (["--http", "3"], "--http: unknown value \"3\""),
             (["--scenarios", "get"], "--scenarios get needs --url"),
             (["--url", "http://127.0.0.1:9/", "--scenarios", "large"], "with --url, --scenarios takes get or post"),
