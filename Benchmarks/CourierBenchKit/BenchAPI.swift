@@ -45,3 +45,17 @@ extension HTTPChoice {
         }
     }
 }
+
+/// The same call as a value (``Endpoint``).
+struct BenchEndpoint: Endpoint {
+    typealias Output = Data
+    let shape: BenchAPI.Shape
+    var baseURL: String? { shape.url }
+    var path: String { "" }
+    var method: HTTPRequest.Method { shape.method ?? (shape.post ? .post : .get) }
+    var headers: RequestHeaders { shape.headers }
+    var body: RequestBody? { shape.body ?? (shape.post ? BenchAPI.postBody : nil) }
+    var httpVersion: HTTPVersionPreference? { shape.httpVersion }
+    var statusValidation: StatusValidation { shape.acceptsAnyStatus ? .any : .successful }
+    var timeout: Duration? { shape.timeout }
+}

@@ -63,7 +63,9 @@ public struct BenchRunner: Sendable {
         let runnable = plan.configurations.map { cell in
             plan.transports.filter { unsupportedReason($0, cell) == nil }
         }
-        let limitSteps = plan.runsLimitTools ? plan.configurations.filter { LimitTools.tool(for: $0.http, countBounded: plan.maxRequests != nil) != nil }.count : 0
+        let limitSteps =
+            plan.runsLimitTools
+            ? plan.configurations.filter { LimitTools.tool(for: $0.http, countBounded: plan.maxRequests != nil) != nil }.count : 0
         let steps = (runnable.reduce(0) { $0 + $1.count } + limitSteps) * plan.repeats
         let progress = Progress(total: steps, enabled: showsProgress)
         var rows: [ResultRow] = []

@@ -26,7 +26,10 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Comma-separated clients: curl, urlsession, ahc, mock, reference (the C program on libcurl).")
     var transports: String?
-    @Option(help: "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON); get or post with --url.")
+    @Option(
+        help:
+            "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON); get or post with --url."
+    )
     var scenarios: String?
     @Option(help: "Comma-separated requests in flight, 1 to 1000.")
     var concurrency: String?
@@ -113,7 +116,8 @@ public struct RunCommand: AsyncParsableCommand {
     static func ownExecutable() throws(BenchError) -> String {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         let first = CommandLine.arguments.first ?? ""
-        guard !first.isEmpty, let found = ChildProcess.find(first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first)
+        guard !first.isEmpty,
+            let found = ChildProcess.find(first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first)
         else { throw .worker("cannot find courier-bench's own executable to start workers") }
         return found
     }
@@ -194,7 +198,9 @@ public struct ProbeCommand: AsyncParsableCommand {
         guard timeout > 0, timeout <= 600 else { throw .invalidOption("--timeout must be more than 0 and at most 600 seconds") }
         var version: HTTPChoice?
         if let http {
-            guard let choice = HTTPChoice(rawValue: http), choice != .h2c else { throw .invalidOption("--http takes 1.1 or 2 (got \"\(http)\")") }
+            guard let choice = HTTPChoice(rawValue: http), choice != .h2c else {
+                throw .invalidOption("--http takes 1.1 or 2 (got \"\(http)\")")
+            }
             version = choice
         }
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {

@@ -9,7 +9,9 @@ struct LatencyRecorder: Sendable {
 
     /// Records one latency.
     mutating func record(microseconds: Double) {
-        let value = microseconds.isFinite ? UInt64(Swift.max(1, Swift.min(microseconds.rounded(), Double(Self.highestMicroseconds)))) : Self.highestMicroseconds
+        let value =
+            microseconds.isFinite
+            ? UInt64(Swift.max(1, Swift.min(microseconds.rounded(), Double(Self.highestMicroseconds)))) : Self.highestMicroseconds
         _ = histogram.record(value)
     }
 

@@ -43,7 +43,9 @@ enum LimitTools {
             }
             arguments.append(url)
         } else {
-            let streams = configuration.http == .http1 ? ["--h1", "-c\(configuration.concurrency)", "-m1"] : ["-c1", "-m\(configuration.concurrency)"]
+            let streams =
+                configuration.http == .http1
+                ? ["--h1", "-c\(configuration.concurrency)", "-m1"] : ["-c1", "-m\(configuration.concurrency)"]
             arguments = ["-t1"] + streams
             if let count = plan.maxRequests {
                 arguments.append("-n\(count)")

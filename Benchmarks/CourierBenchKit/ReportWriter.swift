@@ -74,14 +74,17 @@ public enum ReportWriter {
             lines.append("| --- | --- | --- | --- | --- |")
             for check in report.targets {
                 let needed = check.required >= 1000 ? "> \(Int(check.required))/s" : String(format: "≥ %.2f×", check.required)
-                lines.append("| \(check.target) | \(check.cell) | \(check.measuredText) | \(needed) | \(check.met ? "met" : "**missed**") |")
+                lines.append(
+                    "| \(check.target) | \(check.cell) | \(check.measuredText) | \(needed) | \(check.met ? "met" : "**missed**") |")
             }
         }
         let errors = report.rows.filter(\.hasErrors)
         if !errors.isEmpty {
             lines += ["", "## Errors", ""]
             for row in errors {
-                lines.append("- \(row.transport), \(row.scenario) · HTTP/\(row.http) · c\(row.concurrency): \(row.errors) failed; first: \(row.firstError ?? "?")")
+                lines.append(
+                    "- \(row.transport), \(row.scenario) · HTTP/\(row.http) · c\(row.concurrency): \(row.errors) failed; first: \(row.firstError ?? "?")"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"

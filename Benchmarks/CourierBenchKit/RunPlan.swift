@@ -105,7 +105,9 @@ public struct RunPlan: Sendable, Equatable {
             return cross(scenarios, concurrency ?? [16], http)
         }
         let scenarios = try list(input.scenarios, option: "--scenarios", default: Scenario.embedded)
-        if scenarios.contains(.get) { throw .invalidOption("--scenarios get needs --url (the embedded server offers small, medium, large, post)") }
+        if scenarios.contains(.get) {
+            throw .invalidOption("--scenarios get needs --url (the embedded server offers small, medium, large, post)")
+        }
         let http = try list(input.http, option: "--http", default: [HTTPChoice.http1, .http2])
         let anyCellOption = input.scenarios != nil || input.concurrency != nil || input.http != nil
         if !input.full && !anyCellOption { return defaultConfigurations }

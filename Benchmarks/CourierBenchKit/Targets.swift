@@ -28,14 +28,20 @@ public struct TargetCheck: Codable, Sendable, Equatable {
                 continue
             }
             if [16, 64].contains(first.concurrency), first.http != HTTPChoice.h2c.rawValue, let reference = rps(.reference) {
-                checks.append(TargetCheck(target: "curl ≥ 90% of the C reference", cell: cell, measured: curl / reference, required: 0.9, met: curl / reference >= 0.9))
+                checks.append(
+                    TargetCheck(
+                        target: "curl ≥ 90% of the C reference", cell: cell, measured: curl / reference, required: 0.9,
+                        met: curl / reference >= 0.9))
             }
             if let ahc = rps(.ahc) {
-                checks.append(TargetCheck(target: "curl ≥ 2× AsyncHTTPClient", cell: cell, measured: curl / ahc, required: 2, met: curl / ahc >= 2))
+                checks.append(
+                    TargetCheck(target: "curl ≥ 2× AsyncHTTPClient", cell: cell, measured: curl / ahc, required: 2, met: curl / ahc >= 2))
             }
             if let urlSession = rps(.urlsession) {
                 checks.append(
-                    TargetCheck(target: "curl ≥ 10× URLSession", cell: cell, measured: curl / urlSession, required: 10, met: curl / urlSession >= 10))
+                    TargetCheck(
+                        target: "curl ≥ 10× URLSession", cell: cell, measured: curl / urlSession, required: 10, met: curl / urlSession >= 10
+                    ))
             }
             if let mock = rps(.mock) { checks.append(mockCheck(mock, cell: cell, pinned: pinned)) }
         }

@@ -26,11 +26,11 @@ public enum Worker {
             job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
         let client = try TransportFactory.makeClient(transport: transport, name: job.transport, timeout: .seconds(60))
         let shape = BenchAPI.Shape(url: job.url, post: job.post, httpVersion: job.http.preference)
+        let endpoint = BenchEndpoint(shape: shape)
         let call: @Sendable () async -> CallOutcome = {
-            let api = BenchAPI(client: client, shape: shape)
             do {
-                let data = try await api.response()
-                return .success(bytes: data.count, httpVersion: api.metrics?.httpVersion)
+                let response = try await client.response(for: endpoint)
+                return .success(bytes: response.value.count, httpVersion: response.metrics.httpVersion)
             } catch let error as NetworkError {
                 return .failure("\(error.kind): \(error.message)")
             } catch {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HTTPTypes
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import CourierBenchKit

@@ -104,9 +104,13 @@ struct ParsingTests {
             return row
         }
         let checks = TargetCheck.check(
-            [row(.curl, rps: 950), row(.reference, rps: 1000), row(.ahc, rps: 500), row(.urlsession, rps: 100, errors: 1), row(.mock, rps: 250_000)],
+            [
+                row(.curl, rps: 950), row(.reference, rps: 1000), row(.ahc, rps: 500), row(.urlsession, rps: 100, errors: 1),
+                row(.mock, rps: 250_000),
+            ],
             pinned: true)
         #expect(checks.map(\.met) == [true, false, true])
-        #expect(checks.map(\.target) == ["curl ≥ 90% of the C reference", "curl ≥ 2× AsyncHTTPClient", "mock > 200,000 calls/s on one core"])
+        #expect(
+            checks.map(\.target) == ["curl ≥ 90% of the C reference", "curl ≥ 2× AsyncHTTPClient", "mock > 200,000 calls/s on one core"])
     }
 }

@@ -30,7 +30,10 @@ struct TinyRunTests {
 
     static func tinyPlan(_ extra: [String] = []) throws -> RunPlan {
         try RunCommand.parse(
-            ["--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post", "--http", "1.1", "--concurrency", "4", "--requests", "200", "--warmup", "0", "--repeat", "1", "--no-limit"]
+            [
+                "--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post", "--http", "1.1",
+                "--concurrency", "4", "--requests", "200", "--warmup", "0", "--repeat", "1", "--no-limit",
+            ]
                 + extra
         ).plan()
     }
@@ -106,7 +109,8 @@ struct TinyRunTests {
         let url = servers.url(for: BenchConfiguration(scenario: .small, concurrency: 1, http: .http1), plan: plan)
         let probe = try ProbeCommand.parse([url, "-H", "X-Probe: 1", "--timeout", "10"]).probe()
         let outcomes = await probe.run()
-        let missing = try ProbeCommand.parse([url.replacingOccurrences(of: "/bytes/100", with: "/status/404"), "--transport", "curl"]).probe()
+        let missing = try ProbeCommand.parse([url.replacingOccurrences(of: "/bytes/100", with: "/status/404"), "--transport", "curl"])
+            .probe()
         let notFound = await missing.run()
         await servers.shutdown()
 
