@@ -48,7 +48,7 @@ public struct BenchRunner: Sendable {
 
         var finished = rows
         RowBuilder.addRatios(&finished)
-        let tools = ["wrk", "h2load"].filter { ChildProcess.find($0) != nil }
+        let tools = [("wrk", LimitTools.wrk), ("h2load", LimitTools.h2load)].compactMap { $0.1 == nil ? nil : $0.0 }
         return BenchReport(
             date: ISO8601DateFormatter().string(from: started), command: commandLine, cores: ProcessUsage.onlineCPUs,
             placement: placement.text, server: plan.url ?? "embedded loopback server (SwiftNIO, 1 event-loop thread)",

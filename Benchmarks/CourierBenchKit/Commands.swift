@@ -82,11 +82,7 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     public func validate() throws {
-        do {
-            _ = try plan()
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try asValidation { () throws(BenchError) in _ = try plan() }
     }
 
     public func run() async throws {
@@ -212,11 +208,7 @@ public struct ProbeCommand: AsyncParsableCommand {
     }
 
     public func validate() throws {
-        do {
-            _ = try probe()
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try asValidation { () throws(BenchError) in _ = try probe() }
     }
 
     public func run() async throws {
@@ -236,5 +228,14 @@ extension CourierBenchCommand {
     /// Parses the command line, runs the chosen subcommand, and exits with its status.
     public static func runFromCommandLine() async {
         await main()
+    }
+}
+
+/// Runs a check and reports its ``BenchError`` the way ArgumentParser shows bad input.
+func asValidation(_ check: () throws(BenchError) -> Void) throws {
+    do {
+        try check()
+    } catch {
+        throw ValidationError(error.description)
     }
 }

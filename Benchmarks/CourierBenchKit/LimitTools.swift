@@ -18,9 +18,14 @@ enum LimitTools {
 
     /// The tool that would measure this cell, if it is installed.
     static func tool(for http: HTTPChoice, countBounded: Bool) -> String? {
-        if http == .http1, !countBounded, let wrk = ChildProcess.find("wrk") { return wrk }
-        return ChildProcess.find("h2load")
+        if http == .http1, !countBounded, let wrk { return wrk }
+        return h2load
     }
+
+    /// wrk's path, looked up once.
+    static let wrk = ChildProcess.find("wrk")
+    /// h2load's path, looked up once.
+    static let h2load = ChildProcess.find("h2load")
 
     /// Runs the tool for one cell against `url`.
     /// - Returns: The measurement, or `nil` when no tool is installed for it.

@@ -43,8 +43,9 @@ enum LoadLoop {
         return await inParallel(concurrency: concurrency) {
             let clock = ContinuousClock()
             var tally = LoadTally()
-            while clock.now < end, started.wrappingAdd(1, ordering: .relaxed).newValue <= limit {
-                let begin = clock.now
+            // One clock read per request: the end of one request is the start of the next.
+            var begin = clock.now
+            while begin < end, started.wrappingAdd(1, ordering: .relaxed).newValue <= limit {
                 let outcome = await call()
                 let finish = clock.now
                 tally.lastCompletion = finish
@@ -58,6 +59,7 @@ enum LoadLoop {
                     tally.failed += 1
                     if tally.firstError == nil { tally.firstError = message }
                 }
+                begin = finish
             }
             return tally
         }

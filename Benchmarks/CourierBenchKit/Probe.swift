@@ -90,15 +90,15 @@ public struct Probe: Sendable {
             outcome.errorMessage = "\(error)"
             return outcome
         }
-        let shape = BenchAPI.Shape(
-            url: url, post: false, httpVersion: version.preference, headers: RequestHeaders(headers), method: method,
-            body: body.map { RequestBody.data($0, contentType: "application/octet-stream") }, acceptsAnyStatus: true, timeout: timeout)
-        let api = BenchAPI(client: client, shape: shape)
+        let endpoint = BenchEndpoint(
+            url: url, method: method, headers: RequestHeaders(headers),
+            body: body.map { RequestBody.data($0, contentType: "application/octet-stream") }, httpVersion: version.preference,
+            acceptsAnyStatus: true, timeout: timeout)
         do {
-            let data = try await api.response()
-            outcome.status = api.responseHead.map { $0.status.code }
-            outcome.bytes = data.count
-            outcome.record(api.metrics)
+            let response = try await client.response(for: endpoint)
+            outcome.status = response.head.status.code
+            outcome.bytes = response.value.count
+            outcome.record(response.metrics)
         } catch let error as NetworkError {
             outcome.status = error.status
             outcome.errorKind = error.kind.description

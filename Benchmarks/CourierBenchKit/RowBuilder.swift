@@ -4,12 +4,7 @@ enum RowBuilder {
     static func row(_ transport: BenchTransport, _ cell: BenchConfiguration, runs: [WorkerResult]) -> ResultRow {
         var row = empty(transport.rawValue, cell)
         guard let median = median(runs, by: \.requestsPerSecond) else { return row }
-        row.repeats = runs.count
-        row.requests = median.completed
-        row.errors = runs.reduce(0) { $0 + $1.failed }
-        row.rps = median.requestsPerSecond
-        row.rpsMin = runs.map(\.requestsPerSecond).min() ?? 0
-        row.rpsMax = runs.map(\.requestsPerSecond).max() ?? 0
+        fillCounts(&row, median: (median.completed, median.requestsPerSecond), runs: runs.map { ($0.failed, $0.requestsPerSecond) })
         if median.completed > 0 {
             row.p50Ms = median.latency.p50 / 1000
             row.p90Ms = median.latency.p90 / 1000
@@ -29,12 +24,7 @@ enum RowBuilder {
     static func row(limit runs: [LimitTools.Measurement], _ cell: BenchConfiguration) -> ResultRow? {
         guard let median = median(runs, by: \.requestsPerSecond) else { return nil }
         var row = empty(median.tool, cell)
-        row.repeats = runs.count
-        row.requests = median.completed
-        row.errors = runs.reduce(0) { $0 + $1.failed }
-        row.rps = median.requestsPerSecond
-        row.rpsMin = runs.map(\.requestsPerSecond).min() ?? 0
-        row.rpsMax = runs.map(\.requestsPerSecond).max() ?? 0
+        fillCounts(&row, median: (median.completed, median.requestsPerSecond), runs: runs.map { ($0.failed, $0.requestsPerSecond) })
         func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 / 1000 : nil } }
         row.p50Ms = finite(median.latency?.p50)
         row.p90Ms = finite(median.latency?.p90)
@@ -71,6 +61,18 @@ enum RowBuilder {
                 rows[index].ratioToFastest = fastest[key].map { $0 > 0 ? rps / $0 : 0 }
             }
         }
+    }
+
+    /// Repeats, the median run's requests and rate, all runs' errors, and the rate's min and max.
+    private static func fillCounts(
+        _ row: inout ResultRow, median: (completed: Int, rps: Double), runs: [(failed: Int, rps: Double)]
+    ) {
+        row.repeats = runs.count
+        row.requests = median.completed
+        row.errors = runs.reduce(0) { $0 + $1.failed }
+        row.rps = median.rps
+        row.rpsMin = runs.map(\.rps).min() ?? 0
+        row.rpsMax = runs.map(\.rps).max() ?? 0
     }
 
     private static func empty(_ transport: String, _ cell: BenchConfiguration) -> ResultRow {

@@ -41,20 +41,35 @@ public struct RunPlan: Sendable, Equatable {
 
     /// Every option as the command line gave it (lists still comma-separated).
     public struct Input: Sendable {
+        /// `--transports`.
         public var transports: String?
+        /// `--scenarios`.
         public var scenarios: String?
+        /// `--concurrency`.
         public var concurrency: String?
+        /// `--http`.
         public var http: String?
+        /// `--requests`.
         public var requests: Int?
+        /// `--duration`, in seconds.
         public var duration: Double?
+        /// `--warmup`, in seconds.
         public var warmup: Double = 0.5
+        /// `--repeat`.
         public var repeats: Int = 3
+        /// `--pin`.
         public var pin = false
+        /// `--full`.
         public var full = false
+        /// `--url`.
         public var url: String?
+        /// `--cacert`.
         public var caFile: String?
+        /// `--json`.
         public var json: String?
+        /// `--report`.
         public var report: String?
+        /// `--no-limit`.
         public var noLimit = false
 
         /// Nothing given: the default comparison.

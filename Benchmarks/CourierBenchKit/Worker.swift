@@ -25,8 +25,9 @@ public enum Worker {
         let transport = try TransportFactory.make(
             job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
         let client = try TransportFactory.makeClient(transport: transport, name: job.transport, timeout: .seconds(60))
-        let shape = BenchAPI.Shape(url: job.url, post: job.post, httpVersion: job.http.preference)
-        let endpoint = BenchEndpoint(shape: shape)
+        let endpoint = BenchEndpoint(
+            url: job.url, method: job.post ? .post : .get, body: job.post ? BenchEndpoint.postBody : nil,
+            httpVersion: job.http.preference)
         let call: @Sendable () async -> CallOutcome = {
             do {
                 let response = try await client.response(for: endpoint)

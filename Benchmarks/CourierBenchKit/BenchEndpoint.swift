@@ -1,0 +1,37 @@
+import Courier
+import Foundation
+import HTTPTypes
+
+/// The call every benchmark and probe request makes, described once as an ``Endpoint`` value (the
+/// API object a service defines) and sent with `NetworkClient.response(for:)`.
+struct BenchEndpoint: Endpoint {
+    typealias Output = Data
+
+    /// The full URL; the path is empty.
+    var url: String
+    var method: HTTPRequest.Method = .get
+    var headers: RequestHeaders = [:]
+    var body: RequestBody?
+    var httpVersion: HTTPVersionPreference?
+    /// `true` for the probe, which shows every status instead of failing on non-2xx.
+    var acceptsAnyStatus = false
+    var timeout: Duration?
+
+    var baseURL: String? { url }
+    var path: String { "" }
+    var statusValidation: StatusValidation { acceptsAnyStatus ? .any : .successful }
+
+    /// The `post` scenario's 1 KiB JSON body, built once.
+    static let postBody = RequestBody.data(Data(Scenario.postBody), contentType: "application/json")
+}
+
+extension HTTPChoice {
+    /// The Courier preference for this choice.
+    var preference: HTTPVersionPreference {
+        switch self {
+        case .http1: .http1_1
+        case .http2: .http2
+        case .h2c: .http2PriorKnowledge
+        }
+    }
+}
