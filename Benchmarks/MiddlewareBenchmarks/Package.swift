@@ -22,6 +22,14 @@ let package = Package(
             ],
             path: "Benchmarks/MiddlewareOverhead",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "ChainProfile",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierMock", package: "Courier"),
+            ],
+            path: "Sources/ChainProfile"
+        ),
     ]
 )

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Watches every call of a client and raises an ``Alert`` when an ``AlertRule`` trips, and
 /// again when it recovers.
 ///
@@ -27,9 +29,43 @@ public final class FailureAlerts: CallObserver {
         var lastFailure: CallRecord?
     }
 
-    private struct Key: Hashable {
-        var rule: Int
-        var group: String
+    /// A rule with what the per-call path needs worked out once. A class, so reading one per call
+    /// copies no strings or sets.
+    private final class PreparedRule: Sendable {
+        let rule: AlertRule
+        /// Whether a success counts as a failure (only if the rule lists `.success`).
+        let successCountsAsFailure: Bool
+        /// For an error-rate rule, the width of one window slice in nanoseconds.
+        let sliceWidth: Int64
+
+        init(_ rule: AlertRule) {
+            self.rule = rule
+            successCountsAsFailure = rule.failures.contains(.success)
+            if case .errorRate(_, let window, _) = rule.trigger {
+                sliceWidth = RateWindow.sliceWidth(of: window)
+            } else {
+                sliceWidth = 1
+            }
+        }
+    }
+
+    /// One group's state, boxed so that the per-rule cache below can hold it.
+    private final class GroupState {
+        var group = Group()
+    }
+
+    /// The groups of one rule, with the last one used: calls of one endpoint or team tend to come
+    /// in runs, and a hit costs a string comparison instead of a hash.
+    private struct RuleGroups {
+        var byName: [String: GroupState] = [:]
+        var lastName: String?
+        var last: GroupState?
+    }
+
+    /// Every rule's groups (one entry per rule, in order) and how many groups exist in all.
+    private struct Tables {
+        var rules: [RuleGroups]
+        var groupCount = 0
     }
 
     /// The rules, as given.
@@ -46,9 +82,10 @@ public final class FailureAlerts: CallObserver {
     private let timeSource: any TimeSource
     /// Where window slices are counted from.
     private let origin: ContinuousClock.Instant
-    /// Per rule, whether a success counts as a failure (only if a rule lists `.success`).
-    private let successCountsAsFailure: [Bool]
-    private let groups = Locked<[Key: Group]>([:])
+    private let prepared: [PreparedRule]
+    /// Whether any rule counts over a window (only then is the time since `origin` needed).
+    private let countsWindows: Bool
+    private let tables: Locked<Tables>
     private let dropped = Locked(0)
     private let outbox: AsyncStream<Alert>.Continuation
     private let delivery: Task<Void, Never>
@@ -62,14 +99,18 @@ public final class FailureAlerts: CallObserver {
     public init(rules: [AlertRule], sink: any AlertSink, timeSource: any TimeSource = SystemTimeSource()) throws(ConfigurationError) {
         for rule in rules { try rule.validate() }
         self.rules = rules
-        self.successCountsAsFailure = rules.map { $0.failures.contains(.success) }
+        self.prepared = rules.map(PreparedRule.init)
+        self.tables = Locked(Tables(rules: Array(repeating: RuleGroups(), count: rules.count)))
+        self.countsWindows = rules.contains {
+            if case .errorRate = $0.trigger { true } else { false }
+        }
         self.timeSource = timeSource
         self.origin = timeSource.now
         let (stream, continuation) = AsyncStream<Alert>.makeStream(bufferingPolicy: .bufferingOldest(256))
         outbox = continuation
         delivery = Task {
             for await alert in stream {
-                await AlertDelivery.$isDelivering.withValue(true) { await sink.deliver(alert) }
+                await AlertDelivery.run { await sink.deliver(alert) }
             }
         }
     }
@@ -89,27 +130,36 @@ public final class FailureAlerts: CallObserver {
 
     /// Counts one call against every rule that watches it.
     public func callFinished(_ record: CallRecord) {
-        guard !AlertDelivery.isDelivering else { return }
+        guard !AlertDelivery.isDeliveringInThisTask else { return }
         let outcome = record.outcome
         guard outcome != .cancelled else { return }
         let now = timeSource.now
+        let elapsed = countsWindows ? RateWindow.nanoseconds(origin.duration(to: now)) : 0
         var alerts: [Alert] = []
-        groups.withLock { groups in
-            for index in rules.indices {
-                guard let name = rules[index].group(of: record) else { continue }
-                let key = Key(rule: index, group: name)
-                let slot: Dictionary<Key, Group>.Index
-                if let found = groups.index(forKey: key) {
-                    slot = found
+        let groupLimit = maxGroupsPerRule * rules.count
+        tables.withLock { tables in
+            for index in prepared.indices {
+                let rule = prepared[index]
+                guard let name = rule.rule.group(of: record) else { continue }
+                let state: GroupState
+                if let last = tables.rules[index].last, tables.rules[index].lastName == name {
+                    state = last
                 } else {
-                    guard groups.count < maxGroupsPerRule * rules.count else { continue }
-                    groups[key] = Group()
-                    guard let inserted = groups.index(forKey: key) else { continue }
-                    slot = inserted
+                    if let found = tables.rules[index].byName[name] {
+                        state = found
+                    } else {
+                        guard tables.groupCount < groupLimit else { continue }
+                        state = GroupState()
+                        tables.rules[index].byName[name] = state
+                        tables.groupCount += 1
+                    }
+                    tables.rules[index].lastName = name
+                    tables.rules[index].last = state
                 }
                 // Most calls succeed: decide those without hashing the outcome.
-                let failed = outcome == .success ? successCountsAsFailure[index] : rules[index].failures.contains(outcome)
-                if let alert = count(failed: failed, record: record, rule: rules[index], group: name, state: &groups.values[slot], now: now)
+                let failed = outcome == .success ? rule.successCountsAsFailure : rule.rule.failures.contains(outcome)
+                if let alert = count(
+                    failed: failed, record: record, prepared: rule, group: name, state: &state.group, now: now, elapsed: elapsed)
                 {
                     alerts.append(alert)
                 }
@@ -122,21 +172,22 @@ public final class FailureAlerts: CallObserver {
 
     /// Updates one group and returns the alert to send, if any.
     private func count(
-        failed: Bool, record: CallRecord, rule: AlertRule, group: String, state: inout Group, now: ContinuousClock.Instant
+        failed: Bool, record: CallRecord, prepared: PreparedRule, group: String, state: inout Group, now: ContinuousClock.Instant,
+        elapsed: Int64
     ) -> Alert? {
         if failed { state.lastFailure = record }
         let holds: Bool
         let failures: Int
         let calls: Int
-        switch rule.trigger {
+        switch prepared.rule.trigger {
         case .consecutiveFailures(let limit):
             state.consecutive = failed ? state.consecutive + 1 : 0
             failures = state.consecutive
             calls = state.consecutive
             // Trips at the limit; clears only at a success.
             holds = state.firing ? failed : state.consecutive >= limit
-        case .errorRate(let threshold, let window, let minimumCalls):
-            (calls, failures) = state.window.add(failed: failed, elapsed: origin.duration(to: now), window: window)
+        case .errorRate(let threshold, _, let minimumCalls):
+            (calls, failures) = state.window.add(failed: failed, elapsedNanoseconds: elapsed, sliceWidth: prepared.sliceWidth)
             let rate = Double(failures) / Double(max(calls, 1))
             if calls < minimumCalls {
                 holds = state.firing
@@ -148,71 +199,44 @@ public final class FailureAlerts: CallObserver {
         state.firing = holds
         let sample = state.lastFailure ?? record
         if holds {
-            if let last = state.lastSent, last.duration(to: now) < rule.minimumInterval {
+            if let last = state.lastSent, last.duration(to: now) < prepared.rule.minimumInterval {
                 state.announced = false
                 return nil
             }
             state.lastSent = now
             state.announced = true
             return Alert(
-                kind: .tripped, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
+                kind: .tripped, rule: prepared.rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
                 calls: calls,
                 lastError: sample.error?.shortDescription, lastErrorDetail: sample.error?.description, sampleRequestID: sample.requestID)
         }
         guard state.announced else { return nil }
         state.announced = false
         return Alert(
-            kind: .recovered, rule: rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures, calls: calls,
+            kind: .recovered, rule: prepared.rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
+            calls: calls,
             lastError: nil, lastErrorDetail: nil, sampleRequestID: sample.requestID)
     }
 }
 
 /// Marks the task that delivers alerts, so that calls it makes are not counted again.
 public enum AlertDelivery {
-    /// True inside an alert sink's `deliver`.
+    /// True inside an alert sink's `deliver` (``FailureAlerts`` sets it; read it, do not set it).
     @TaskLocal public static var isDelivering = false
-}
 
-/// The calls and failures of one group over a sliding window, counted in ``slices`` equal
-/// slices of it: constant memory and work per call at any call rate.
-struct RateWindow: Sendable {
-    /// How many slices a window has.
-    static let slices = 60
+    /// How many deliveries are running in the process. While none is, no task can be inside one,
+    /// and a finished call need not look up the task-local value.
+    private static let running = Atomic<Int>(0)
 
-    private var calls = [Int](repeating: 0, count: slices)
-    private var failures = [Int](repeating: 0, count: slices)
-    /// The absolute slice number each entry counts, or -1 for none yet.
-    private var slice = [Int64](repeating: -1, count: slices)
-
-    /// Counts one call and returns the calls and failures now inside the window.
-    /// - Parameters:
-    ///   - failed: Whether the call failed.
-    ///   - elapsed: The time since a fixed origin (negative values count as zero).
-    ///   - window: The window's length (positive).
-    mutating func add(failed: Bool, elapsed: Duration, window: Duration) -> (calls: Int, failures: Int) {
-        let width = max(Int64(1), Self.nanoseconds(window) / Int64(Self.slices))
-        let current = max(0, Self.nanoseconds(elapsed)) / width
-        let index = Int(current % Int64(Self.slices))
-        if slice[index] != current {
-            slice[index] = current
-            calls[index] = 0
-            failures[index] = 0
-        }
-        calls[index] += 1
-        if failed { failures[index] += 1 }
-        var totalCalls = 0
-        var totalFailures = 0
-        for entry in 0..<Self.slices where slice[entry] > current - Int64(Self.slices) {
-            totalCalls += calls[entry]
-            totalFailures += failures[entry]
-        }
-        return (totalCalls, totalFailures)
+    /// Whether the current task is delivering an alert; cheap while no delivery runs.
+    static var isDeliveringInThisTask: Bool {
+        running.load(ordering: .acquiring) > 0 && isDelivering
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? Int64.min / 2 : Int64.max / 2 }
-        return scaled + attoseconds / 1_000_000_000
+    /// Runs one delivery with ``isDelivering`` set.
+    static func run(_ delivery: () async -> Void) async {
+        running.add(1, ordering: .releasing)
+        defer { running.subtract(1, ordering: .releasing) }
+        await $isDelivering.withValue(true) { await delivery() }
     }
 }

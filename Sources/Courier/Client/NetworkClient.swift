@@ -28,6 +28,9 @@ public final class NetworkClient: Sendable {
     public let observers: [any CallObserver]
     /// The queue calls wait in when their API object names none; `nil` runs them at once.
     public let queue: RequestQueue?
+    /// The request rewriters at the head of the application middleware (team headers), applied
+    /// synchronously before `chain`, which holds the rest.
+    private let headRewriters: [any RequestRewriting]
     private let chain: Middleware.Next
     /// The same chain with the queue's gate between application and network middleware.
     private let queuedChain: Middleware.Next
@@ -81,9 +84,10 @@ public final class NetworkClient: Sendable {
         } else {
             self.queue = nil
         }
-        self.chain = MiddlewareChain.build(application: application, network: networkMiddleware, around: transport)
-        self.queuedChain = MiddlewareChain.build(
-            application: application, network: networkMiddleware, around: transport, queued: true)
+        let (head, rest) = MiddlewareChain.splitHead(application)
+        self.headRewriters = head
+        self.chain = MiddlewareChain.build(application: rest, network: networkMiddleware, around: transport)
+        self.queuedChain = MiddlewareChain.build(application: rest, network: networkMiddleware, around: transport, queued: true)
         self.transportEndsAtDeadline =
             transport.enforcesDeadline && application.allSatisfy(\.staysWithinDeadline)
             && networkMiddleware.allSatisfy(\.staysWithinDeadline)
@@ -180,15 +184,6 @@ public final class NetworkClient: Sendable {
             return .failure(error)
         }
 
-        let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
-        do {
-            built = try RequestBuilder.build(
-                call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
-        } catch {
-            return fail(error)
-        }
-        sentRequest = built.request
-        authority = built.request.authority
         let timeout = call.timeout ?? configuration.requestTimeout
         var context = RequestContext(
             requestID: requestID,
@@ -202,8 +197,20 @@ public final class NetworkClient: Sendable {
             recorder: recorder,
             httpVersion: call.httpVersion
         )
-        context.ownHeaderNames = built.ownHeaderNames
         context.placement = placement
+        let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
+        do {
+            var made = try RequestBuilder.build(
+                call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
+            context.ownHeaderNames = made.ownHeaderNames
+            // The rewriters at the head of the chain (team headers) change the request in place.
+            for rewriter in headRewriters { try rewriter.rewrite(&made.request, context: &context) }
+            built = made
+        } catch {
+            return fail(error)
+        }
+        sentRequest = built.request
+        authority = built.request.authority
         recorder.update { $0.bytesSent = built.body?.length ?? 0 }
         if logger.logLevel <= .trace {
             logger.trace(

@@ -79,6 +79,20 @@ protocol RequestRewriting: Middleware {
 /// The one fold that builds the chain: application middleware outermost, then the queue's gate
 /// (`QueueGate`, for calls that have a ``RequestQueue``), then network middleware, then the transport.
 enum MiddlewareChain {
+    /// Splits application middleware into the request rewriters at its head, which the client
+    /// applies synchronously before the chain (no async layer and no context copy per call), and
+    /// the rest, which the chain runs. Order is kept: the head rewriters come first either way.
+    /// - Parameter application: Once-per-call middleware, in the order requests pass them.
+    /// - Returns: The head rewriters and the remaining middleware.
+    static func splitHead(_ application: [any Middleware]) -> (head: [any RequestRewriting], rest: [any Middleware]) {
+        var head: [any RequestRewriting] = []
+        for link in application {
+            guard let rewriter = link as? any RequestRewriting else { break }
+            head.append(rewriter)
+        }
+        return (head, Array(application.dropFirst(head.count)))
+    }
+
     /// Composes middleware around a transport.
     /// - Parameters:
     ///   - application: Once-per-call middleware, in the order requests pass them.
@@ -124,6 +138,12 @@ enum MiddlewareChain {
                     var context = context
                     try rewriter.rewrite(&request, context: &context)
                     return try await next(request, body, context)
+                }
+            }
+            // Retry is in most default chains: called concretely, its frame can be inlined.
+            if let retry = link as? RetryMiddleware {
+                return { request, body, context in
+                    try await retry.run(request, body: body, context: context, next: next)
                 }
             }
             return { request, body, context in

@@ -18,7 +18,9 @@ public struct CallRecord: Sendable {
     /// The response status, when a response arrived.
     public var status: Int?
     /// The failure, or `nil` when the call succeeded.
-    public var error: NetworkError?
+    public var error: NetworkError? {
+        didSet { outcome = CallOutcome(error: error) }
+    }
     /// Timings, bytes and attempts.
     public var metrics: RequestMetrics
 
@@ -35,10 +37,11 @@ public struct CallRecord: Sendable {
         self.status = status
         self.error = error
         self.metrics = metrics
+        self.outcome = CallOutcome(error: error)
     }
 
-    /// How the call ended, as alerts and metrics count it.
-    public var outcome: CallOutcome { CallOutcome(error: error) }
+    /// How the call ended, as alerts and metrics count it (classified once, when the error is set).
+    public private(set) var outcome: CallOutcome
 }
 
 /// How a call ended: success, cancelled by its caller, or one class of failure.

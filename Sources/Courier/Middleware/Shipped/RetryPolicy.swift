@@ -76,7 +76,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Returns: `true` for idempotent methods or an `Idempotency-Key`, with a replayable body.
     public static func mayRepeat(_ request: HTTPRequest, body: RequestBody?) -> Bool {
         if let body, !body.isReplayable { return false }
-        if idempotentMethods.contains(request.method) { return true }
+        // The same methods as `idempotentMethods`, compared without hashing the method's text.
+        switch request.method {
+        case .get, .head, .options, .put, .delete, .trace: return true
+        default: break
+        }
         return request.headerFields[idempotencyKey] != nil
     }
 
