@@ -60,9 +60,7 @@ struct RateWindow: Sendable {
 
     /// A duration in nanoseconds, saturating far from overflow.
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? Int64.min / 2 : Int64.max / 2 }
-        return scaled + attoseconds / 1_000_000_000
+        let nanoseconds = duration.attoseconds / 1_000_000_000
+        return Int64(exactly: nanoseconds) ?? (nanoseconds < 0 ? Int64.min / 2 : Int64.max / 2)
     }
 }

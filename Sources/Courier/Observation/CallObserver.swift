@@ -30,7 +30,14 @@ public final class EndpointLabels: Sendable {
     public static let overflowLabel = "other"
     /// The most distinct labels handed out.
     public let limit: Int
-    private let labels = Locked<[ObjectIdentifier: String]>([:])
+    /// The labels by type, with the last one asked for: calls of one endpoint tend to come in
+    /// runs, and a hit costs a comparison instead of a hash.
+    private struct Table {
+        var byType: [ObjectIdentifier: String] = [:]
+        var last: (type: ObjectIdentifier, label: String)?
+    }
+
+    private let labels = Locked(Table())
 
     /// The process-wide instance (limit 500).
     public static let shared = EndpointLabels(limit: 500)
@@ -46,12 +53,18 @@ public final class EndpointLabels: Sendable {
     /// - Returns: Its bounded label.
     public func label(for type: Any.Type) -> String {
         let key = ObjectIdentifier(type)
-        if let known = labels.withLock({ $0[key] }) { return known }
+        let known = labels.withLock { table -> String? in
+            if let last = table.last, last.type == key { return last.label }
+            guard let found = table.byType[key] else { return nil }
+            table.last = (key, found)
+            return found
+        }
+        if let known { return known }
         let name = Self.name(of: type)
-        return labels.withLock { labels in
-            if let known = labels[key] { return known }
-            guard labels.count < limit else { return Self.overflowLabel }
-            labels[key] = name
+        return labels.withLock { table in
+            if let known = table.byType[key] { return known }
+            guard table.byType.count < limit else { return Self.overflowLabel }
+            table.byType[key] = name
             return name
         }
     }
