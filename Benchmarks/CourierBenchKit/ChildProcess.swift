@@ -34,14 +34,25 @@ enum ChildProcess {
             throw .worker("could not start \(executable): \(error)")
         }
         // Drain both pipes while the program runs, so that it never blocks on a full pipe.
-        async let printed = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let complained = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }.value
+        async let printed = readToEnd(output.fileHandleForReading)
+        async let complained = readToEnd(errors.fileHandleForReading)
         let timedOut = await waitOrStop(process, finished: finished.stream, timeout: timeout)
         let out = await printed
         let err = await complained
         return Outcome(
             status: process.terminationStatus, timedOut: timedOut, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Reads a pipe to its end on a thread of its own: the read blocks until the program exits,
+    /// and blocking a thread of Swift's cooperative pool (two on a 2-core machine) for that long
+    /// would stall every other task in the process.
+    private static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            let reader = Thread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+            reader.name = "courier-bench pipe reader"
+            reader.start()
+        }
     }
 
     /// Whether `name` is an executable on `PATH` (or an absolute path to one).
