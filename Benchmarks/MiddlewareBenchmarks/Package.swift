@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -27,6 +28,7 @@ let package = Package(
             name: "ChainProfile",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CourierMock", package: "Courier"),
             ],
             path: "Sources/ChainProfile"

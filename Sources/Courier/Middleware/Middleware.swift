@@ -127,10 +127,21 @@ enum MiddlewareChain {
             }
         }
         var inner = counted
+        var outer = application[...]
         if queued {
             inner = { request, body, context in try await QueueGate.pass(request, body, context, counted) }
+        } else if network.isEmpty, let retry = application.last as? RetryMiddleware {
+            // The default chain's innermost shape: retry right before the transport. One closure
+            // holds both, so an attempt costs no async frame of its own.
+            inner = { request, body, context in
+                try await retry.run(request, body: body, context: context) { request, body, context in
+                    context.recorder.update { $0.attempts += 1 }
+                    return try await transport.send(request, body: body, context: context)
+                }
+            }
+            outer = outer.dropLast()
         }
-        return application.reversed().reduce(inner) { next, link in
+        return outer.reversed().reduce(inner) { next, link in
             // A middleware that only rewrites the request runs inside this layer, synchronously.
             if let rewriter = link as? any RequestRewriting {
                 return { request, body, context in
