@@ -46,7 +46,10 @@
                 }
             case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
                 return (.tlsFailure, .tls)
-            case is HTTPParserError:
+            case let error as HTTPParserError:
+                // The stream ending inside a body the head announced is a closed connection, as
+                // the other transports report it; anything else is a malformed response.
+                if error == .invalidEOFState, phase == .receiving { return (.connectionClosed, .receiving) }
                 return (.invalidResponse, phase == .sending ? .awaitingResponse : phase)
             default:
                 return (.transportFailure, phase)

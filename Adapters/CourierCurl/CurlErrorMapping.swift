@@ -68,6 +68,11 @@ enum CurlErrorMapping {
             return (.tooManyRedirects, .receiving)
         case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
             return (.invalidRequest, .building)
+        case CURLE_UNSUPPORTED_PROTOCOL where progress.preTransfer > 0:
+            // After the request went out this is the answer's fault: libcurl refuses a reply
+            // without an HTTP status line ("Received HTTP/0.9 when not allowed").
+            // No head was read: the status line itself was refused.
+            return (.invalidResponse, .awaitingResponse)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_UNKNOWN_OPTION:
             return (.unsupported, .building)
         case CURLE_READ_ERROR:

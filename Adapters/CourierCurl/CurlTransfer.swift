@@ -90,6 +90,10 @@ final class CurlTransfer: @unchecked Sendable {
                 redirectStatus = status
                 return line.count
             }
+            if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) {
+                failure = problem
+                return 0
+            }
             if !isHeadRequest, let announced = Self.announcedLength(response), announced > Int64(context.maxResponseBytes) {
                 failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: announced)
                 return 0

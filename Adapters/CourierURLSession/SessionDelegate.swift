@@ -26,6 +26,9 @@ struct TaskState {
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
     var receivedHead = false
     var receivedBytes = 0
+    /// The body length the head announced, if any: an error before that many bytes arrived is a
+    /// connection that closed mid-body, whatever code FoundationNetworking gives it.
+    var announcedBytes: Int64?
     var redirects = 0
     /// Set when Courier itself stopped the task (too large, too many redirects): reported instead
     /// of URLSession's "cancelled".
@@ -85,6 +88,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return
         }
         let head = URLSessionConversion.responseHead(from: http)
+        if (100..<200).contains(http.statusCode) {
+            // FoundationNetworking hands over an interim response as if it were the final one and
+            // then never completes the task: fail now, clearly, instead of at the deadline.
+            stop(dataTask, because: URLSessionConversion.interimResponseUnsupported(status: http.statusCode))
+            completionHandler(.cancel)
+            return
+        }
+        if let problem = ResponseHeadChecks.contentLengthProblem(in: head.headerFields) {
+            stop(dataTask, because: problem)
+            completionHandler(.cancel)
+            return
+        }
         let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
         continuation.onTermination = { [weak dataTask] termination in
@@ -101,6 +116,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 return (nil, error)
             }
             state.receivedHead = true
+            state.announcedBytes = announced
             state.body = continuation
             state.recorder.enter(.receiving)
             let waiter = state.headWaiter
@@ -196,7 +212,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let waiter = state.headWaiter {
             waiter.resume(throwing: Self.failure(of: state, error: error))
         } else if let body = state.body {
-            if let failure = state.failure ?? error.map({ URLSessionConversion.networkError(from: $0, receivedHead: true) }) {
+            if let failure = state.failure ?? error.map({ Self.bodyFailure($0, state: state) }) {
                 body.finish(throwing: failure)
             } else {
                 body.finish()
@@ -210,6 +226,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let failure = state.failure { return failure }
         if let error { return URLSessionConversion.networkError(from: error, receivedHead: state.receivedHead) }
         return NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: "the transfer ended without a response")
+    }
+
+    /// The error for a transfer that failed after its head: a connection closed mid-body when
+    /// fewer bytes than announced arrived (FoundationNetworking reports that as "unknown").
+    private static func bodyFailure(_ error: any Error, state: TaskState) -> NetworkError {
+        var failure = URLSessionConversion.networkError(from: error, receivedHead: true)
+        if let announced = state.announcedBytes, Int64(state.receivedBytes) < announced, failure.kind == .transportFailure {
+            failure.kind = .connectionClosed
+            failure.phase = .receiving
+            failure.message = "the connection closed after \(state.receivedBytes) of \(announced) body bytes: \(failure.message)"
+        }
+        return failure
     }
 
     private func stop(_ task: URLSessionTask, because error: NetworkError) {

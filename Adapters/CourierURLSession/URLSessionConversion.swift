@@ -65,11 +65,19 @@ enum URLSessionConversion {
                 .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
                 .clientCertificateRequired:
                 (.tlsFailure, .tls)
+            case .badServerResponse where !receivedHead && nsError.localizedDescription.hasPrefix("Empty reply from server"):
+                // libcurl's CURLE_GOT_NOTHING, which FoundationNetworking files under "bad
+                // server response": the server closed without answering.
+                (.connectionClosed, .awaitingResponse)
             case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData, .zeroByteResource:
+                (.invalidResponse, waitingPhase)
+            case .unsupportedURL:
+                // Courier only sends http and https URLs it built itself, so this is libcurl
+                // refusing the reply ("Received HTTP/0.9 when not allowed"): a malformed response.
                 (.invalidResponse, waitingPhase)
             case .httpTooManyRedirects, .redirectToNonExistentLocation: (.tooManyRedirects, .receiving)
             case .dataLengthExceedsMaximum: (.responseTooLarge, .receiving)
-            case .badURL, .unsupportedURL: (.invalidRequest, .building)
+            case .badURL: (.invalidRequest, .building)
             case .requestBodyStreamExhausted: (.transportFailure, .sending)
             default: (.transportFailure, receivedHead ? .receiving : .transfer)
             }
@@ -77,5 +85,16 @@ enum URLSessionConversion {
             kind: kind, phase: phase, message: nsError.localizedDescription,
             nativeCode: NetworkError.NativeCode(domain: NSURLErrorDomain, code: nsError.code), underlying: error
         )
+    }
+
+    /// The error for a `1xx` interim response, which URLSession on Linux mistakes for the final one.
+    /// - Parameter status: The interim status.
+    /// - Returns: An ``NetworkError/Kind/unsupported`` error that names the alternatives.
+    static func interimResponseUnsupported(status: Int) -> NetworkError {
+        NetworkError(
+            kind: .unsupported, phase: .awaitingResponse,
+            message:
+                "the server sent an interim \(status) response, which URLSession on Linux mistakes for the final one; use the curl or ahc transport for this server",
+            status: status)
     }
 }

@@ -40,6 +40,15 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     }
 
     /// What a transport does with a request body on a 307 or 308 redirect.
+    /// What the transport does with `1xx` interim responses before the final one.
+    public enum InterimResponses: Sendable, Hashable {
+        /// Every interim response is skipped.
+        case skipped
+        /// A `1xx` response fails the call as ``NetworkError/Kind/unsupported`` at once (URLSession
+        /// on Linux takes it for the final response and would then hang until the deadline).
+        case refused
+    }
+
     public enum BodyOnRedirect: Sendable, Hashable {
         /// Sends it again to the new location.
         case resent
@@ -53,6 +62,8 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var repeatedResponseHeaders: RepeatedResponseHeaders = .kept
     /// Whether cleartext HTTP/2 with prior knowledge works.
     public var cleartextHTTP2: CleartextHTTP2 = .unsupported
+    /// What it does with `1xx` interim responses.
+    public var interimResponses: InterimResponses = .skipped
 
     /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
     public var name: String

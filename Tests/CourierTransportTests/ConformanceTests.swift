@@ -1,6 +1,7 @@
 import Courier
 import CourierConformance
 import CourierCurl
+import CourierTestServer
 import CourierURLSession
 import Foundation
 import Testing
@@ -19,6 +20,8 @@ extension ConformanceTransport {
         transport.repeatedResponseHeaders = .joined
         // FoundationNetworking drops the body on 307/308; the adapter refuses to follow instead.
         transport.bodyOnRedirect = .refused
+        // FoundationNetworking hands over a 1xx as the final response; the adapter refuses it.
+        transport.interimResponses = .refused
         return transport
     }()
 
@@ -50,6 +53,13 @@ extension ConformanceTransport {
 
 @Suite("Conformance: every transport against the loopback server", .timeLimit(.minutes(3)))
 struct ConformanceTests {
+    @Test(
+        "a misbehaving server gives the same error kind and phase on every transport; 1xx responses are skipped",
+        arguments: ConformanceTransport.all, FaultServer.Fault.allCases)
+    func fault(transport: ConformanceTransport, fault: FaultServer.Fault) async throws {
+        try await ConformanceCases.fault(transport, fault: fault)
+    }
+
     @Test("GET sends the encoded query and headers, and decodes the JSON echo", arguments: ConformanceTransport.all)
     func getWithQueryAndHeaders(transport: ConformanceTransport) async throws {
         try await ConformanceCases.getWithQueryAndHeaders(transport)

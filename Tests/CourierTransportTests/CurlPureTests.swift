@@ -166,6 +166,18 @@ struct CurlPureTests {
         #expect(error.message.hasPrefix("curl: "))
     }
 
+    @Test("an unsupported protocol is the caller's before the request went out and the server's after it")
+    func unsupportedProtocol() {
+        let before = CurlErrorMapping.error(code: CURLE_UNSUPPORTED_PROTOCOL, message: "", progress: .init())
+        #expect(before.kind == .unsupported)
+        #expect(before.phase == .building)
+        let after = CurlErrorMapping.error(
+            code: CURLE_UNSUPPORTED_PROTOCOL, message: "Received HTTP/0.9 when not allowed",
+            progress: .init(nameLookup: 5, connect: 9, preTransfer: 12, firstByte: 20))
+        #expect(after.kind == .invalidResponse)
+        #expect(after.phase == .awaitingResponse)
+    }
+
     @Test("a timeout names the phase it struck in")
     func timeoutPhases() {
         typealias Progress = CurlErrorMapping.Progress

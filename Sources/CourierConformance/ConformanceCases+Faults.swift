@@ -1,0 +1,38 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+extension ConformanceCases {
+    /// What a transport must report for a fault: the same ``NetworkError/Kind`` and phase on
+    /// every transport (`nil` for interim responses, which must be skipped), except where the
+    /// transport declares it cannot skip a `1xx` response.
+    public static func expectedFailure(
+        for fault: FaultServer.Fault, on transport: ConformanceTransport
+    ) -> (kind: NetworkError.Kind, phase: NetworkError.Phase)? {
+        switch fault {
+        case .resetMidBody, .truncatedBody: (.connectionClosed, .receiving)
+        case .closedWithoutResponse: (.connectionClosed, .awaitingResponse)
+        case .malformedStatusLine, .conflictingContentLength: (.invalidResponse, .awaitingResponse)
+        case .continueResponse, .earlyHints: transport.interimResponses == .refused ? (.unsupported, .awaitingResponse) : nil
+        }
+    }
+
+    /// A server that misbehaves: each fault gives the same error kind and phase on every
+    /// transport; 1xx interim responses before the final one are skipped.
+    public static func fault(_ transport: ConformanceTransport, fault: FaultServer.Fault) async throws {
+        let server = try await FaultServer.start()
+        let client = try transport.makeClient(baseURL: server.baseURL) { $0.requestTimeout = .seconds(10) }
+        let call = RawEndpoint(path: "fault/\(fault.rawValue)")
+        if let (kind, phase) = expectedFailure(for: fault, on: transport) {
+            let error = await expectNetworkError(kind) { try await client.send(call) }
+            #expect(error?.phase == phase, "\(fault): \(String(describing: error))")
+        } else {
+            let response = try await client.response(for: call)
+            #expect(response.head.status.code == 200)
+            #expect(String(decoding: response.value, as: UTF8.self) == "final")
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+}

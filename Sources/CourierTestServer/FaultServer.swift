@@ -1,0 +1,168 @@
+import NIOCore
+import NIOPosix
+
+/// A loopback HTTP/1.1 server that misbehaves on purpose: it reads a request head, then answers
+/// with raw bytes no well-behaved server sends, so tests can check what each transport makes of
+/// them. The request path picks the fault: `/fault/<Fault rawValue>`; any other path gets a
+/// plain `200 ok`.
+///
+/// ```swift
+/// let server = try await FaultServer.start()
+/// // GET \(server.baseURL)/fault/truncated-body
+/// await server.shutdown()
+/// ```
+public final class FaultServer: Sendable {
+    /// What the server does after reading the request head.
+    public enum Fault: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// Promises 100,000 bytes, sends 1,000, then resets the connection (RST).
+        case resetMidBody = "reset-mid-body"
+        /// Promises 100,000 bytes, sends 1,000, then closes the connection cleanly (FIN).
+        case truncatedBody = "truncated-body"
+        /// Closes the connection without sending a byte.
+        case closedWithoutResponse = "closed-without-response"
+        /// Sends a status line that is not HTTP.
+        case malformedStatusLine = "malformed-status-line"
+        /// Sends two `Content-Length` headers that disagree.
+        case conflictingContentLength = "conflicting-content-length"
+        /// Sends `100 Continue` before a `200` with the body `final`.
+        case continueResponse = "continue-response"
+        /// Sends `103 Early Hints` (with a `Link` header) before a `200` with the body `final`.
+        case earlyHints = "early-hints"
+
+        /// The raw value, as used in the path.
+        public var description: String { rawValue }
+    }
+
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
+        self.port = port
+        self.channel = channel
+        self.group = group
+    }
+
+    /// Starts a server on 127.0.0.1 and a free port.
+    /// - Returns: The running server; call ``shutdown()`` when done.
+    /// - Throws: When the socket cannot be bound.
+    public static func start() async throws -> FaultServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FaultHandler()) }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            guard let port = channel.localAddress?.port else {
+                try? await channel.close()
+                try? await group.shutdownGracefully()
+                throw TestServerError.noPort
+            }
+            return FaultServer(port: port, channel: channel, group: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// Reads bytes until the end of a request head, then plays the fault its path names.
+private final class FaultHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Request heads larger than this are answered with a 431 and a close.
+    private static let maxHeadBytes = 64 * 1024
+    private var received: [UInt8] = []
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
+        let buffer = unwrapInboundIn(data)
+        received.append(contentsOf: buffer.readableBytesView)
+        guard let end = Self.headEnd(in: received) else {
+            if received.count > Self.maxHeadBytes { answer(context, "HTTP/1.1 431 Too Large\r\nContent-Length: 0\r\n\r\n", then: .close) }
+            return
+        }
+        answered = true
+        let head = String(decoding: received[..<end], as: UTF8.self)
+        let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        let name = target.hasPrefix("/fault/") ? String(target.dropFirst("/fault/".count)) : ""
+        switch FaultServer.Fault(rawValue: name) {
+        case .resetMidBody:
+            answer(context, Self.promisedHead + String(repeating: "x", count: 1000), then: .reset)
+        case .truncatedBody:
+            answer(context, Self.promisedHead + String(repeating: "x", count: 1000), then: .close)
+        case .closedWithoutResponse:
+            context.close(promise: nil)
+        case .malformedStatusLine:
+            answer(context, "HTTX/9 two hundred\r\nContent-Length: 2\r\n\r\nok", then: .close)
+        case .conflictingContentLength:
+            answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\nhello", then: .close)
+        case .continueResponse:
+            answer(context, "HTTP/1.1 100 Continue\r\n\r\n" + Self.finalResponse, then: .close)
+        case .earlyHints:
+            answer(context, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n" + Self.finalResponse, then: .close)
+        case nil:
+            answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// The final answer after interim responses.
+    private static let finalResponse = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfinal"
+
+    /// A head that promises far more body than the fault will send.
+    private static let promisedHead = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"
+
+    private enum Ending {
+        case close
+        case reset
+    }
+
+    private func answer(_ context: ChannelHandlerContext, _ text: String, then ending: Ending) {
+        var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
+        buffer.writeString(text)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+            switch ending {
+            case .close:
+                channel.close(promise: nil)
+            case .reset:
+                // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+                guard let socket = channel as? any SocketOptionProvider else {
+                    channel.close(promise: nil)
+                    return
+                }
+                socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+
+    /// The index just past the blank line that ends a request head, if it arrived.
+    private static func headEnd(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count
+        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
+            return index + 1
+        }
+        return nil
+    }
+}
