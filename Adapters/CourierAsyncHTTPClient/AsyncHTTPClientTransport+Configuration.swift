@@ -22,6 +22,13 @@
             public var caPEM: String?
             /// A file of PEM roots to trust in addition to the system roots.
             public var caFile: String?
+            /// A PEM client certificate to present (with ``clientKeyFile``).
+            public var clientCertificateFile: String?
+            /// The PEM private key of ``clientCertificateFile``.
+            public var clientKeyFile: String?
+            /// How long a connection may go without a byte read before the call fails as
+            /// ``NetworkError/Kind/timedOut`` (AsyncHTTPClient's read timeout): 30 s by default.
+            public var stallTimeout: Duration = .seconds(30)
 
             /// The default settings.
             public init() {}
@@ -44,10 +51,56 @@
                 if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
                     throw refuse("caFile", caFile, "a readable file of PEM certificates")
                 }
+                guard stallTimeout >= .seconds(1), stallTimeout <= .seconds(86_400) else {
+                    throw refuse("stallTimeout", "\(stallTimeout)", "1 s to 1 day")
+                }
+                for (key, path) in [("clientCertificateFile", clientCertificateFile), ("clientKeyFile", clientKeyFile)] {
+                    if let path, !FileManager.default.isReadableFile(atPath: path) { throw refuse(key, path, "a readable PEM file") }
+                }
+                if (clientCertificateFile == nil) != (clientKeyFile == nil) {
+                    throw refuse("clientCertificateFile", "", "set together with clientKeyFile")
+                }
                 if let caPEM, (try? NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))?.isEmpty ?? true {
                     throw refuse("caPEM", "(\(caPEM.utf8.count) bytes)", "one or more PEM certificates")
                 }
             }
+        }
+    }
+    extension AsyncHTTPClientTransport.Configuration {
+        /// This configuration with the client configuration's transport settings on top.
+        ///
+        /// AsyncHTTPClient has no total connection limit, no public key pinning and no cleartext
+        /// HTTP/2: those settings make it refuse to start, naming the key.
+        /// - Parameter client: The client configuration.
+        /// - Returns: The combined configuration.
+        /// - Throws: ``ConfigurationError`` for a setting AsyncHTTPClient cannot honour.
+        public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
+            var combined = self
+            combined.connectTimeout = client.connectTimeout
+            if let version = client.httpVersion {
+                guard version != .http2PriorKnowledge else {
+                    throw ClientConfiguration.unsupported(
+                        "httpVersion", value: "\(version)", by: name, "AsyncHTTPClient does not speak cleartext HTTP/2; use curl")
+                }
+                combined.httpVersion = version
+            }
+            if let limit = client.maxConnections {
+                throw ClientConfiguration.unsupported(
+                    "connections.maxTotal", value: "\(limit)", by: name,
+                    "AsyncHTTPClient limits connections per host only (connections.maxPerHost)")
+            }
+            if let limit = client.maxConnectionsPerHost { combined.maxConnectionsPerHost = min(limit, 1024) }
+            if let stall = client.stallTimeout { combined.stallTimeout = stall }
+            let tls = client.tls
+            if tls.pinnedPublicKey != nil {
+                throw ClientConfiguration.unsupported(
+                    "tls.pinnedPublicKey", by: name, "AsyncHTTPClient cannot pin a public key; use curl")
+            }
+            if let value = tls.caFile { combined.caFile = value }
+            if let value = tls.caPEM { combined.caPEM = value }
+            if let value = tls.clientCertificateFile { combined.clientCertificateFile = value }
+            if let value = tls.clientKeyFile { combined.clientKeyFile = value }
+            return combined
         }
     }
 #endif

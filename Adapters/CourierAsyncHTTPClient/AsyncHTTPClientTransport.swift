@@ -53,8 +53,17 @@
             if let caFile = configuration.caFile {
                 tls.additionalTrustRoots.append(.file(caFile))
             }
+            if let certificateFile = configuration.clientCertificateFile, let keyFile = configuration.clientKeyFile {
+                guard let chain = try? NIOSSLCertificate.fromPEMFile(certificateFile), !chain.isEmpty else {
+                    throw ConfigurationError(
+                        key: "ahc.clientCertificateFile", value: certificateFile, allowed: "a file of PEM certificates", source: "code")
+                }
+                tls.certificateChain = chain.map { .certificate($0) }
+                tls.privateKey = .file(keyFile)
+            }
             var settings = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-            settings.timeout = HTTPClient.Configuration.Timeout(connect: Self.timeAmount(configuration.connectTimeout), read: nil)
+            settings.timeout = HTTPClient.Configuration.Timeout(
+                connect: Self.timeAmount(configuration.connectTimeout), read: Self.timeAmount(configuration.stallTimeout))
             settings.connectionPool = HTTPClient.Configuration.ConnectionPool(
                 idleTimeout: Self.timeAmount(configuration.idleTimeout),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
@@ -204,14 +213,13 @@
 
     extension TransportRegistry.Entry {
         /// Registers AsyncHTTPClient under the name `ahc`; each client gets its own transport. The
-        /// client configuration's connect timeout applies.
+        /// client configuration's connect timeout and transport settings apply (see
+        /// ``AsyncHTTPClientTransport/Configuration/applying(_:)``).
         /// - Parameter configuration: The transport's settings.
         /// - Returns: The entry.
         public static func asyncHTTPClient(_ configuration: AsyncHTTPClientTransport.Configuration = .init()) -> TransportRegistry.Entry {
             TransportRegistry.Entry(name: configuration.name) { client in
-                var configuration = configuration
-                configuration.connectTimeout = client.connectTimeout
-                return try AsyncHTTPClientTransport(configuration: configuration)
+                try AsyncHTTPClientTransport(configuration: configuration.applying(client))
             }
         }
     }

@@ -49,6 +49,8 @@ final class CurlEngine: @unchecked Sendable {
 
     // Engine thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// When ``failStalledTransfers()`` looks next.
+    private var nextStallCheck = ContinuousClock.now
     private var pool: [UnsafeMutableRawPointer] = []
     private var readyHeads: [CurlTransfer] = []
     private var shuttingDown = false
@@ -158,8 +160,10 @@ final class CurlEngine: @unchecked Sendable {
             if performed != CURLM_OK { failEverything(performed, "curl_multi_perform") }
             drainCompletions()
             flushReadyHeads()
+            failStalledTransfers()
 
-            let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+            // With transfers running, wake at least four times a second to check for stalls.
+            let polled = curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
             if polled != CURLM_OK {
                 failEverything(polled, "curl_multi_poll")
                 Thread.sleep(forTimeInterval: 0.01)  // Never spin on a broken multi handle.
@@ -175,6 +179,22 @@ final class CurlEngine: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Fails every transfer that moved no byte for longer than the stall limit (paused ones are
+    /// waiting for their consumer, not for the server). libcurl's own low-speed check averages
+    /// over several seconds, so a body that stops after a few bytes would outlive the limit.
+    private func failStalledTransfers() {
+        let now = ContinuousClock.now
+        guard now >= nextStallCheck else { return }
+        nextStallCheck = now.advanced(by: .milliseconds(200))
+        let limit = configuration.stallTimeout
+        for transfer in Array(active.values) where !transfer.paused && transfer.lastActivity.duration(to: now) > limit {
+            let error = NetworkError(
+                kind: .timedOut, phase: transfer.context.recorder.phase,
+                message: "no byte was sent or received for \(limit) (the stall limit)")
+            apply(transfer.lifecycle.stop(error), to: transfer)
+        }
+    }
+
     /// Marks the engine stopped if no command arrived meanwhile. Under the inbox lock, so no
     /// wakeup can be issued once this returns true.
     private func finishIfIdle() -> Bool {
@@ -188,6 +208,7 @@ final class CurlEngine: @unchecked Sendable {
     private func handle(_ command: Command) {
         switch command {
         case .start(let transfer):
+            transfer.lastActivity = .now
             if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
             apply(transfer.lifecycle.start(), to: transfer)
         case .stop(let transfer, let error):
@@ -195,6 +216,7 @@ final class CurlEngine: @unchecked Sendable {
         case .resume(let transfer):
             guard let easy = transfer.easy, transfer.paused else { return }
             transfer.paused = false
+            transfer.lastActivity = .now
             counters.withLock { $0.resumes += 1 }
             let code = curl_easy_pause(easy, ccurl_pause_continue)
             if code != CURLE_OK {

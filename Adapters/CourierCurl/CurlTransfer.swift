@@ -36,6 +36,9 @@ final class CurlTransfer: @unchecked Sendable {
     var receivedBytes = 0
     /// Whether libcurl holds back bytes because the consumer is behind.
     var paused = false
+    /// When a byte last moved either way (or the transfer started, or resumed from a pause):
+    /// the engine fails a transfer idle for longer than the stall limit.
+    var lastActivity = ContinuousClock.now
     /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
     var failure: NetworkError?
     /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`).
@@ -81,6 +84,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
         switch head.take(bytes: line) {
         case .partial, .interimEnd:
             return line.count
@@ -120,6 +124,7 @@ final class CurlTransfer: @unchecked Sendable {
             return Int(CURL_WRITEFUNC_PAUSE)
         }
         receivedBytes += bytes.count
+        lastActivity = .now
         return bytes.count
     }
 
@@ -146,6 +151,7 @@ final class CurlTransfer: @unchecked Sendable {
             target.copyMemory(from: base + uploadOffset, byteCount: count)
         }
         uploadOffset += count
+        lastActivity = .now
         return count
     }
 

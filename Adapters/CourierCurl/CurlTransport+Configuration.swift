@@ -88,3 +88,24 @@ extension CurlTransport {
         }
     }
 }
+
+extension CurlTransport.Configuration {
+    /// This configuration with the client configuration's transport settings on top: HTTP
+    /// version, connection limits, stall timeout and TLS. libcurl honours all of them.
+    /// - Parameter client: The client configuration.
+    /// - Returns: The combined configuration.
+    public func applying(_ client: ClientConfiguration) -> Self {
+        var combined = self
+        if let version = client.httpVersion { combined.httpVersion = version }
+        if let limit = client.maxConnections { combined.maxConnections = limit }
+        if let limit = client.maxConnectionsPerHost { combined.maxConnectionsPerHost = limit }
+        if let stall = client.stallTimeout { combined.stallTimeout = stall }
+        let tls = client.tls
+        if let value = tls.caFile { combined.tls.caFile = value }
+        if let value = tls.caPEM { combined.tls.caPEM = value }
+        if let value = tls.clientCertificateFile { combined.tls.clientCertificateFile = value }
+        if let value = tls.clientKeyFile { combined.tls.clientKeyFile = value }
+        if let value = tls.pinnedPublicKey { combined.tls.pinnedPublicKey = value }
+        return combined
+    }
+}

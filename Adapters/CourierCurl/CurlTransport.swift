@@ -99,6 +99,6 @@ extension TransportRegistry.Entry {
     /// - Parameter configuration: The transport's settings.
     /// - Returns: The entry.
     public static func curl(_ configuration: CurlTransport.Configuration = .init()) -> TransportRegistry.Entry {
-        TransportRegistry.Entry(name: "curl") { _ in try CurlTransport(configuration: configuration) }
+        TransportRegistry.Entry(name: "curl") { client in try CurlTransport(configuration: configuration.applying(client)) }
     }
 }

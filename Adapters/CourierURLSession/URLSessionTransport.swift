@@ -26,9 +26,43 @@ public final class URLSessionTransport: Transport {
         public var maxConnectionsPerHost = 16
         /// The name reported in metrics; `urlsession` by default.
         public var name = "urlsession"
+        /// How long a transfer may go without a byte before it fails as
+        /// ``NetworkError/Kind/timedOut`` (URLSession's `timeoutIntervalForRequest`, an idle
+        /// timeout); 30 s by default.
+        public var stallTimeout: Duration = .seconds(30)
 
         /// The defaults.
         public init() {}
+
+        /// This configuration with the client configuration's transport settings on top.
+        ///
+        /// FoundationNetworking offers no HTTP version choice, no total connection limit and no
+        /// TLS settings (it cannot trust a private CA): those settings make it refuse to start,
+        /// naming the key, rather than be ignored.
+        /// - Parameter client: The client configuration.
+        /// - Returns: The combined configuration.
+        /// - Throws: ``ConfigurationError`` for a setting URLSession cannot honour.
+        public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
+            var combined = self
+            if let version = client.httpVersion, version != .http2 {
+                throw ClientConfiguration.unsupported(
+                    "httpVersion", value: "\(version)", by: name,
+                    "URLSession on Linux picks the version itself (HTTP/2 where TLS offers it); use curl or ahc to choose")
+            }
+            if let limit = client.maxConnections {
+                throw ClientConfiguration.unsupported(
+                    "connections.maxTotal", value: "\(limit)", by: name,
+                    "URLSession limits connections per host only (connections.maxPerHost)")
+            }
+            if let limit = client.maxConnectionsPerHost { combined.maxConnectionsPerHost = limit }
+            if let stall = client.stallTimeout { combined.stallTimeout = stall }
+            if let key = client.tls.setKeys.first {
+                throw ClientConfiguration.unsupported(
+                    key, by: name,
+                    "FoundationNetworking on Linux offers no TLS settings (no private CA, client certificate or pin); use curl or ahc")
+            }
+            return combined
+        }
     }
 
     /// The registered name, `urlsession` by default.
@@ -50,8 +84,10 @@ public final class URLSessionTransport: Transport {
         settings.urlCache = nil
         settings.httpCookieStorage = nil
         settings.httpShouldSetCookies = false
-        // Courier enforces each call's deadline; these only bound what URLSession does on its own.
-        settings.timeoutIntervalForRequest = 3600
+        // Courier enforces each call's deadline. URLSession's request timeout is an idle timeout
+        // (no byte for that long), which is the stall limit; the resource timeout only bounds
+        // what URLSession does on its own.
+        settings.timeoutIntervalForRequest = Double(configuration.stallTimeout.wholeMilliseconds) / 1000
         settings.timeoutIntervalForResource = 24 * 3600
         delegate = SessionDelegate()
         session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
@@ -72,7 +108,9 @@ public final class URLSessionTransport: Transport {
                 message: "URLSession on Linux does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
         }
         try Task.checkCancellation()
-        let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: context.remaining)
+        // A request's own timeout replaces the session's idle timeout in FoundationNetworking, so
+        // it carries the stall limit (Courier enforces the deadline itself).
+        let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
         var stagedBody: URL?
         let task: URLSessionTask
         if let body, (body.length ?? 0) > 0 {
@@ -122,6 +160,6 @@ extension TransportRegistry.Entry {
     /// - Parameter configuration: Session settings.
     /// - Returns: The entry.
     public static func urlSession(_ configuration: URLSessionTransport.Configuration = .init()) -> TransportRegistry.Entry {
-        TransportRegistry.Entry(name: "urlsession") { _ in URLSessionTransport(configuration: configuration) }
+        TransportRegistry.Entry(name: "urlsession") { client in try URLSessionTransport(configuration: configuration.applying(client)) }
     }
 }

@@ -40,6 +40,23 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     }
 
     /// What a transport does with a request body on a 307 or 308 redirect.
+    /// Whether the transport can trust a private CA given in ``ClientConfiguration/tls``.
+    public enum PrivateCA: Sendable, Hashable {
+        /// It trusts the CA and connects.
+        case trusted
+        /// It refuses the configuration at start-up, naming the key.
+        case refused
+    }
+
+    /// How a transport bounds connecting.
+    public enum ConnectTimeout: Sendable, Hashable {
+        /// ``ClientConfiguration/connectTimeout`` applies, and the error's phase is `connect`.
+        case separate
+        /// Only the stall limit (an idle timeout) bounds connecting, and the error cannot say
+        /// whether connecting or waiting timed out (phase `awaitingResponse`): URLSession on Linux.
+        case boundedByStallLimit
+    }
+
     /// What the transport does with `1xx` interim responses before the final one.
     public enum InterimResponses: Sendable, Hashable {
         /// Every interim response is skipped.
@@ -64,6 +81,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var cleartextHTTP2: CleartextHTTP2 = .unsupported
     /// What it does with `1xx` interim responses.
     public var interimResponses: InterimResponses = .skipped
+    /// Whether it can trust a private CA.
+    public var privateCA: PrivateCA = .trusted
+    /// How the transport bounds a connection that never opens.
+    public var connectTimeout: ConnectTimeout = .separate
 
     /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
     public var name: String

@@ -84,6 +84,16 @@ struct ConfigurationTests {
             (#"{"queue":{"maxConcurent":4}}"#, "queue.maxConcurent"),
             (#"{"queue":{"maxConcurrent":0}}"#, "queue.maxConcurrent"),
             (#"{"queue":{"maxWaiting":2.5}}"#, "queue.maxWaiting"),
+            (#"{"httpVersion":"3"}"#, "httpVersion"),
+            (#"{"connections":{"maxTotl":4}}"#, "connections.maxTotl"),
+            (#"{"connections":{"maxTotal":0}}"#, "connections.maxTotal"),
+            (#"{"connections":{"maxPerHost":1.5}}"#, "connections.maxPerHost"),
+            (#"{"timeouts":{"stall":0}}"#, "timeouts.stall"),
+            (#"{"tls":{"caFil":"x"}}"#, "tls.caFil"),
+            (#"{"tls":{"caFile":"/nonexistent/ca.pem"}}"#, "tls.caFile"),
+            (#"{"tls":{"caPEM":"not a certificate"}}"#, "tls.caPEM"),
+            (#"{"tls":{"pinnedPublicKey":"md5//abc"}}"#, "tls.pinnedPublicKey"),
+            (#"{"tls":{"clientKeyFile":"/etc/hostname"}}"#, "tls.clientCertificateFile"),
         ]
     )
     func badFiles(text: String, key: String) throws {
@@ -127,5 +137,35 @@ struct ConfigurationTests {
         #expect(limits.maxConcurrent == 4 && limits.maxConcurrentPerHost == 2 && limits.maxWaiting == 10 && !limits.deduplicates)
         let none = try NetworkClient(configuration: ClientConfiguration(baseURL: nil, transport: "mock"), transport: MockTransport())
         #expect(none.queue == nil, "no default queue unless configured")
+    }
+
+    @Test("transport settings load from the file: HTTP version, connection limits, stall limit and TLS")
+    func transportSettings() throws {
+        let path = try writeFile(
+            #"{"httpVersion":"1.1","connections":{"maxTotal":32,"maxPerHost":4},"timeouts":{"stall":5},"tls":{"caFile":"/etc/hostname","pinnedPublicKey":"sha256//RjGONrTSIIKbmCXMZVkAuHeLkGKEkQLvBvbUMKswM4Q="}}"#
+        )
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
+        #expect(configuration.httpVersion == .http1_1)
+        #expect(configuration.maxConnections == 32)
+        #expect(configuration.maxConnectionsPerHost == 4)
+        #expect(configuration.stallTimeout == .seconds(5))
+        #expect(configuration.tls.caFile == "/etc/hostname")
+        #expect(configuration.tls.setKeys == ["tls.caFile", "tls.pinnedPublicKey"])
+    }
+
+    @Test("transport settings set in code are checked when the client is built")
+    func transportSettingsInCode() throws {
+        var configuration = ClientConfiguration(baseURL: "https://x", transport: "mock")
+        configuration.maxConnectionsPerHost = 0
+        #expect(throws: ConfigurationError.self) { try NetworkClient(configuration: configuration, registry: registry) }
+        configuration.maxConnectionsPerHost = 8
+        configuration.stallTimeout = .milliseconds(10)
+        do {
+            _ = try NetworkClient(configuration: configuration, registry: registry)
+            Issue.record("must fail")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "timeouts.stall")
+        }
     }
 }

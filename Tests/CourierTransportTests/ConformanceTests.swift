@@ -22,6 +22,10 @@ extension ConformanceTransport {
         transport.bodyOnRedirect = .refused
         // FoundationNetworking hands over a 1xx as the final response; the adapter refuses it.
         transport.interimResponses = .refused
+        // FoundationNetworking on Linux has no way to add a trusted root.
+        transport.privateCA = .refused
+        // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
+        transport.connectTimeout = .boundedByStallLimit
         return transport
     }()
 
@@ -53,6 +57,26 @@ extension ConformanceTransport {
 
 @Suite("Conformance: every transport against the loopback server", .timeLimit(.minutes(3)))
 struct ConformanceTests {
+    @Test("HTTP/2 over TLS: the CA from the configuration, one connection for many calls", arguments: ConformanceTransport.all)
+    func http2OverTLS(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.http2OverTLS(transport)
+    }
+
+    @Test("a body that stops for longer than the stall limit times out while receiving", arguments: ConformanceTransport.all)
+    func stall(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.stall(transport)
+    }
+
+    @Test("a slow but steady body is not a stall", arguments: ConformanceTransport.all)
+    func steadyBodyIsNotAStall(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.steadyBodyIsNotAStall(transport)
+    }
+
+    @Test("a host that never accepts times out at the connect timeout", arguments: ConformanceTransport.all)
+    func connectTimeout(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.connectTimeout(transport)
+    }
+
     @Test(
         "a misbehaving server gives the same error kind and phase on every transport; 1xx responses are skipped",
         arguments: ConformanceTransport.all, FaultServer.Fault.allCases)

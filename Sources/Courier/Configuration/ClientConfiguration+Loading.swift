@@ -10,7 +10,7 @@ extension ClientConfiguration {
     /// The keys a configuration file may contain.
     public static let fileKeys = [
         "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
-        "failureLogLevel", "metrics", "queue",
+        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls",
     ]
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
@@ -56,8 +56,14 @@ extension ClientConfiguration {
     ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
     ///              "statuses": [408, 429, 500, 502, 503, 504] },
     ///   "failureLogLevel": "notice", "metrics": true,
-    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true } }
+    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
+    ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
+    ///   "tls": { "caFile": "/etc/courier/ca.pem", "clientCertificateFile": "client.pem", "clientKeyFile": "client.key",
+    ///            "pinnedPublicKey": "sha256//…" } }
     /// ```
+    /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
+    /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
+    /// start and names the key.
     /// Timeouts and delays are in seconds. `queue` gives the client a default ``RequestQueue``. A header rule value `{requestID}` is the call's request
     /// id. Unknown keys are errors, so typos do not pass silently.
     ///
@@ -88,7 +94,11 @@ extension ClientConfiguration {
             throw ConfigurationError(
                 key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
         }
-        try Self.checkKeys(object["timeouts"], allowed: ["request", "connect"], prefix: "timeouts", source: source)
+        try Self.checkKeys(object["timeouts"], allowed: ["request", "connect", "stall"], prefix: "timeouts", source: source)
+        try Self.checkKeys(object["connections"], allowed: ["maxTotal", "maxPerHost"], prefix: "connections", source: source)
+        try Self.checkKeys(
+            object["tls"], allowed: ["caFile", "caPEM", "clientCertificateFile", "clientKeyFile", "pinnedPublicKey"], prefix: "tls",
+            source: source)
         try Self.checkKeys(
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
@@ -122,6 +132,29 @@ extension ClientConfiguration {
         }
         if let seconds = file.timeouts?.connect {
             configuration.connectTimeout = try Self.duration(seconds: seconds, key: "timeouts.connect", source: source)
+        }
+        if let seconds = file.timeouts?.stall {
+            configuration.stallTimeout = try Self.duration(seconds: seconds, key: "timeouts.stall", source: source)
+        }
+        if let name = file.httpVersion {
+            let versions: [String: HTTPVersionPreference] = ["1.1": .http1_1, "2": .http2, "2-prior-knowledge": .http2PriorKnowledge]
+            guard let version = versions[name.lowercased()] else {
+                throw ConfigurationError(key: "httpVersion", value: name, allowed: "1.1, 2 or 2-prior-knowledge", source: source)
+            }
+            configuration.httpVersion = version
+        }
+        if let value = file.connections?.maxTotal {
+            configuration.maxConnections = try Self.wholeNumber(value, key: "connections.maxTotal", source: source)
+        }
+        if let value = file.connections?.maxPerHost {
+            configuration.maxConnectionsPerHost = try Self.wholeNumber(value, key: "connections.maxPerHost", source: source)
+        }
+        if let tls = file.tls {
+            if let value = tls.caFile { configuration.tls.caFile = value }
+            if let value = tls.caPEM { configuration.tls.caPEM = value }
+            if let value = tls.clientCertificateFile { configuration.tls.clientCertificateFile = value }
+            if let value = tls.clientKeyFile { configuration.tls.clientKeyFile = value }
+            if let value = tls.pinnedPublicKey { configuration.tls.pinnedPublicKey = value }
         }
         if let bytes = file.maxResponseBytes {
             configuration.maxResponseBytes = try Self.wholeNumber(bytes, key: "maxResponseBytes", source: source)
@@ -234,6 +267,20 @@ private struct ConfigurationFile: Decodable {
     struct Timeouts: Decodable {
         var request: Double?
         var connect: Double?
+        var stall: Double?
+    }
+
+    struct Connections: Decodable {
+        var maxTotal: Double?
+        var maxPerHost: Double?
+    }
+
+    struct TLS: Decodable {
+        var caFile: String?
+        var caPEM: String?
+        var clientCertificateFile: String?
+        var clientKeyFile: String?
+        var pinnedPublicKey: String?
     }
 
     var transport: String?
@@ -248,6 +295,9 @@ private struct ConfigurationFile: Decodable {
     var failureLogLevel: String?
     var metrics: Bool?
     var queue: Queue?
+    var httpVersion: String?
+    var connections: Connections?
+    var tls: TLS?
 
     struct Queue: Decodable {
         var maxConcurrent: Double?

@@ -42,6 +42,20 @@ public struct ClientConfiguration: Sendable {
     /// queue: calls then start at once, bounded only by the transport's connection limits.
     public var queue: RequestQueue.Limits?
 
+    /// The HTTP version to ask for: `.http1_1`, `.http2` (over TLS where the server offers it)
+    /// or `.http2PriorKnowledge` (cleartext). `nil`, the default, keeps the transport's own
+    /// (HTTP/2 where TLS negotiates it). A call can still ask for its own version.
+    public var httpVersion: HTTPVersionPreference?
+    /// The most connections the transport keeps open in all; `nil` keeps its default.
+    public var maxConnections: Int?
+    /// The most connections to one host; `nil` keeps the transport's default.
+    public var maxConnectionsPerHost: Int?
+    /// How long a transfer may go without receiving a byte before it fails as
+    /// ``NetworkError/Kind/timedOut``; `nil` keeps the transport's default (30 s for curl).
+    public var stallTimeout: Duration?
+    /// Extra trusted roots, a client certificate, a public key pin.
+    public var tls = TLSSettings()
+
     /// The allowed range of ``requestTimeout``.
     public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)
     /// The allowed range of ``connectTimeout``.
@@ -79,6 +93,7 @@ public struct ClientConfiguration: Sendable {
         if !Self.maxRedirectsRange.contains(maxRedirects) {
             throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
         }
+        try validateTransportSettings(source: source)
         try retry?.validate(source: source)
         try queue?.validate(source: source)
     }

@@ -7,12 +7,15 @@ import Foundation
 /// A loopback listener that never accepts and whose accept queue is already full, so a new
 /// connection hangs in the connect phase (Linux drops the SYN): a way to test connect timeouts and
 /// cancelling while connecting without any address outside 127.0.0.1.
-final class FullBacklogListener: @unchecked Sendable {
+public final class FullBacklogListener: @unchecked Sendable {
     // @unchecked: the descriptors are written once in init and only closed in `close()`.
-    let port: Int
+    /// The port that never answers (127.0.0.1).
+    public let port: Int
     private var descriptors: [Int32] = []
 
-    init() throws {
+    /// Binds and fills the listener.
+    /// - Throws: `POSIXError` when no socket can be made or bound.
+    public init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EMFILE) }
         descriptors.append(listener)
@@ -44,7 +47,8 @@ final class FullBacklogListener: @unchecked Sendable {
         usleep(50_000)
     }
 
-    func close() {
+    /// Closes every socket it made.
+    public func close() {
         for descriptor in descriptors { _ = Glibc.close(descriptor) }
         descriptors.removeAll()
     }

@@ -1,0 +1,92 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+extension ConformanceCases {
+    /// HTTP/2 over TLS with the test CA trusted through the client configuration: calls share
+    /// one connection and report version 2. A transport that cannot trust a private CA refuses the
+    /// configuration at start-up, naming `tls.caPEM`.
+    public static func http2OverTLS(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: .tls) { server in
+            let configure: (inout ClientConfiguration) -> Void = {
+                $0.tls.caPEM = TestCertificates.caPEM
+                $0.httpVersion = .http2
+            }
+            guard transport.privateCA == .trusted else {
+                do {
+                    _ = try transport.makeClient(server, configure: configure)
+                    Issue.record("\(transport.name) accepted a private CA it cannot use")
+                } catch let error as ConfigurationError {
+                    #expect(error.key == "tls.caPEM")
+                }
+                return
+            }
+            let client = try transport.makeClient(server, configure: configure)
+            for index in 0..<3 {
+                let response = try await client.response(for: EchoEndpoint(query: [QueryItem("call", "\(index)")]))
+                #expect(response.metrics.httpVersion == "2", "call \(index): \(response.metrics.httpVersion ?? "none")")
+                #expect(response.value.query == [["call", "\(index)"]])
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<8 {
+                    group.addTask { _ = try await client.send(RawEndpoint(path: "delay/50", query: [QueryItem("n", "\(index)")])) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.connectionsOpened == 1, "\(server.connectionsOpened) connections for 11 calls over HTTP/2")
+            await client.shutdown()
+        }
+    }
+
+    /// A server that stops sending mid-body for longer than the stall limit fails the call as
+    /// timed out while receiving, long before the deadline.
+    public static func stall(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server) {
+                $0.stallTimeout = .seconds(1)
+                $0.requestTimeout = .seconds(30)
+            }
+            let started = ContinuousClock.now
+            let error = await expectNetworkError(.timedOut) {
+                try await client.send(RawEndpoint(path: "stream/4", query: [QueryItem("size", "10"), QueryItem("delayMs", "8000")]))
+            }
+            #expect(error?.phase == .receiving || error?.phase == .awaitingResponse, "\(String(describing: error))")
+            #expect(started.duration(to: .now) < .seconds(7), "the stall limit, not the server, ended the call")
+            await client.shutdown()
+        }
+    }
+
+    /// A slow but steady body is not a stall: bytes every 0.3 s for about 2 s pass a 1 s limit.
+    public static func steadyBodyIsNotAStall(_ transport: ConformanceTransport) async throws {
+        try await withServer { server in
+            let client = try transport.makeClient(server) {
+                $0.stallTimeout = .seconds(1)
+                $0.requestTimeout = .seconds(30)
+            }
+            let body = try await client.send(
+                RawEndpoint(path: "stream/7", query: [QueryItem("size", "10"), QueryItem("delayMs", "300")]))
+            #expect(body.count == 70)
+            await client.shutdown()
+        }
+    }
+
+    /// A host that never accepts the connection fails as timed out while connecting, at the
+    /// connect timeout (or, where the transport declares it, the stall limit) rather than the
+    /// deadline.
+    public static func connectTimeout(_ transport: ConformanceTransport) async throws {
+        let blackhole = try FullBacklogListener()
+        defer { blackhole.close() }
+        let client = try transport.makeClient(baseURL: "http://127.0.0.1:\(blackhole.port)") {
+            $0.connectTimeout = .milliseconds(500)
+            if transport.connectTimeout == .boundedByStallLimit { $0.stallTimeout = .seconds(1) }
+            $0.requestTimeout = .seconds(20)
+        }
+        let started = ContinuousClock.now
+        let error = await expectNetworkError(.timedOut) { try await client.send(RawEndpoint(path: "x")) }
+        let phase: NetworkError.Phase = transport.connectTimeout == .separate ? .connect : .awaitingResponse
+        #expect(error?.phase == phase, "\(String(describing: error))")
+        #expect(started.duration(to: .now) < .seconds(10), "the connect timeout, not the deadline, ended the call")
+        await client.shutdown()
+    }
+}

@@ -1,0 +1,139 @@
+import Courier
+import CourierConformance
+import CourierCurl
+import CourierTestServer
+import CourierURLSession
+import Foundation
+import Testing
+
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
+
+/// The client configuration's transport settings (HTTP version, connection limits, stall limit,
+/// TLS) reach every transport, or the transport refuses to start naming the key.
+@Suite("Transport settings from the client configuration")
+struct TransportSettingsTests {
+    /// One setting on one transport, and the key it must be refused with (`nil`: accepted).
+    struct Row: Sendable, CustomTestStringConvertible {
+        var transport: String
+        var setting: String
+        var refusedKey: String?
+        var testDescription: String { "\(transport) with \(setting) → \(refusedKey.map { "refused: \($0)" } ?? "accepted")" }
+    }
+
+    static func apply(_ setting: String, to configuration: inout ClientConfiguration) {
+        switch setting {
+        case "httpVersion 1.1": configuration.httpVersion = .http1_1
+        case "httpVersion 2-prior-knowledge": configuration.httpVersion = .http2PriorKnowledge
+        case "maxConnections": configuration.maxConnections = 8
+        case "maxConnectionsPerHost": configuration.maxConnectionsPerHost = 2
+        case "stallTimeout": configuration.stallTimeout = .seconds(5)
+        case "tls.caPEM": configuration.tls.caPEM = TestCertificates.caPEM
+        case "tls.pinnedPublicKey": configuration.tls.pinnedPublicKey = TestCertificates.serverPublicKeyPin
+        default: Issue.record("unknown setting \(setting)")
+        }
+    }
+
+    static let rows: [Row] = {
+        var rows: [Row] = []
+        let settings = [
+            "httpVersion 1.1", "httpVersion 2-prior-knowledge", "maxConnections", "maxConnectionsPerHost", "stallTimeout", "tls.caPEM",
+            "tls.pinnedPublicKey",
+        ]
+        let refusedByURLSession: [String: String] = [
+            "httpVersion 1.1": "httpVersion", "httpVersion 2-prior-knowledge": "httpVersion", "maxConnections": "connections.maxTotal",
+            "tls.caPEM": "tls.caPEM", "tls.pinnedPublicKey": "tls.pinnedPublicKey",
+        ]
+        let refusedByAHC: [String: String] = [
+            "httpVersion 2-prior-knowledge": "httpVersion", "maxConnections": "connections.maxTotal",
+            "tls.pinnedPublicKey": "tls.pinnedPublicKey",
+        ]
+        for setting in settings {
+            rows.append(Row(transport: "curl", setting: setting, refusedKey: nil))
+            rows.append(Row(transport: "urlsession", setting: setting, refusedKey: refusedByURLSession[setting]))
+            #if AsyncHTTPClient
+                rows.append(Row(transport: "ahc", setting: setting, refusedKey: refusedByAHC[setting]))
+            #endif
+        }
+        return rows
+    }()
+
+    static let registry: TransportRegistry = {
+        #if AsyncHTTPClient
+            TransportRegistry([.curl(), .urlSession(), .asyncHTTPClient()])
+        #else
+            TransportRegistry([.curl(), .urlSession()])
+        #endif
+    }()
+
+    @Test("each setting is honoured or refused by name, never dropped", arguments: rows)
+    func acceptedOrRefused(row: Row) async throws {
+        var configuration = ClientConfiguration(baseURL: "https://localhost:1", transport: row.transport)
+        Self.apply(row.setting, to: &configuration)
+        do {
+            let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+            #expect(row.refusedKey == nil, "\(row.transport) accepted \(row.setting)")
+            await client.shutdown()
+        } catch let error as ConfigurationError {
+            #expect(error.key == row.refusedKey, "\(error)")
+            #expect(error.allowed.contains(row.transport))
+        }
+    }
+
+    @Test("curl: the public key pin from the configuration is enforced")
+    func curlPin() async throws {
+        try await withServer(mode: .tls) { server in
+            for (pin, accepted) in [
+                (TestCertificates.serverPublicKeyPin, true), ("sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", false),
+            ] {
+                var configuration = ClientConfiguration(baseURL: server.baseURL, transport: "curl")
+                configuration.tls.caPEM = TestCertificates.caPEM
+                configuration.tls.pinnedPublicKey = pin
+                let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+                if accepted {
+                    let body = try await client.send(RawEndpoint(path: "bytes/10"))
+                    #expect(body.count == 10)
+                } else {
+                    await expectNetworkError(.tlsFailure) { try await client.send(RawEndpoint(path: "bytes/10")) }
+                }
+                await client.shutdown()
+            }
+        }
+    }
+
+    @Test("the HTTP version from the configuration is the one negotiated", arguments: ["curl", "ahc"])
+    func httpVersion(transport: String) async throws {
+        guard Self.registry.names.contains(transport) else { return }  // ahc needs the package trait
+        try await withServer(mode: .tls) { server in
+            for (version, expected) in [(HTTPVersionPreference.http1_1, "1.1"), (.http2, "2")] {
+                var configuration = ClientConfiguration(baseURL: server.baseURL, transport: transport)
+                configuration.tls.caPEM = TestCertificates.caPEM
+                configuration.httpVersion = version
+                let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+                let response = try await client.response(for: RawEndpoint(path: "bytes/10"))
+                #expect(response.metrics.httpVersion == expected, "\(transport) asked for \(version)")
+                await client.shutdown()
+            }
+        }
+    }
+
+    @Test("a per-host connection limit of 1 from the configuration serialises HTTP/1.1 calls", arguments: ["curl", "urlsession", "ahc"])
+    func perHostLimit(transport: String) async throws {
+        guard Self.registry.names.contains(transport) else { return }  // ahc needs the package trait
+        try await withServer { server in
+            var configuration = ClientConfiguration(baseURL: server.baseURL, transport: transport)
+            configuration.maxConnectionsPerHost = 1
+            configuration.httpVersion = transport == "urlsession" ? nil : .http1_1
+            let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<4 {
+                    group.addTask { _ = try await client.send(RawEndpoint(path: "delay/100", query: [QueryItem("n", "\(index)")])) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.maxRequestsInFlight == 1, "\(transport): \(server.maxRequestsInFlight) in flight")
+            await client.shutdown()
+        }
+    }
+}
