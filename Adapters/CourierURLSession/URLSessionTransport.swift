@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -118,7 +119,7 @@ public final class URLSessionTransport: Transport {
                 task = session.uploadTask(with: urlRequest, from: data)
             } else {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
-                try body.write(to: file)
+                try await Self.stage(body, to: file)
                 stagedBody = file
                 task = session.uploadTask(with: urlRequest, fromFile: file)
             }
@@ -142,6 +143,32 @@ public final class URLSessionTransport: Transport {
             }
         } onCancel: {
             task.cancel()
+        }
+    }
+
+    /// Writes a streamed body to a file on a thread of its own: a large body takes seconds to
+    /// write, and blocking a thread of Swift's cooperative pool that long stalls every other
+    /// task in the process. Cancelling the calling task stops the write.
+    private static func stage(_ body: RequestBody, to file: URL) async throws {
+        final class StopFlag: Sendable {
+            let raised = Atomic<Bool>(false)
+        }
+        let stop = StopFlag()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let writer = Thread {
+                    do {
+                        try body.write(to: file, shouldStop: { stop.raised.load(ordering: .relaxed) })
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                writer.name = "courier urlsession body staging"
+                writer.start()
+            }
+        } onCancel: {
+            stop.raised.store(true, ordering: .relaxed)
         }
     }
 

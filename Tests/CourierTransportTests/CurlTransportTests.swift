@@ -249,51 +249,6 @@ struct CurlTransportTests {
         await client.shutdown()
     }
 
-    @Test("cancelling reports cancelled promptly in every phase", arguments: CancelPhase.allCases)
-    func cancelInEveryPhase(phase: CancelPhase) async throws {
-        let blackhole = try FullBacklogListener()
-        defer { blackhole.close() }
-        try await withServer { server in
-            let (client, _) =
-                phase == .connecting
-                ? try curlClient(baseURL: "http://127.0.0.1:\(blackhole.port)") { $0.requestTimeout = .seconds(30) }
-                : try curlClient(server) { $0.requestTimeout = .seconds(30) }
-            let uploadFile = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cancel-\(UUID().uuidString).bin")
-            defer { try? FileManager.default.removeItem(at: uploadFile) }
-            let task: Task<Data, any Error>
-            switch phase {
-            case .connecting:
-                task = Task { try await client.send(RawEndpoint(path: "x")) }
-                try await Task.sleep(for: .milliseconds(100))
-            case .uploading:
-                #expect(FileManager.default.createFile(atPath: uploadFile.path, contents: nil))
-                let handle = try FileHandle(forWritingTo: uploadFile)
-                try handle.truncate(atOffset: 1 << 30)  // 1 GiB, sparse
-                try handle.close()
-                var form = MultipartFormData()
-                form.addFile("f", at: uploadFile)
-                task = Task { try await client.send(UploadEndpoint(body: .multipart(form))) }
-                #expect(await eventually { server.requestCount == 1 })
-            case .awaitingHead:
-                task = Task { try await client.send(RawEndpoint(path: "delay/10000")) }
-                #expect(await eventually { server.requestCount == 1 })
-            case .downloading:
-                task = Task { try await client.send(RawEndpoint(path: "stream/1000", query: [QueryItem("delayMs", "10")])) }
-                #expect(await eventually { server.requestCount == 1 })
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let cancelledAt = ContinuousClock.now
-            task.cancel()
-            await expectNetworkError(.cancelled) { try await task.value }
-            let waited = cancelledAt.duration(to: .now)
-            #expect(waited < .seconds(1), "cancel took \(waited)")
-            if phase != .connecting {
-                #expect(await eventually { server.connectionsOpen == 0 }, "the server must see the connection closed")
-            }
-            await client.shutdown()
-        }
-    }
-
     @Test("shutdown fails calls in flight and refuses new ones")
     func shutdownInFlight() async throws {
         try await withServer { server in
@@ -321,16 +276,4 @@ struct CurlTransportTests {
             #expect(error.key == "curl.maxConnectionsPerHost")
         }
     }
-}
-
-/// Where a cancellation strikes.
-enum CancelPhase: String, CaseIterable, Sendable {
-    case connecting, uploading, awaitingHead, downloading
-}
-
-struct UploadEndpoint: Endpoint {
-    typealias Output = Data
-    var path: String { "echo" }
-    var method: HTTPRequest.Method { .post }
-    var body: RequestBody?
 }

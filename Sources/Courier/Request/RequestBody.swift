@@ -144,6 +144,16 @@ public struct RequestBody: Sendable {
     /// - Parameter url: The file to create or replace.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when a part cannot be read or the file cannot be written.
     public func write(to url: URL) throws(NetworkError) {
+        try write(to: url, shouldStop: { false })
+    }
+
+    /// Writes the body to a new file, checking between chunks whether to give up.
+    /// - Parameters:
+    ///   - url: The file to create or replace.
+    ///   - shouldStop: Asked before each chunk; `true` ends the write with
+    ///     ``NetworkError/Kind/cancelled`` and removes the file.
+    /// - Throws: ``NetworkError``.
+    package func write(to url: URL, shouldStop: () -> Bool) throws(NetworkError) {
         let reader = BodyReader(storage: storage, chunkSize: 256 * 1024)
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
             let handle = try? FileHandle(forWritingTo: url)
@@ -153,8 +163,14 @@ public struct RequestBody: Sendable {
         defer { try? handle.close() }
         do {
             while let chunk = try reader.next() {
+                if shouldStop() {
+                    try? FileManager.default.removeItem(at: url)
+                    throw NetworkError.cancelled(phase: .sending)
+                }
                 try handle.write(contentsOf: chunk)
             }
+        } catch let error as NetworkError where error.kind == .cancelled {
+            throw error
         } catch {
             throw NetworkError(
                 kind: .invalidRequest, phase: .sending, message: "could not stage the request body: \(error)", underlying: error)
