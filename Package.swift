@@ -100,6 +100,17 @@ let package = Package(
             name: "CourierConformance",
             dependencies: ["Courier", "CourierTestServer"]
         ),
+        // Moves one large body through one transport in a process of its own and prints how much
+        // that process grew: the large-body conformance cases run it (a test process's own memory
+        // moves with every test running beside it).
+        .executableTarget(
+            name: "CourierMemoryProbe",
+            dependencies: [
+                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/CourierMemoryProbe"
+        ),
         .executableTarget(
             name: "CourierExample",
             dependencies: [

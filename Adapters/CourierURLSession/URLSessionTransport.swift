@@ -15,8 +15,14 @@ import Synchronization
 /// What it cannot do on Linux, and says so rather than pretending:
 /// - phase timings: metrics carry `.unavailable` (FoundationNetworking never reports
 ///   `URLSessionTaskMetrics` on Linux);
-/// - a separate connect timeout: only the call's deadline applies;
-/// - repeated response headers: URLSession joins them into one comma-separated value.
+/// - a separate connect timeout: its idle timeout (the stall limit) bounds connecting too;
+/// - repeated response headers: URLSession joins them into one comma-separated value;
+/// - backpressure: a body arrives as fast as the network delivers it and waits in memory for a
+///   slow consumer (FoundationNetworking offers no way to pause a task);
+/// - `1xx` interim responses: FoundationNetworking takes one for the final response, so such a
+///   call fails at once as ``NetworkError/Kind/unsupported``;
+/// - TLS settings, a total connection limit and an HTTP version choice: a client configuration
+///   that sets them is refused at start-up, naming the key.
 ///
 /// Multipart bodies with file parts are staged to a temporary file (streamed from disk, never
 /// held whole in memory) and uploaded from it.
@@ -121,7 +127,15 @@ public final class URLSessionTransport: Transport {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
                 try await Self.stage(body, to: file)
                 stagedBody = file
-                task = session.uploadTask(with: urlRequest, fromFile: file)
+                // A stream over the staged file, read as libcurl sends: `uploadTask(fromFile:)`
+                // would have FoundationNetworking read the file ahead into memory.
+                guard let stream = InputStream(url: file) else {
+                    try? FileManager.default.removeItem(at: file)
+                    throw NetworkError.invalidRequest("could not read the staged request body at \(file.path)")
+                }
+                var streamed = urlRequest
+                streamed.httpBodyStream = stream
+                task = session.dataTask(with: streamed)
             }
         } else {
             task = session.dataTask(with: urlRequest)

@@ -48,6 +48,15 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case refused
     }
 
+    /// Whether a response body waits for a slow consumer.
+    public enum DownloadBackpressure: Sendable, Hashable {
+        /// The transfer pauses while the consumer is behind: memory stays bounded.
+        case paused
+        /// The body arrives as fast as the network delivers it and waits in memory for the
+        /// consumer (URLSession on Linux: FoundationNetworking offers no way to pause a task).
+        case none
+    }
+
     /// How a transport bounds connecting.
     public enum ConnectTimeout: Sendable, Hashable {
         /// ``ClientConfiguration/connectTimeout`` applies, and the error's phase is `connect`.
@@ -83,6 +92,8 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var interimResponses: InterimResponses = .skipped
     /// Whether it can trust a private CA.
     public var privateCA: PrivateCA = .trusted
+    /// Whether a response body waits for a slow consumer.
+    public var downloadBackpressure: DownloadBackpressure = .paused
     /// How the transport bounds a connection that never opens.
     public var connectTimeout: ConnectTimeout = .separate
 

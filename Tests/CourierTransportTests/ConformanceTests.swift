@@ -26,6 +26,8 @@ extension ConformanceTransport {
         transport.privateCA = .refused
         // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
         transport.connectTimeout = .boundedByStallLimit
+        // FoundationNetworking delivers the body as fast as the network; a slow consumer buffers.
+        transport.downloadBackpressure = .none
         return transport
     }()
 

@@ -1,0 +1,129 @@
+// Moves one large body through one transport and prints, as one JSON line, how many bytes moved
+// and how much this process's resident memory grew while they did. Run by the large-body
+// conformance cases in CourierTransportTests, each transport in a process of its own.
+//
+//   CourierMemoryProbe <curl|urlsession|ahc> <down|up> <base URL> <bytes>
+//
+// Exit status 0 with the JSON line, or 1 with a message on standard error.
+import Courier
+import CourierCurl
+import CourierURLSession
+import Foundation
+import HTTPTypes
+
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
+
+/// Resident bytes now, from `/proc/self/statm`.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Samples resident memory every 5 ms until stopped; returns the highest reading.
+final class PeakSampler: @unchecked Sendable {
+    // @unchecked: `peak` and `running` are only touched under `lock`.
+    private let lock = NSLock()
+    private var peak = 0
+    private var running = true
+    private var thread: Thread?
+
+    func start() {
+        lock.withLock { peak = residentBytes() }
+        let thread = Thread { [self] in
+            while lock.withLock({ running }) {
+                let now = residentBytes()
+                lock.withLock { peak = max(peak, now) }
+                usleep(5_000)
+            }
+        }
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() -> Int {
+        lock.withLock {
+            running = false
+            return max(peak, residentBytes())
+        }
+    }
+}
+
+struct Upload: Endpoint {
+    typealias Output = Data
+    var path: String { "echo" }
+    var method: HTTPRequest.Method { .post }
+    var body: RequestBody?
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 4, let bytes = Int(arguments[3]), bytes > 0, let url = URL(string: arguments[2]), let host = url.host,
+    let port = url.port
+else {
+    fail("usage: CourierMemoryProbe <curl|urlsession|ahc> <down|up> <base URL> <bytes>")
+}
+let (transportName, direction, baseURL) = (arguments[0], arguments[1], arguments[2])
+#if AsyncHTTPClient
+    let registry = TransportRegistry([.curl(), .urlSession(), .asyncHTTPClient()])
+#else
+    let registry = TransportRegistry([.curl(), .urlSession()])
+#endif
+var configuration = ClientConfiguration(baseURL: baseURL, transport: transportName)
+configuration.requestTimeout = .seconds(120)
+configuration.maxResponseBytes = 2 * bytes
+
+do {
+    let client = try NetworkClient(configuration: configuration, registry: registry)
+    let sampler = PeakSampler()
+    var moved = 0
+    let baseline: Int
+    switch direction {
+    case "down":
+        // Through the transport's body stream, read slower than the loopback delivers it.
+        let context = RequestContext(
+            requestID: "memory-probe", deadline: .now + .seconds(120), maxResponseBytes: 2 * bytes,
+            recorder: TransferRecorder(transport: transportName))
+        func request(_ count: Int) -> HTTPRequest {
+            HTTPRequest(method: .get, scheme: "http", authority: "\(host):\(port)", path: "/bytes/\(count)")
+        }
+        // A warm-up first, so that the baseline includes the transport's threads, pools and buffers.
+        _ = try await client.transport.send(request(4 << 20), body: nil, context: context).body.collect(upTo: 8 << 20)
+        baseline = residentBytes()
+        sampler.start()
+        var chunks = 0
+        for try await chunk in try await client.transport.send(request(bytes), body: nil, context: context).body {
+            moved += chunk.count
+            chunks += 1
+            if chunks % 16 == 0 { try await Task.sleep(for: .microseconds(200)) }
+        }
+    case "up":
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { fail("cannot create \(file.path)") }
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(bytes))  // sparse: no memory and no disk until read
+        try handle.close()
+        _ = try await client.send(Upload(body: .data(Data(count: 4 << 20))))
+        baseline = residentBytes()
+        sampler.start()
+        var form = MultipartFormData()
+        form.addFile("f", at: file)
+        let echo = try await client.send(Upload(body: .multipart(form)))
+        moved = (try? JSONSerialization.jsonObject(with: echo) as? [String: Any])?["bodyLength"] as? Int ?? 0
+    default:
+        fail("direction must be down or up")
+    }
+    let peak = sampler.stop()
+    await client.shutdown()
+    print(#"{"moved":\#(moved),"baseline":\#(baseline),"peak":\#(peak)}"#)
+} catch {
+    fail("\(transportName) \(direction): \(error)")
+}

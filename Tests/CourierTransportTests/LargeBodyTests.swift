@@ -1,0 +1,85 @@
+import CourierConformance
+import CourierTestServer
+import Foundation
+import Testing
+
+/// 64 MiB each way through every transport, streamed: every byte moves, and the process that
+/// moves them grows by far less than the body. Each transfer runs in a process of its own
+/// (`CourierMemoryProbe`), because this test process's memory moves with every test beside it.
+@Suite("64 MiB both ways with bounded memory", .serialized, .timeLimit(.minutes(3)))
+struct LargeBodyTests {
+    static let bytes = 64 << 20
+    /// A transport that held the body would grow by at least 64 MiB. (Measured on the 2-core VM:
+    /// downloads 0-1 MiB for curl and ahc; uploads about 16 MiB for curl and URLSession and
+    /// 21-42 MiB for ahc, the same at 128 MiB, so bounded.)
+    static let allowance = 48 << 20
+
+    static func probe() throws -> String {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("CourierMemoryProbe").path),
+            directory.path != "/"
+        {
+            directory.deleteLastPathComponent()
+        }
+        let path = directory.appendingPathComponent("CourierMemoryProbe").path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build CourierMemoryProbe first: swift build --build-tests")
+        return path
+    }
+
+    struct Measurement: Decodable {
+        var moved: Int
+        var baseline: Int
+        var peak: Int
+    }
+
+    @Test("every byte moves; the process grows by far less than the body", arguments: ConformanceTransport.all, ["down", "up"])
+    func largeBody(conformance: ConformanceTransport, direction: String) async throws {
+        let transport = conformance.name
+        try await withServer { server in
+            let output = try await Self.run(try Self.probe(), [transport, direction, server.baseURL, String(Self.bytes)])
+            let measurement = try JSONDecoder().decode(Measurement.self, from: Data(output.utf8))
+            if direction == "down" {
+                #expect(measurement.moved == Self.bytes)
+            } else {
+                #expect(measurement.moved > Self.bytes, "the multipart body wraps the 64 MiB file part")
+            }
+            let grown = measurement.peak - measurement.baseline
+            if direction == "down", conformance.downloadBackpressure == .none {
+                // Declared: the body is buffered ahead of a slow consumer. Nothing to bound.
+                return
+            }
+            #expect(grown < Self.allowance, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
+        }
+    }
+
+    /// Runs the probe to its end (at most 90 s) and returns its standard output; its pipe is read
+    /// on a thread of its own, never on the cooperative pool.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(90))
+            kill(pid, SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        let (printed, complained) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
+            Thread {
+                let printed = output.fileHandleForReading.readDataToEndOfFile()
+                let complained = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (printed, complained))
+            }.start()
+        }
+        let text = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(process.terminationStatus == 0, "probe failed: \(String(decoding: complained, as: UTF8.self))")
+        return text
+    }
+}
