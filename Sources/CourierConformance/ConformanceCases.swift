@@ -8,7 +8,7 @@ import Testing
 public enum ConformanceCases {
     /// GET sends the encoded query and headers, and decodes the JSON echo.
     public static func getWithQueryAndHeaders(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let endpoint = EchoEndpoint(
                 path: "echo/a b/é", query: [QueryItem("q", "x&y=z"), QueryItem("plus", "1+1")],
@@ -41,7 +41,7 @@ public enum ConformanceCases {
 
     /// POST JSON, form and raw bodies arrive intact.
     public static func postBodies(_ transport: ConformanceTransport, bodyKind: String) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let (body, expected, contentType): (RequestBody, String, String) =
                 switch bodyKind {
@@ -60,7 +60,7 @@ public enum ConformanceCases {
 
     /// multipart bodies stream file parts from disk.
     public static func multipart(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-\(UUID().uuidString).bin")
             let fileBytes = Data(repeating: UInt8(ascii: "f"), count: 300_000)
@@ -87,7 +87,7 @@ public enum ConformanceCases {
 
     /// a missing multipart file fails as an invalid request before any I/O.
     public static func multipartMissingFile(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             var form = MultipartFormData()
             form.addFile("f", at: URL(fileURLWithPath: "/nonexistent/courier/file.bin"))
@@ -99,7 +99,7 @@ public enum ConformanceCases {
 
     /// non-2xx statuses fail with httpStatus and keep the body.
     public static func statusErrors(_ transport: ConformanceTransport, code: Int) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let error = await expectNetworkError(.httpStatus) { try await client.send(RawEndpoint(path: "status/\(code)")) }
             #expect(error?.status == code)
@@ -111,7 +111,7 @@ public enum ConformanceCases {
     /// invalid headers are rejected before any I/O.
     public static func invalidHeaders(_ transport: ConformanceTransport, header: (name: String, value: String)) async throws {
         let (name, value) = header
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             var endpoint = EchoEndpoint()
             endpoint.headers = RequestHeaders([(name, value)])
@@ -124,7 +124,7 @@ public enum ConformanceCases {
 
     /// cancelling mid-response reports cancelled promptly and closes the connection.
     public static func cancelMidResponse(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let task = Task {
                 try await client.send(RawEndpoint(path: "stream/200", query: [QueryItem("delayMs", "20")], timeout: .seconds(60)))
@@ -141,7 +141,7 @@ public enum ConformanceCases {
 
     /// the call's deadline applies: a slow server times out while awaiting the response.
     public static func timeout(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let error = await expectNetworkError(.timedOut) {
                 try await client.send(RawEndpoint(path: "delay/5000", timeout: .seconds(1)))
@@ -155,7 +155,7 @@ public enum ConformanceCases {
     /// a slow body cannot stretch the deadline. (The body takes 10 s; the deadline of 3 s leaves
     /// a loaded machine ample time to deliver the head, so the deadline strikes mid-body.)
     public static func timeoutWhileReceiving(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let error = await expectNetworkError(.timedOut) {
                 try await client.send(RawEndpoint(path: "stream/100", query: [QueryItem("delayMs", "100")], timeout: .seconds(3)))
@@ -188,7 +188,7 @@ public enum ConformanceCases {
     /// a response over the size limit fails with responseTooLarge.
     public static func tooLarge(_ transport: ConformanceTransport, route: (path: String, query: [QueryItem])) async throws {
         let (path, query) = route
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server) { $0.maxResponseBytes = 10_000 }
             await expectNetworkError(.responseTooLarge) { try await client.send(RawEndpoint(path: path, query: query)) }
             await client.shutdown()
@@ -197,7 +197,7 @@ public enum ConformanceCases {
 
     /// a 1 MiB body arrives whole.
     public static func largeDownload(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let data = try await client.send(RawEndpoint(path: "bytes/1048576"))
             #expect(data.count == 1_048_576)
@@ -207,7 +207,7 @@ public enum ConformanceCases {
 
     /// redirects are followed up to the limit.
     public static func redirects(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server) { $0.maxRedirects = 3 }
             let echo = try await client.send(EchoEndpoint(path: "redirect/3"))
             #expect(echo.path == "/echo")
@@ -247,7 +247,7 @@ extension ConformanceCases {
 
     /// Each method reaches the server as sent; bodies go with POST, PUT and PATCH; HEAD has no body.
     public static func method(_ transport: ConformanceTransport, method: HTTPRequest.Method) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             if method == .head {
                 let response = try await client.response(for: RawEndpoint(path: "echo", method: .head))
@@ -265,7 +265,7 @@ extension ConformanceCases {
 
     /// 2xx statuses succeed; 204 and 304 carry no body.
     public static func successAndBodylessStatuses(_ transport: ConformanceTransport, code: Int) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let response = try await client.response(for: RawEndpoint(path: "status/\(code)", statusValidation: .any))
             #expect(response.head.status.code == code)
@@ -281,7 +281,7 @@ extension ConformanceCases {
     /// Repeated response header names keep their order (or arrive joined, where the transport
     /// declares so); lookup ignores case; a large value arrives whole.
     public static func responseHeaders(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let big = String(repeating: "v", count: 8 * 1024)
             let response = try await client.response(
@@ -301,7 +301,7 @@ extension ConformanceCases {
 
     /// Empty, one-byte and chunked bodies, both ways.
     public static func smallAndChunkedBodies(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             #expect(try await client.send(RawEndpoint(path: "bytes/0")).isEmpty)
             #expect(try await client.send(RawEndpoint(path: "bytes/1")).count == 1)
@@ -316,7 +316,7 @@ extension ConformanceCases {
 
     /// 200 calls at once all complete, once each, with their own results.
     public static func concurrentCalls(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let results = try await withThrowingTaskGroup(of: (Int, Echo).self) { group in
                 for index in 0..<200 {
@@ -339,7 +339,7 @@ extension ConformanceCases {
     /// A call whose task is already cancelled never reaches the server; cancelling after
     /// completion changes nothing.
     public static func cancelBeforeAndAfter(_ transport: ConformanceTransport) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let early = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -362,7 +362,7 @@ extension ConformanceCases {
     /// 301/302/303 turn POST into GET without the body; 307/308 keep both (or, where the
     /// transport declares it cannot, refuse to follow rather than send an empty body).
     public static func redirectMethod(_ transport: ConformanceTransport, status: Int) async throws {
-        try await withServer { server in
+        try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let endpoint = EchoEndpoint(
                 path: "redirect-to", method: .post, query: [QueryItem("url", "/echo"), QueryItem("status", "\(status)")],
@@ -387,7 +387,9 @@ extension ConformanceCases {
     /// `unsupported` before any I/O.
     public static func cleartextHTTP2(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: .h2c) { server in
-            let client = try transport.makeClient(server) { $0.requestTimeout = .seconds(20) }
+            // The call asks for h2c itself (a configuration asking for it is refused at start-up
+            // by the transports that cannot: see TransportSettingsTests).
+            let client = try transport.makeClient(baseURL: server.baseURL) { $0.requestTimeout = .seconds(20) }
             switch transport.cleartextHTTP2 {
             case .supported:
                 for _ in 0..<3 { #expect(try await client.send(H2CEndpoint()).count == 10) }

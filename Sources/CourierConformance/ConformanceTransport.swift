@@ -98,6 +98,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var connectTimeout: ConnectTimeout = .separate
 
     /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
+    /// The loopback server's protocol for the cases that run over any: HTTP/1.1 by default;
+    /// ``over(_:)`` makes the same transport for HTTP/2 over TLS or cleartext HTTP/2.
+    public private(set) var serverMode: TestServer.Mode = .http1
+
     public var name: String
     /// The `NetworkError.NativeCode.domain` its connection failures carry.
     public var nativeErrorDomain: String
@@ -123,7 +127,23 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     }
 
     /// The name, as test output shows it.
-    public var testDescription: String { name }
+    public var testDescription: String {
+        switch serverMode {
+        case .http1: name
+        case .tls: "\(name) over HTTP/2 with TLS"
+        case .h2c: "\(name) over cleartext HTTP/2"
+        }
+    }
+
+    /// The same transport, for a server speaking another protocol: clients made for that server
+    /// trust the test CA (TLS) or use HTTP/2 with prior knowledge (h2c).
+    /// - Parameter mode: The server's protocol.
+    /// - Returns: The transport with its server mode set.
+    public func over(_ mode: TestServer.Mode) -> ConformanceTransport {
+        var copy = self
+        copy.serverMode = mode
+        return copy
+    }
 
     /// A client on a fresh transport of this kind.
     /// - Parameters:
@@ -136,12 +156,20 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         return try NetworkClient(configuration: configuration, transport: make(configuration))
     }
 
-    /// A client on a fresh transport of this kind, aimed at `server`.
+    /// A client on a fresh transport of this kind, aimed at `server`: trusting the test CA for a
+    /// TLS server, with HTTP/2 prior knowledge for an h2c one.
     /// - Parameters:
     ///   - server: The loopback server.
     ///   - configure: Changes to the client configuration.
     /// - Returns: The client; shut it down when done.
     public func makeClient(_ server: TestServer, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
-        try makeClient(baseURL: server.baseURL, configure: configure)
+        try makeClient(baseURL: server.baseURL) { configuration in
+            switch server.mode {
+            case .http1: break
+            case .tls: configuration.tls.caPEM = TestCertificates.caPEM
+            case .h2c: configuration.httpVersion = .http2PriorKnowledge
+            }
+            configure(&configuration)
+        }
     }
 }
