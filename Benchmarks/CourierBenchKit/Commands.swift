@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierTestServer
 import Foundation
 import HTTPTypes
 

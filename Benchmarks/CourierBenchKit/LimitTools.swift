@@ -1,3 +1,4 @@
+import CourierTestServer
 import Foundation
 
 /// wrk and h2load: what the server can serve to a client that does almost nothing but HTTP.
@@ -74,7 +75,12 @@ enum LimitTools {
             executable = taskset
         }
         let limit = Duration.seconds(plan.warmupSeconds + plan.durationSeconds + 30)
-        let outcome = try await ChildProcess.run(executable, arguments, timeout: limit)
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try await ChildProcess.run(executable, arguments, timeout: limit)
+        } catch {
+            throw .worker(error.description)
+        }
         let name = wrk ? "wrk" : "h2load"
         guard outcome.status == 0, !outcome.timedOut else {
             let why = outcome.timedOut ? "ran past its time limit" : "exited with \(outcome.status)"

@@ -37,8 +37,10 @@ struct LargeBodyTests {
     func largeBody(conformance: ConformanceTransport, direction: String) async throws {
         let transport = conformance.name
         try await withServer { server in
-            let output = try await Self.run(try Self.probe(), [transport, direction, server.baseURL, String(Self.bytes)])
-            let measurement = try JSONDecoder().decode(Measurement.self, from: Data(output.utf8))
+            let outcome = try await ChildProcess.run(
+                try Self.probe(), [transport, direction, server.baseURL, String(Self.bytes)], timeout: .seconds(90))
+            try #require(outcome.status == 0 && !outcome.timedOut, "probe failed: \(outcome.errors)")
+            let measurement = try JSONDecoder().decode(Measurement.self, from: Data(outcome.output.utf8))
             if direction == "down" {
                 #expect(measurement.moved == Self.bytes)
             } else {
@@ -51,35 +53,5 @@ struct LargeBodyTests {
             }
             #expect(grown < Self.allowance, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
         }
-    }
-
-    /// Runs the probe to its end (at most 90 s) and returns its standard output; its pipe is read
-    /// on a thread of its own, never on the cooperative pool.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(90))
-            kill(pid, SIGKILL)
-        }
-        defer { watchdog.cancel() }
-        let (printed, complained) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
-            Thread {
-                let printed = output.fileHandleForReading.readDataToEndOfFile()
-                let complained = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (printed, complained))
-            }.start()
-        }
-        let text = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(process.terminationStatus == 0, "probe failed: \(String(decoding: complained, as: UTF8.self))")
-        return text
     }
 }

@@ -1,23 +1,35 @@
 import Foundation
 import Synchronization
 
-/// Runs another program to its end, with a time limit, and collects what it printed.
-enum ChildProcess {
+/// Runs another program to its end, with a time limit, and collects what it printed. Used by
+/// tests that need a process of their own (memory measurements) and by `courier-bench`'s workers.
+public enum ChildProcess {
+    /// The program could not be started.
+    public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
     /// What the program did.
-    struct Outcome: Sendable {
+    public struct Outcome: Sendable {
         /// Its exit status (or the signal that ended it).
-        var status: Int32
+        public var status: Int32
         /// Whether it was stopped for running past its time limit.
-        var timedOut: Bool
+        public var timedOut: Bool
         /// Its standard output.
-        var output: String
+        public var output: String
         /// Its standard error.
-        var errors: String
+        public var errors: String
     }
 
     /// Runs `executable` with `arguments`; stops it (SIGTERM, then SIGKILL) after `timeout`.
-    /// - Throws: ``BenchError/worker(_:)`` when it cannot be started.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(BenchError) -> Outcome {
+    /// - Parameters:
+    ///   - executable: The program's path.
+    ///   - arguments: Its arguments.
+    ///   - timeout: How long it may run.
+    /// - Returns: Its status, whether it was stopped, and what it printed.
+    /// - Throws: ``StartError`` when it cannot be started.
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(StartError) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -31,7 +43,7 @@ enum ChildProcess {
         do {
             try process.run()
         } catch {
-            throw .worker("could not start \(executable): \(error)")
+            throw StartError(description: "could not start \(executable): \(error)")
         }
         // Drain both pipes while the program runs, so that it never blocks on a full pipe.
         async let printed = readToEnd(output.fileHandleForReading)
@@ -56,7 +68,9 @@ enum ChildProcess {
     }
 
     /// Whether `name` is an executable on `PATH` (or an absolute path to one).
-    static func find(_ name: String) -> String? {
+    /// - Parameter name: A program name or an absolute path.
+    /// - Returns: Its path, or `nil`.
+    public static func find(_ name: String) -> String? {
         if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         let directories: [String] = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
