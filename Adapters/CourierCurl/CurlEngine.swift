@@ -187,7 +187,12 @@ final class CurlEngine: @unchecked Sendable {
         guard now >= nextStallCheck else { return }
         nextStallCheck = now.advanced(by: .milliseconds(200))
         let limit = configuration.stallTimeout
-        for transfer in Array(active.values) where !transfer.paused && transfer.lastActivity.duration(to: now) > limit {
+        for transfer in Array(active.values) where !transfer.paused {
+            if transfer.activity != transfer.stallWatch.seen {
+                transfer.stallWatch = (transfer.activity, now)
+                continue
+            }
+            guard transfer.stallWatch.since.duration(to: now) > limit else { continue }
             let error = NetworkError(
                 kind: .timedOut, phase: transfer.context.recorder.phase,
                 message: "no byte was sent or received for \(limit) (the stall limit)")
@@ -208,7 +213,7 @@ final class CurlEngine: @unchecked Sendable {
     private func handle(_ command: Command) {
         switch command {
         case .start(let transfer):
-            transfer.lastActivity = .now
+            transfer.stallWatch = (transfer.activity, .now)
             if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
             apply(transfer.lifecycle.start(), to: transfer)
         case .stop(let transfer, let error):
@@ -216,7 +221,7 @@ final class CurlEngine: @unchecked Sendable {
         case .resume(let transfer):
             guard let easy = transfer.easy, transfer.paused else { return }
             transfer.paused = false
-            transfer.lastActivity = .now
+            transfer.stallWatch = (transfer.activity, .now)
             counters.withLock { $0.resumes += 1 }
             let code = curl_easy_pause(easy, ccurl_pause_continue)
             if code != CURLE_OK {

@@ -36,9 +36,12 @@ final class CurlTransfer: @unchecked Sendable {
     var receivedBytes = 0
     /// Whether libcurl holds back bytes because the consumer is behind.
     var paused = false
-    /// When a byte last moved either way (or the transfer started, or resumed from a pause):
-    /// the engine fails a transfer idle for longer than the stall limit.
-    var lastActivity = ContinuousClock.now
+    /// Counts callbacks that moved bytes either way (a counter, not a clock read, so the
+    /// callbacks stay cheap). The engine's stall check compares it with what it saw last.
+    var activity: UInt64 = 0
+    /// The engine's stall check: the count it saw last, and since when it has not changed (or
+    /// since the transfer started or resumed from a pause).
+    var stallWatch = (seen: UInt64(0), since: ContinuousClock.now)
     /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
     var failure: NetworkError?
     /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`).
@@ -84,7 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        lastActivity = .now
+        activity &+= 1
         switch head.take(bytes: line) {
         case .partial, .interimEnd:
             return line.count
@@ -124,7 +127,7 @@ final class CurlTransfer: @unchecked Sendable {
             return Int(CURL_WRITEFUNC_PAUSE)
         }
         receivedBytes += bytes.count
-        lastActivity = .now
+        activity &+= 1
         return bytes.count
     }
 
@@ -151,14 +154,16 @@ final class CurlTransfer: @unchecked Sendable {
             target.copyMemory(from: base + uploadOffset, byteCount: count)
         }
         uploadOffset += count
-        lastActivity = .now
+        activity &+= 1
         return count
     }
 
     /// The `Content-Length` of a response that has a body, if announced.
     static func announcedLength(_ response: HTTPResponse) -> Int64? {
         let code = response.status.code
-        guard code >= 200, code != 204, code != 304, let value = response.headerFields[.contentLength] else { return nil }
+        guard code >= 200, code != 204, code != 304,
+            let value = response.headerFields.first(where: { $0.name == .contentLength })?.value
+        else { return nil }
         return Int64(value)
     }
 }

@@ -59,7 +59,7 @@ enum RequestBuilder {
     ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>) {
         let base: URLBuilder.Base
         if let own = call.baseURL, own != configuration.baseURL {
-            base = try URLBuilder.parseBase(own)
+            base = try URLBuilder.cachedBase(own)
         } else if let configuredBase {
             base = try configuredBase.get()
         } else {

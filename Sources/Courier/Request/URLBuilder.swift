@@ -49,6 +49,26 @@ enum URLBuilder {
     }
 
     /// Checks and splits a base URL; see ``build(baseURL:path:query:)`` for the rules.
+    /// ``parseBase(_:)`` through a process-wide cache: API objects that name their own base URL
+    /// (every `BaseAPI`) name the same few over and over, and parsing one costs microseconds.
+    /// Only bases that parse are kept, at most ``baseCacheLimit`` of them.
+    /// - Parameter baseURL: The base URL.
+    /// - Returns: The parsed base.
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` as ``parseBase(_:)`` does.
+    static func cachedBase(_ baseURL: String) throws(NetworkError) -> Base {
+        if let known = baseCache.withLock({ $0[baseURL] }) { return known }
+        let parsed = try parseBase(baseURL)
+        baseCache.withLock { cache in
+            if cache.count >= baseCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[baseURL] = parsed
+        }
+        return parsed
+    }
+
+    /// The most parsed bases ``cachedBase(_:)`` keeps; past it the cache starts again.
+    static let baseCacheLimit = 256
+    private static let baseCache = Locked<[String: Base]>([:])
+
     static func parseBase(_ baseURL: String) throws(NetworkError) -> Base {
         if let bad = baseURL.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             throw .invalidRequest("the base URL contains \(describe(bad)); spaces and control characters are not allowed in a URL")

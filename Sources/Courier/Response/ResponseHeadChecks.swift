@@ -11,6 +11,11 @@ package enum ResponseHeadChecks {
     package static func contentLengthProblem(in fields: HTTPFields) -> NetworkError? {
         var first: Substring?
         for field in fields where field.name == .contentLength {
+            // The usual case, one plain number, without splitting or trimming.
+            if first == nil, !field.value.isEmpty, field.value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                first = field.value[...]
+                continue
+            }
             for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                 let value = part.trimmingWhitespace()
                 guard !value.isEmpty, value.allSatisfy(\.isASCIIDigit) else {
