@@ -144,7 +144,9 @@ public enum ConformanceCases {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let error = await expectNetworkError(.timedOut) {
-                try await client.send(RawEndpoint(path: "delay/5000", timeout: .seconds(1)))
+                // 2 s: enough for a loaded machine to send the request, so the deadline strikes
+                // while the server holds the answer back.
+                try await client.send(RawEndpoint(path: "delay/5000", timeout: .seconds(2)))
             }
             #expect(error?.phase == .awaitingResponse)
             #expect(error?.shortDescription == "timed_out.awaiting_response")
