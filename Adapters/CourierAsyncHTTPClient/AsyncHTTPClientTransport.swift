@@ -58,8 +58,11 @@
                     throw ConfigurationError(
                         key: "ahc.clientCertificateFile", value: certificateFile, allowed: "a file of PEM certificates", source: "code")
                 }
+                guard let key = try? NIOSSLPrivateKey(file: keyFile, format: .pem) else {
+                    throw ConfigurationError(key: "ahc.clientKeyFile", value: keyFile, allowed: "a PEM private key", source: "code")
+                }
                 tls.certificateChain = chain.map { .certificate($0) }
-                tls.privateKey = .file(keyFile)
+                tls.privateKey = .privateKey(key)
             }
             var settings = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
             settings.timeout = HTTPClient.Configuration.Timeout(

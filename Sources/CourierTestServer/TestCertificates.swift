@@ -37,7 +37,7 @@ public enum TestCertificates {
         """
 
     /// The server's private key (PEM). A test fixture: public.
-    static let serverKeyPEM = """
+    public static let serverKeyPEM = """
         -----BEGIN PRIVATE KEY-----
         MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgCJIKi2ZdtF9GXGUD
         M6EenFZNiaQBRTmLdvsk6rqKIWyhRANCAAQ66b5B8nHEwq9/fFjQFOzjY+kN9q1L

@@ -136,4 +136,31 @@ struct TransportSettingsTests {
             await client.shutdown()
         }
     }
+
+    #if AsyncHTTPClient
+        @Test("ahc: a client certificate from the configuration is loaded, and a bad key file is refused by name")
+        func ahcClientCertificate() async throws {
+            let directory = FileManager.default.temporaryDirectory
+            let certificate = directory.appendingPathComponent("courier-client-\(UUID().uuidString).pem")
+            let key = directory.appendingPathComponent("courier-client-\(UUID().uuidString).key")
+            defer {
+                try? FileManager.default.removeItem(at: certificate)
+                try? FileManager.default.removeItem(at: key)
+            }
+            try Data(TestCertificates.serverCertificatePEM.utf8).write(to: certificate)
+            try Data(TestCertificates.serverKeyPEM.utf8).write(to: key)
+            var configuration = ClientConfiguration(baseURL: "https://localhost:1", transport: "ahc")
+            configuration.tls.clientCertificateFile = certificate.path
+            configuration.tls.clientKeyFile = key.path
+            let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+            await client.shutdown()
+            configuration.tls.clientKeyFile = certificate.path  // a certificate is not a key
+            do {
+                _ = try NetworkClient(configuration: configuration, registry: Self.registry)
+                Issue.record("a file without a private key was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "ahc.clientKeyFile")
+            }
+        }
+    #endif
 }
