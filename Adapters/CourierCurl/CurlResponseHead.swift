@@ -58,7 +58,7 @@ struct CurlResponseHead {
             return .partial
         }
         guard let colon = line.firstIndex(of: ASCII.colon),
-            let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
+            let name = KnownFieldNames.name(spelled: line[..<colon]) ?? HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
         else {
             skippedLines += 1
             return .partial
@@ -92,6 +92,33 @@ struct CurlResponseHead {
         guard digits == 3, index == line.count || line[index] == ASCII.space else { return }
         status = code
         reason = trimmedText(line[index...])
+    }
+}
+
+/// Field names servers send on almost every response, made once: a header line whose name is
+/// spelled exactly like one of these (in title case or lowercase) reuses it instead of building
+/// and checking a new name.
+private enum KnownFieldNames {
+    static let entries: [(spelling: [UInt8], name: HTTPField.Name)] = {
+        let names = [
+            "Content-Length", "Content-Type", "Date", "Connection", "Server", "Transfer-Encoding", "Cache-Control", "Keep-Alive",
+            "Vary", "ETag", "Last-Modified", "Location", "Set-Cookie", "Content-Encoding",
+        ]
+        var entries: [(spelling: [UInt8], name: HTTPField.Name)] = []
+        for text in names {
+            for spelling in [text, text.lowercased()] {
+                if let name = HTTPField.Name(spelling) { entries.append((Array(spelling.utf8), name)) }
+            }
+        }
+        return entries
+    }()
+
+    /// The known name spelled exactly as `bytes`, if there is one.
+    static func name(spelled bytes: Slice<UnsafeRawBufferPointer>) -> HTTPField.Name? {
+        for entry in entries where entry.spelling.count == bytes.count && entry.spelling.elementsEqual(bytes) {
+            return entry.name
+        }
+        return nil
     }
 }
 
