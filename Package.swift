@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "CourierBenchTests",
             dependencies: [
-                "CourierBenchKit",
+                "CourierBenchKit", "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -67,6 +67,22 @@ public enum ChildProcess {
         }
     }
 
+    /// An executable built beside the running program (a test binary finds the tools
+    /// `swift build --build-tests` put next to it), searching up from its directory, since a test
+    /// binary may sit inside a bundle directory.
+    /// - Parameter name: The executable's file name.
+    /// - Returns: Its path, or `nil` when it was not built.
+    public static func sibling(named name: String) -> String? {
+        guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
     /// Whether `name` is an executable on `PATH` (or an absolute path to one).
     /// - Parameter name: A program name or an absolute path.
     /// - Returns: Its path, or `nil`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierTestServer
 import Foundation
 import Testing
 
@@ -14,15 +15,7 @@ import Testing
 struct TinyRunTests {
     /// The courier-bench executable `swift build --build-tests` put beside this test binary.
     static func executable() throws -> String {
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        // The test binary may sit inside a .xctest bundle directory.
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("courier-bench").path), directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        let path = directory.appendingPathComponent("courier-bench").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "build courier-bench first: swift build --build-tests")
-        return path
+        try #require(ChildProcess.sibling(named: "courier-bench"), "build courier-bench first: swift build --build-tests")
     }
 
     /// The clients this build links (AsyncHTTPClient needs the package trait the test command turns on).

@@ -15,16 +15,7 @@ struct LargeBodyTests {
     static let allowance = 48 << 20
 
     static func probe() throws -> String {
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("CourierMemoryProbe").path),
-            directory.path != "/"
-        {
-            directory.deleteLastPathComponent()
-        }
-        let path = directory.appendingPathComponent("CourierMemoryProbe").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "build CourierMemoryProbe first: swift build --build-tests")
-        return path
+        try #require(ChildProcess.sibling(named: "CourierMemoryProbe"), "build CourierMemoryProbe first: swift build --build-tests")
     }
 
     struct Measurement: Decodable {

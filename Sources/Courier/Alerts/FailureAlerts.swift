@@ -49,22 +49,14 @@ public final class FailureAlerts: CallObserver {
         }
     }
 
-    /// One group's state, boxed so that the per-rule cache below can hold it.
+    /// One group's state, boxed so that a rule's `RecentTable` can hand it out for updating.
     private final class GroupState {
         var group = Group()
     }
 
-    /// The groups of one rule, with the last one used: calls of one endpoint or team tend to come
-    /// in runs, and a hit costs a string comparison instead of a hash.
-    private struct RuleGroups {
-        var byName: [String: GroupState] = [:]
-        var lastName: String?
-        var last: GroupState?
-    }
-
     /// Every rule's groups (one entry per rule, in order) and how many groups exist in all.
     private struct Tables {
-        var rules: [RuleGroups]
+        var rules: [RecentTable<String, GroupState>]
         var groupCount = 0
     }
 
@@ -100,7 +92,7 @@ public final class FailureAlerts: CallObserver {
         for rule in rules { try rule.validate() }
         self.rules = rules
         self.prepared = rules.map(PreparedRule.init)
-        self.tables = Locked(Tables(rules: Array(repeating: RuleGroups(), count: rules.count)))
+        self.tables = Locked(Tables(rules: Array(repeating: RecentTable(), count: rules.count)))
         self.countsWindows = rules.contains {
             if case .errorRate = $0.trigger { true } else { false }
         }
@@ -142,19 +134,13 @@ public final class FailureAlerts: CallObserver {
                 let rule = prepared[index]
                 guard let name = rule.rule.group(of: record) else { continue }
                 let state: GroupState
-                if let last = tables.rules[index].last, tables.rules[index].lastName == name {
-                    state = last
+                if let known = tables.rules[index].value(for: name) {
+                    state = known
                 } else {
-                    if let found = tables.rules[index].byName[name] {
-                        state = found
-                    } else {
-                        guard tables.groupCount < groupLimit else { continue }
-                        state = GroupState()
-                        tables.rules[index].byName[name] = state
-                        tables.groupCount += 1
-                    }
-                    tables.rules[index].lastName = name
-                    tables.rules[index].last = state
+                    guard tables.groupCount < groupLimit else { continue }
+                    state = GroupState()
+                    tables.rules[index].insert(state, for: name)
+                    tables.groupCount += 1
                 }
                 // Most calls succeed: decide those without hashing the outcome.
                 let failed = outcome == .success ? rule.successCountsAsFailure : rule.rule.failures.contains(outcome)

@@ -30,14 +30,8 @@ public final class EndpointLabels: Sendable {
     public static let overflowLabel = "other"
     /// The most distinct labels handed out.
     public let limit: Int
-    /// The labels by type, with the last one asked for: calls of one endpoint tend to come in
-    /// runs, and a hit costs a comparison instead of a hash.
-    private struct Table {
-        var byType: [ObjectIdentifier: String] = [:]
-        var last: (type: ObjectIdentifier, label: String)?
-    }
-
-    private let labels = Locked(Table())
+    /// The labels by type; calls of one endpoint tend to come in runs.
+    private let labels = Locked(RecentTable<ObjectIdentifier, String>())
 
     /// The process-wide instance (limit 500).
     public static let shared = EndpointLabels(limit: 500)
@@ -53,18 +47,12 @@ public final class EndpointLabels: Sendable {
     /// - Returns: Its bounded label.
     public func label(for type: Any.Type) -> String {
         let key = ObjectIdentifier(type)
-        let known = labels.withLock { table -> String? in
-            if let last = table.last, last.type == key { return last.label }
-            guard let found = table.byType[key] else { return nil }
-            table.last = (key, found)
-            return found
-        }
-        if let known { return known }
+        if let known = labels.withLock({ $0.value(for: key) }) { return known }
         let name = Self.name(of: type)
         return labels.withLock { table in
-            if let known = table.byType[key] { return known }
-            guard table.byType.count < limit else { return Self.overflowLabel }
-            table.byType[key] = name
+            if let known = table.value(for: key) { return known }
+            guard table.count < limit else { return Self.overflowLabel }
+            table.insert(name, for: key)
             return name
         }
     }

@@ -26,15 +26,8 @@ public final class MetricsExport: CallObserver {
         var network: CoreMetrics.Timer
     }
 
-    /// The timers per label set, with the last set used: calls of one endpoint tend to come in
-    /// runs, and a hit costs three string comparisons instead of a hash of three strings.
-    private struct TimerTable {
-        var byKey: [Key: Handles] = [:]
-        var lastKey: Key?
-        var last: Handles?
-    }
-
-    private let handles = Locked(TimerTable())
+    /// The timers per label set; calls of one endpoint tend to come in runs.
+    private let handles = Locked(RecentTable<Key, Handles>())
     private let errors = Locked<[Key: Counter]>([:])
     private let retries = Locked<[Key: Counter]>([:])
     private let factory: (any MetricsFactory)?
@@ -51,20 +44,12 @@ public final class MetricsExport: CallObserver {
         let outcome = record.outcome
         let key = Key(endpoint: record.endpoint, transport: record.metrics.transport, detail: outcome.rawValue)
         let timers = handles.withLock { table in
-            if let last = table.last, table.lastKey == key { return last }
-            let found: Handles
-            if let known = table.byKey[key] {
-                found = known
-            } else {
-                let dimensions = [("endpoint", key.endpoint), ("transport", key.transport), ("outcome", key.detail)]
-                found = Handles(
-                    duration: makeTimer("courier_call_duration", dimensions),
-                    network: makeTimer("courier_call_network_duration", dimensions))
-                table.byKey[key] = found
-            }
-            table.lastKey = key
-            table.last = found
-            return found
+            if let known = table.value(for: key) { return known }
+            let dimensions = [("endpoint", key.endpoint), ("transport", key.transport), ("outcome", key.detail)]
+            let made = Handles(
+                duration: makeTimer("courier_call_duration", dimensions), network: makeTimer("courier_call_network_duration", dimensions))
+            table.insert(made, for: key)
+            return made
         }
         if let total = record.metrics.total { timers.duration.recordNanoseconds(total.wholeNanoseconds) }
         if let network = record.metrics.network { timers.network.recordNanoseconds(network.wholeNanoseconds) }
