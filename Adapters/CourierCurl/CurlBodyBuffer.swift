@@ -17,19 +17,34 @@ final class CurlBodyBuffer: Sendable {
         var end: Result<Void, NetworkError>?
         var waiter: CheckedContinuation<Data?, any Error>?
         var consumerGone = false
+        /// The transfer filling this buffer, for asking its engine to resume or stop it. Cleared
+        /// by ``releaseTransfer()`` when the transfer leaves the multi handle, which breaks the
+        /// transfer ↔ buffer cycle (a strong link, because a weak one costs a side-table
+        /// allocation per call).
+        var transfer: CurlTransfer?
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let highWater: Int
-    /// Asks the engine to resume the paused transfer.
-    private let resume: @Sendable () -> Void
-    /// Asks the engine to stop the transfer (the consumer went away).
-    private let abandon: @Sendable () -> Void
 
-    init(highWater: Int, resume: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - highWater: How many bytes may wait before the transfer is paused.
+    ///   - transfer: The transfer that fills the buffer; held until ``releaseTransfer()``.
+    init(highWater: Int, transfer: CurlTransfer) {
         self.highWater = highWater
-        self.resume = resume
-        self.abandon = abandon
+        state = Locked(State(transfer: transfer))
+    }
+
+    /// Forgets the transfer: it left the multi handle, so there is nothing left to resume or stop.
+    /// The engine calls it whenever it detaches a transfer.
+    func releaseTransfer() {
+        state.withLock { $0.transfer = nil }
+    }
+
+    /// Asks the engine to resume the paused transfer.
+    private func resume() {
+        guard let transfer = state.withLock({ $0.transfer }) else { return }
+        transfer.engine.resume(transfer)
     }
 
     // MARK: Producer (engine thread)
@@ -60,11 +75,15 @@ final class CurlBodyBuffer: Sendable {
     /// caller was given the head).
     func takeAll() -> Data {
         state.withLock { state in
+            defer {
+                state.chunks.removeAll()
+                state.head = 0
+                state.bytes = 0
+            }
+            // A small body usually came in one chunk: hand it over as it is.
+            if state.chunks.count - state.head == 1 { return state.chunks[state.head] }
             var whole = Data(capacity: state.bytes)
             for chunk in state.chunks[state.head...] { whole.append(chunk) }
-            state.chunks.removeAll()
-            state.head = 0
-            state.bytes = 0
             return whole
         }
     }
@@ -158,13 +177,13 @@ final class CurlBodyBuffer: Sendable {
 
     /// The consumer dropped the body without reading it to the end: stop the transfer.
     func consumerWentAway() {
-        let stop: Bool = state.withLock { state in
+        let transfer: CurlTransfer? = state.withLock { state in
             state.consumerGone = true
             state.chunks.removeAll()
             state.head = 0
             state.bytes = 0
-            return state.end == nil
+            return state.end == nil ? state.transfer : nil
         }
-        if stop { abandon() }
+        if let transfer { transfer.engine.stop(transfer, because: .cancelled(phase: .receiving)) }
     }
 }

@@ -51,8 +51,10 @@ final class CurlEngine: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// When ``failStalledTransfers()`` looks next.
     private var nextStallCheck = ContinuousClock.now
-    private var pool: [UnsafeMutableRawPointer] = []
+    /// Easy handles (with their error buffers) kept for the next transfers.
+    private var pool: [CurlHandle] = []
     private var readyHeads: [CurlTransfer] = []
+    private var addresses = CurlMetrics.AddressCache()
     private var shuttingDown = false
 
     /// Creates the multi handle with the configured limits and starts the loop's thread.
@@ -169,7 +171,7 @@ final class CurlEngine: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.01)  // Never spin on a broken multi handle.
             }
         }
-        for easy in pool { curl_easy_cleanup(easy) }
+        for handle in pool { handle.release() }
         pool.removeAll()
         _ = curl_multi_cleanup(multi)  // Nothing is left to report it to; every transfer has ended.
         let waiters = inbox.withLock { inbox in
@@ -239,15 +241,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Called from the header callback when a transfer's final head is complete.
     func headCompleted(_ transfer: CurlTransfer) {
         transfer.lifecycle.headCompleted()
-        transfer.bodyBuffer = CurlBodyBuffer(
-            highWater: configuration.responseBufferBytes,
-            resume: { [weak self, weak transfer] in
-                if let self, let transfer { self.resume(transfer) }
-            },
-            abandon: { [weak self, weak transfer] in
-                if let self, let transfer { self.stop(transfer, because: .cancelled(phase: .receiving)) }
-            }
-        )
+        transfer.bodyBuffer = CurlBodyBuffer(highWater: configuration.responseBufferBytes, transfer: transfer)
         readyHeads.append(transfer)
     }
 
@@ -309,7 +303,7 @@ final class CurlEngine: @unchecked Sendable {
         transfer.prepareForNextResponse()
         transfer.request = next.request
         if !next.keepsBody { transfer.body = nil }
-        try CurlRuntime.check(transfer.version, scheme: next.request.scheme ?? "http")
+        try CurlRuntime.check(transfer.version, scheme: next.request.scheme)
         do {
             try attach(transfer)
         } catch {
@@ -364,10 +358,13 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Puts the transfer's handle on the multi handle, taking one from the pool.
     private func attach(_ transfer: CurlTransfer) throws(CurlCallFailure) {
-        guard let easy = pool.popLast() ?? curl_easy_init() else {
+        guard let handle = pool.popLast() ?? CurlHandle.make() else {
             throw CurlCallFailure(call: "curl_easy_init", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "no easy handle")
         }
+        let easy = handle.easy
+        handle.errorBuffer[0] = 0
         transfer.easy = easy
+        transfer.errorBuffer = handle.errorBuffer
         active[easy] = transfer
         try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration)
         try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
@@ -377,23 +374,25 @@ final class CurlEngine: @unchecked Sendable {
     /// Takes the transfer's handle off the multi handle (which closes its connection or resets its
     /// HTTP/2 stream if it was still running) and returns it to the pool.
     private func detach(_ transfer: CurlTransfer) {
+        transfer.bodyBuffer?.releaseTransfer()
         guard let easy = transfer.easy else { return }
         // Removing a handle that is not on the multi handle is a no-op in libcurl; any other
         // failure leaves nothing to undo, so the handle is simply not reused.
         let removed = curl_multi_remove_handle(multi, easy)
         active[easy] = nil
+        let errorBuffer = transfer.errorBuffer
         transfer.easy = nil
+        transfer.errorBuffer = nil
         transfer.paused = false
-        if removed == CURLM_OK, pool.count < configuration.handlePoolSize {
+        if removed == CURLM_OK, pool.count < configuration.handlePoolSize, let errorBuffer {
             curl_easy_reset(easy)
-            pool.append(easy)
+            pool.append(CurlHandle(easy: easy, errorBuffer: errorBuffer))
         } else {
             curl_easy_cleanup(easy)
+            errorBuffer?.deallocate()
         }
-        if let list = transfer.headerList {
-            curl_slist_free_all(list)
-            transfer.headerList = nil
-        }
+        transfer.headerList?.free()
+        transfer.headerList = nil
     }
 
     private func progress(of transfer: CurlTransfer) -> CurlErrorMapping.Progress {
@@ -405,7 +404,7 @@ final class CurlEngine: @unchecked Sendable {
     @discardableResult
     private func record(_ transfer: CurlTransfer) -> CurlMetrics.Reading? {
         guard let easy = transfer.easy else { return nil }
-        let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS)
+        let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses)
         transfer.context.recorder.update { metrics in
             metrics.phaseTimings = .available(reading.timings)
             metrics.httpVersion = reading.httpVersion

@@ -1,5 +1,6 @@
 import CCurl
 import Courier
+import Glibc
 
 /// Reads a finished (or stopped) transfer's figures from libcurl's `CURLINFO_*` counters.
 enum CurlMetrics {
@@ -14,8 +15,37 @@ enum CurlMetrics {
         var remoteAddress: String?
     }
 
+    /// The peer address text made last, reused while the peer stays the same (a client mostly
+    /// talks to a few peers, and formatting the address costs more than comparing its bytes).
+    struct AddressCache {
+        private var ip: [CChar] = []
+        private var port = 0
+        private var text = ""
+
+        /// `ip:port`, or `[ip]:port` for IPv6.
+        mutating func text(ip pointer: UnsafePointer<CChar>, port: Int) -> String {
+            let length = strlen(pointer)
+            if port == self.port, ip.count == length,
+                ip.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, pointer, length) == 0 } ?? (length == 0) })
+            {
+                return text
+            }
+            let host = String(cString: pointer)
+            ip = Array(UnsafeBufferPointer(start: pointer, count: length))
+            self.port = port
+            text = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]:\(port)" : "\(host):\(port)"
+            return text
+        }
+    }
+
     /// Reads the counters. A counter libcurl cannot give is left out; nothing here fails the call.
     static func read(_ easy: UnsafeMutableRawPointer, usesTLS: Bool) -> Reading {
+        var addresses = AddressCache()
+        return read(easy, usesTLS: usesTLS, addresses: &addresses)
+    }
+
+    /// Reads the counters, formatting the peer address through `addresses`.
+    static func read(_ easy: UnsafeMutableRawPointer, usesTLS: Bool, addresses: inout AddressCache) -> Reading {
         func microseconds(_ info: CURLINFO) -> Int64 {
             var value: curl_off_t = 0
             return ccurl_easy_getinfo_off_t(easy, info, &value) == CURLE_OK ? Int64(value) : 0
@@ -57,9 +87,7 @@ enum CurlMetrics {
         }
         var ip: UnsafePointer<CChar>?
         if ccurl_easy_getinfo_string(easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK, let ip, ip.pointee != 0 {
-            let port = number(CURLINFO_PRIMARY_PORT) ?? 0
-            let host = String(cString: ip)
-            reading.remoteAddress = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            reading.remoteAddress = addresses.text(ip: ip, port: number(CURLINFO_PRIMARY_PORT) ?? 0)
         }
         return reading
     }

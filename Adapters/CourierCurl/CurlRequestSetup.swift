@@ -43,7 +43,7 @@ enum CurlRequestSetup {
             // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
             // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
             // to a host wait for one another instead of opening connections side by side.
-            if request.scheme?.lowercased() == "https" {
+            if CurlRuntime.isHTTPS(request.scheme) {
                 try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
             }
         case .http2PriorKnowledge:
@@ -76,20 +76,9 @@ enum CurlRequestSetup {
 
         // Headers, exactly as built; libcurl adds nothing Courier did not ask for but Host, Accept
         // and Content-Length. `Expect:` turns off its 100-continue wait.
-        var list: UnsafeMutablePointer<curl_slist>?
-        var sawExpect = false
-        for field in request.headerFields {
-            if field.name.canonicalName == "expect" { sawExpect = true }
-            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
-            guard let appended = curl_slist_append(list, line) else {
-                if let list { curl_slist_free_all(list) }
-                throw CurlCallFailure(call: "curl_slist_append", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "out of memory")
-            }
-            list = appended
-        }
-        if !sawExpect, let appended = curl_slist_append(list, "Expect:") { list = appended }
+        let list = CurlHeaderList(fields: request.headerFields)
         transfer.headerList = list
-        try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list), "HTTPHEADER")
+        try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
 
         try configureTLS(easy, configuration.tls)
     }

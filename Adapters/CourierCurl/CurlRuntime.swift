@@ -22,20 +22,36 @@ enum CurlRuntime {
     /// Called once, before the first handle: `curl_global_init` is not thread-safe on old versions.
     static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
-    /// Checks that the library is usable for `preference` over `scheme`.
+    /// Checks that the library is usable for `preference` over `scheme` (`nil` means `http`).
     /// - Throws: ``NetworkError/Kind/unsupported`` when it is not.
-    static func check(_ preference: HTTPVersionPreference, scheme: String) throws(NetworkError) {
+    static func check(_ preference: HTTPVersionPreference, scheme: String?) throws(NetworkError) {
         if preference != .http1_1, !hasHTTP2 {
             throw NetworkError(
                 kind: .unsupported, phase: .building,
                 message: "the linked libcurl \(version) was built without HTTP/2; ask for HTTP/1.1 or install libcurl with nghttp2")
         }
-        if preference == .http2PriorKnowledge, scheme == "http", !supportsCleartextHTTP2 {
+        if preference == .http2PriorKnowledge, !supportsCleartextHTTP2, isCaseInsensitively(scheme ?? "http", "http") {
             throw NetworkError(
                 kind: .unsupported, phase: .building,
                 message:
                     "cleartext HTTP/2 (prior knowledge) is unsupported with the linked libcurl \(version): before 8.0 it fails every request after the first on a reused connection (curl issue 10634); use https with HTTP/2, or HTTP/1.1"
             )
         }
+    }
+
+    /// Whether `scheme` is `https`, in any case, without making a lowercased copy.
+    static func isHTTPS(_ scheme: String?) -> Bool {
+        guard let scheme else { return false }
+        return isCaseInsensitively(scheme, "https")
+    }
+
+    /// Whether `text` equals the lowercase ASCII `lowercase`, ignoring ASCII case.
+    static func isCaseInsensitively(_ text: String, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard text.utf8.count == expected.count else { return false }
+        for (byte, wanted) in zip(text.utf8, expected) where byte | 0x20 != wanted {
+            return false
+        }
+        return true
     }
 }

@@ -18,12 +18,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// The body, or `nil` once a redirect dropped it.
     var body: RequestBody?
     var lifecycle = CurlTransferLifecycle()
-    /// The caller waiting for the response head.
-    var headWaiter: CheckedContinuation<TransportResponse, any Error>?
+    /// The caller waiting for the response head. Resumed exactly once: whoever resumes it takes it
+    /// out first (on the engine thread, or in ``CurlEngine/submit(_:)`` before the engine has it).
+    /// Unchecked because the check costs an allocation per call on the hot path; the lifecycle
+    /// tests and the cancel-race stress test pin the exactly-once rule instead.
+    var headWaiter: UnsafeContinuation<TransportResponse, any Error>?
 
     // Engine-thread state.
     var easy: UnsafeMutableRawPointer?
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    var headerList: CurlHeaderList?
     var head = CurlResponseHead()
     var finalHead: HTTPResponse?
     /// The status of a redirect being followed: its body is discarded.
@@ -44,8 +47,9 @@ final class CurlTransfer: @unchecked Sendable {
     var stallWatch = (seen: UInt64(0), since: ContinuousClock.now)
     /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
     var failure: NetworkError?
-    /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`).
-    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`): the buffer of the easy handle
+    /// the transfer runs on, `nil` while it has none.
+    var errorBuffer: UnsafeMutablePointer<CChar>?
 
     init(request: HTTPRequest, body: RequestBody?, context: RequestContext, version: HTTPVersionPreference, engine: CurlEngine) {
         self.engine = engine
@@ -53,20 +57,17 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
     deinit {
-        errorBuffer.deallocate()
-        if let headerList { curl_slist_free_all(headerList) }
+        headerList?.free()
     }
 
-    var usesTLS: Bool { request.scheme?.lowercased() == "https" }
+    var usesTLS: Bool { CurlRuntime.isHTTPS(request.scheme) }
     var isHeadRequest: Bool { request.method == .head }
 
     /// libcurl's message for the failure, or empty.
-    var errorMessage: String { String(cString: errorBuffer) }
+    var errorMessage: String { errorBuffer.map { String(cString: $0) } ?? "" }
 
     /// Clears what one response left behind, before the same transfer sends the next request of a redirect.
     func prepareForNextResponse() {
@@ -80,7 +81,6 @@ final class CurlTransfer: @unchecked Sendable {
         uploadChunk = Data()
         uploadOffset = 0
         uploadReader = nil
-        errorBuffer[0] = 0
     }
 
     // MARK: Callbacks (engine thread, inside curl_multi_perform)

@@ -65,12 +65,12 @@ public final class CurlTransport: Transport {
     /// Sends the request through libcurl; see ``Transport/send(_:body:context:)``.
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         let version = context.httpVersion ?? configuration.httpVersion
-        try CurlRuntime.check(version, scheme: request.scheme?.lowercased() ?? "http")
+        try CurlRuntime.check(version, scheme: request.scheme)
         try Task.checkCancellation()
         let transfer = CurlTransfer(request: request, body: body, context: context, version: version, engine: engine)
         let engine = engine
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.headWaiter = continuation
                 engine.submit(transfer)
             }
