@@ -1,28 +1,58 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A value that can only be reached while holding its lock.
 ///
 /// Courier uses this rather than `Synchronization.Mutex`: on Linux, `Mutex` parks threads with a
 /// raw futex that ThreadSanitizer does not see, so every contended access inside `withLock` is
-/// reported as a race. This lock is a pthread mutex (through `NSLock`), which the sanitizers
-/// understand, so `swift test --sanitize=thread` reports only real races.
+/// reported as a race. This lock is a pthread mutex, which the sanitizers understand, so
+/// `swift test --sanitize=thread` reports only real races.
+///
+/// The value and the mutex live in one allocation (a `ManagedBuffer`), so making one costs a
+/// single `malloc`: several are made per call (the transfer recorder, a response's body buffer).
+///
+/// Copies share the same value and lock, like references to one object.
 ///
 /// Never call out to unknown code (completions, continuations, user closures) inside `withLock`:
 /// take what you need out, unlock, then call.
-package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only read or written between `lock()` and `unlock()`.
-    private let lock = NSLock()
-    private var value: Value
+package struct Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is only read or written between lock and unlock.
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
+
+    private let storage: Storage
 
     /// Creates the lock around an initial value.
     package init(_ value: Value) {
-        self.value = value
+        let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let code = pthread_mutex_init(mutex, nil)
+            // Only fails for lack of memory or a bad attribute (there is none here).
+            precondition(code == 0, "pthread_mutex_init failed with \(code)")
+        }
     }
 
     /// Runs `body` with exclusive access to the value.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            let locked = pthread_mutex_lock(mutex)
+            // A default mutex fails only when misused (destroyed, or not initialised): a bug here.
+            precondition(locked == 0, "pthread_mutex_lock failed with \(locked)")
+            defer {
+                let unlocked = pthread_mutex_unlock(mutex)
+                precondition(unlocked == 0, "pthread_mutex_unlock failed with \(unlocked)")
+            }
+            return try body(&value.pointee)
+        }
     }
 }
