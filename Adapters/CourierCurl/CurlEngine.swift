@@ -1,6 +1,7 @@
 import CCurl
 import Courier
 import Foundation
+import Synchronization
 
 /// The thread that owns one libcurl multi handle and runs every transfer on it.
 ///
@@ -19,6 +20,8 @@ final class CurlEngine: @unchecked Sendable {
         case start(CurlTransfer)
         case stop(CurlTransfer, NetworkError)
         case resume(CurlTransfer)
+        /// A task's next step, for the engine's task executor (see ``CurlEngine/enqueue(_:)``).
+        case run(UnownedJob)
     }
 
     private struct Inbox {
@@ -54,6 +57,12 @@ final class CurlEngine: @unchecked Sendable {
     /// Easy handles (with their error buffers) kept for the next transfers.
     private var pool: [CurlHandle] = []
     private var readyHeads: [CurlTransfer] = []
+    /// Commands given on the engine thread itself (by a task it runs): no lock, no wakeup.
+    private var ownCommands: [Command] = []
+    /// Task steps waiting to run on the engine thread.
+    private var jobs = CurlJobQueue()
+    /// The engine thread's id (`pthread_self`) while its loop runs, otherwise 0.
+    private let threadID = Atomic<UInt>(0)
     private var addresses = CurlMetrics.AddressCache()
     private var shuttingDown = false
 
@@ -128,7 +137,13 @@ final class CurlEngine: @unchecked Sendable {
 
     @discardableResult
     private func post(_ command: Command?, requireAccepting: Bool) -> Bool {
-        inbox.withLock { inbox in
+        // A task running on the engine thread hands its command over directly: the loop takes
+        // `ownCommands` before it polls again. (A start during shutdown is refused when taken.)
+        if let command, isEngineThread {
+            ownCommands.append(command)
+            return true
+        }
+        return inbox.withLock { inbox in
             guard !inbox.stopped, inbox.accepting || !requireAccepting else { return false }
             if command == nil { inbox.accepting = false }
             let wasEmpty = inbox.commands.isEmpty
@@ -145,6 +160,7 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: The loop (engine thread)
 
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         var running: Int32 = 0
         while true {
             let (commands, accepting) = inbox.withLock { inbox in
@@ -152,25 +168,35 @@ final class CurlEngine: @unchecked Sendable {
                 return (inbox.commands, inbox.accepting)
             }
             for command in commands { handle(command) }
+            handleOwnCommands()
             if !accepting, !shuttingDown {
                 shuttingDown = true
                 for transfer in Array(active.values) { apply(transfer.lifecycle.stop(Self.shutDownError), to: transfer) }
             }
-            if shuttingDown, active.isEmpty, finishIfIdle() { break }
+            if shuttingDown, active.isEmpty, jobs.isEmpty, ownCommands.isEmpty, finishIfIdle() { break }
 
             let performed = curl_multi_perform(multi, &running)
             if performed != CURLM_OK { failEverything(performed, "curl_multi_perform") }
             drainCompletions()
             flushReadyHeads()
             failStalledTransfers()
+            // Tasks that prefer this engine as their executor continue here, after libcurl's
+            // callbacks have returned (a step never runs inside one).
+            runJobs()
 
-            // With transfers running, wake at least four times a second to check for stalls.
-            let polled = curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
+            // With transfers running, wake at least four times a second to check for stalls. With
+            // work of its own still waiting, the loop only looks at the sockets and goes on.
+            // Shutting down, it goes straight on to check whether it is done.
+            let timeout: Int32 = !jobs.isEmpty || !ownCommands.isEmpty || shuttingDown ? 0 : active.isEmpty ? 1000 : 250
+            let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
             if polled != CURLM_OK {
                 failEverything(polled, "curl_multi_poll")
                 Thread.sleep(forTimeInterval: 0.01)  // Never spin on a broken multi handle.
             }
         }
+        // From here on, this thread is no longer the engine's: steps and commands go through the
+        // inbox, which is closed, so steps go to the global executor.
+        threadID.store(0, ordering: .releasing)
         for handle in pool { handle.release() }
         pool.removeAll()
         _ = curl_multi_cleanup(multi)  // Nothing is left to report it to; every transfer has ended.
@@ -212,8 +238,35 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
+    /// Runs the waiting task steps, and those they enqueue, up to ``CurlJobQueue/stepsPerRound``.
+    private func runJobs() {
+        var budget = CurlJobQueue.stepsPerRound
+        while !jobs.isEmpty, budget > 0 {
+            let batch = jobs.takeBatch()
+            for index in batch.indices {
+                guard budget > 0 else {
+                    jobs.putBack(batch[index...])
+                    break
+                }
+                budget -= 1
+                batch[index].runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+    }
+
+    /// Handles the commands tasks on the engine thread gave, including those they give meanwhile.
+    private func handleOwnCommands() {
+        while !ownCommands.isEmpty {
+            let commands = ownCommands
+            ownCommands.removeAll(keepingCapacity: true)
+            for command in commands { handle(command) }
+        }
+    }
+
     private func handle(_ command: Command) {
         switch command {
+        case .run(let job):
+            jobs.append(job)
         case .start(let transfer):
             transfer.stallWatch = (transfer.activity, .now)
             if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
@@ -422,6 +475,32 @@ final class CurlEngine: @unchecked Sendable {
             kind: .transportFailure, phase: .transfer, message: "\(call) failed: \(text)",
             nativeCode: .init(domain: "CURLMcode", code: Int(code.rawValue)))
         for transfer in Array(active.values) { apply(transfer.lifecycle.stop(error), to: transfer) }
+    }
+}
+
+// MARK: Task executor
+
+extension CurlEngine: TaskExecutor {
+    /// Whether the caller runs on the engine thread, inside its loop.
+    var isEngineThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+    }
+
+    /// Runs a task's next step on the engine thread, between two rounds of libcurl work.
+    ///
+    /// A step enqueued on the engine thread (the usual case: the engine resumed a caller) waits in
+    /// a plain array and runs before the loop polls again, so the round trip from a finished
+    /// transfer to its caller and on to the caller's next request needs no lock, no wakeup and no
+    /// other thread. Once shutdown has begun, steps from other threads go to the global executor
+    /// (and, once the loop has ended, every step), so no task is ever stranded.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if isEngineThread {
+            jobs.append(job)
+        } else if !post(.run(job), requireAccepting: true) {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
     }
 }
 

@@ -79,9 +79,32 @@ public final class CurlTransport: Transport {
         }
     }
 
+    /// The transport's thread as a task executor, for callers that want to save the thread hop on
+    /// each call.
+    ///
+    /// By default a call's task runs on Swift's global executor and hands each request to the
+    /// transport's thread, which hands the response back: two thread hops per call. A task that
+    /// prefers this executor runs on the transport's thread itself, between rounds of libcurl
+    /// work, so a call and the next one need no lock, no wakeup and no other thread:
+    ///
+    /// ```swift
+    /// await withTaskExecutorPreference(transport.executor) {
+    ///     for id in ids { _ = try? await client.response(for: GetUser(id: id)) }
+    /// }
+    /// ```
+    ///
+    /// Every transfer of the transport waits while such a task runs, so keep what runs there short
+    /// and never block it (no synchronous I/O, no waiting on a semaphore): it suits loops of calls
+    /// with light work in between. Once the transport has shut down, tasks that prefer it go on on
+    /// the global executor.
+    public var executor: any TaskExecutor { engine }
+
     /// True: libcurl's `CURLOPT_TIMEOUT_MS` is set to the time left before the call's deadline, and
     /// a redirect is refused once the deadline has passed.
     public var enforcesDeadline: Bool { true }
+
+    /// Whether the caller runs on the transport's thread (for tests of ``executor``).
+    var isOnTransportThread: Bool { engine.isEngineThread }
 
     /// Counters of the engine (transfers started, backpressure pauses and resumes).
     var statistics: CurlEngine.Statistics { engine.statistics }

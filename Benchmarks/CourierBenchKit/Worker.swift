@@ -1,5 +1,6 @@
 import CCurlReference
 import Courier
+import CourierCurl
 import Foundation
 
 /// Runs one ``WorkerJob`` in this process: warm-up, then the counted run.
@@ -45,8 +46,11 @@ public enum Worker {
         }
         let cpuBefore = ProcessUsage.cpuSeconds()
         let start = clock.now
-        let tally = await LoadLoop.run(
-            concurrency: job.concurrency, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
+        let preferred = ProcessInfo.processInfo.environment["ENGINE"] == "1" ? (transport as? CurlTransport)?.executor : nil
+        let tally = await withTaskExecutorPreference(preferred) {
+            await LoadLoop.run(
+                concurrency: job.concurrency, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
+        }
         let cpu = ProcessUsage.cpuSeconds() - cpuBefore
         await client.shutdown()
         let elapsed = (tally.lastCompletion ?? start) - start
