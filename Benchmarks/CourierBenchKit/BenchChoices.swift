@@ -4,6 +4,9 @@
 public enum BenchTransport: String, CaseIterable, Codable, Sendable, Comparable {
     /// Courier over libcurl multi (`CurlTransport`).
     case curl
+    /// The same, with the calling tasks on the transport's own thread (`CurlTransport.executor`):
+    /// no thread hop per call.
+    case curlEngine = "curl-engine"
     /// Courier over URLSession from FoundationNetworking.
     case urlsession
     /// Courier over AsyncHTTPClient.

@@ -18,14 +18,17 @@ public struct CourierBenchCommand: AsyncParsableCommand {
 public struct RunCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Runs the comparison (by default about three minutes on a 2-core machine).",
+        abstract: "Runs the comparison (by default about four minutes on a 2-core machine).",
         discussion: """
-            With no options: curl, urlsession, ahc, mock and the C reference; small GET at concurrency 64 over \
+            With no options: curl, curl-engine, urlsession, ahc, mock and the C reference; small GET at concurrency 64 over \
             HTTP/1.1 and HTTP/2, and medium GET at concurrency 16, against the embedded loopback server. Each \
             client runs in its own process, one after another; each cell is repeated and the median reported.
             """)
 
-    @Option(help: "Comma-separated clients: curl, urlsession, ahc, mock, reference (the C program on libcurl).")
+    @Option(
+        help:
+            "Comma-separated clients: curl, curl-engine (curl with the callers on its thread), urlsession, ahc, mock, reference (the C program on libcurl)."
+    )
     var transports: String?
     @Option(
         help:

@@ -32,6 +32,12 @@ public struct TargetCheck: Codable, Sendable, Equatable {
                     TargetCheck(
                         target: "curl ≥ 90% of the C reference", cell: cell, measured: curl / reference, required: 0.9,
                         met: curl / reference >= 0.9))
+                if let onEngine = rps(.curlEngine) {
+                    checks.append(
+                        TargetCheck(
+                            target: "curl-engine ≥ 90% of the C reference", cell: cell, measured: onEngine / reference, required: 0.9,
+                            met: onEngine / reference >= 0.9))
+                }
             }
             if let ahc = rps(.ahc) {
                 checks.append(

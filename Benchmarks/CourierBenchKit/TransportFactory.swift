@@ -24,7 +24,7 @@ enum TransportFactory {
             return "URLSession on Linux cannot trust a private CA"
         case (.urlsession, .h2c), (.ahc, .h2c):
             return "\(transport.rawValue) has no cleartext HTTP/2 with prior knowledge"
-        case (.curl, .h2c), (.reference, .h2c):
+        case (.curl, .h2c), (.curlEngine, .h2c), (.reference, .h2c):
             return CurlTransport.supportsCleartextHTTP2
                 ? nil : "libcurl before 8.0 breaks reused cleartext HTTP/2 connections (curl issue 10634)"
         default:
@@ -52,7 +52,7 @@ enum TransportFactory {
         _ transport: BenchTransport, http: HTTPChoice, caFile: String?, connections: Int, mockResponseBytes: Int
     ) throws -> any Transport {
         switch transport {
-        case .curl:
+        case .curl, .curlEngine:
             var configuration = CurlTransport.Configuration()
             configuration.httpVersion = http.preference
             configuration.maxConnectionsPerHost = max(1, connections)
@@ -86,7 +86,7 @@ enum TransportFactory {
 
     /// A client on a new transport, with Courier's defaults as a service would have them.
     static func makeClient(transport: any Transport, name: BenchTransport, timeout: Duration) throws -> NetworkClient {
-        var configuration = ClientConfiguration(baseURL: nil, transport: name.rawValue)
+        var configuration = ClientConfiguration(baseURL: nil, transport: name == .curlEngine ? "curl" : name.rawValue)
         configuration.requestTimeout = timeout
         return try NetworkClient(configuration: configuration, transport: transport)
     }

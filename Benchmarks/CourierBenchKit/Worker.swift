@@ -40,13 +40,16 @@ public enum Worker {
             }
         }
         let clock = ContinuousClock()
+        // `curl-engine`: every caller, warm-up included, runs on the transport's thread.
+        let preferred = job.transport == .curlEngine ? (transport as? CurlTransport)?.executor : nil
         if job.warmupSeconds > 0 {
-            _ = await LoadLoop.run(
-                concurrency: job.concurrency, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
+            await withTaskExecutorPreference(preferred) {
+                _ = await LoadLoop.run(
+                    concurrency: job.concurrency, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
+            }
         }
         let cpuBefore = ProcessUsage.cpuSeconds()
         let start = clock.now
-        let preferred = ProcessInfo.processInfo.environment["ENGINE"] == "1" ? (transport as? CurlTransport)?.executor : nil
         let tally = await withTaskExecutorPreference(preferred) {
             await LoadLoop.run(
                 concurrency: job.concurrency, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)

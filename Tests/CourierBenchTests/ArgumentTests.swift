@@ -38,7 +38,7 @@ struct ArgumentTests {
     @Test("no options: the default comparison of every client in three cells")
     func defaults() throws {
         let plan = try RunCommand.parse([]).plan()
-        #expect(plan.transports == [.curl, .urlsession, .ahc, .mock, .reference])
+        #expect(plan.transports == [.curl, .curlEngine, .urlsession, .ahc, .mock, .reference])
         #expect(plan.configurations == RunPlan.defaultConfigurations)
         #expect(plan.durationSeconds == 2)
         #expect(plan.repeats == 3)

@@ -1,25 +1,31 @@
 import Courier
 import CourierConformance
-import CourierCurl
 import CourierTestServer
 import Foundation
 import Testing
 
+@testable import CourierCurl
+
 /// Cancel racing completion, many times over: every call must end exactly once, as a whole body
 /// or as `cancelled`, and nothing may be used after it is freed. Run under the sanitizers by
 /// `make stress` (`scripts/stress.sh`), which CI runs too.
-@Suite("CurlTransport stress: cancel racing completion", .timeLimit(.minutes(10)))
+@Suite("CurlTransport stress: cancel racing completion", .timeLimit(.minutes(10)), .serialized)
 struct CurlStressTests {
     /// `COURIER_STRESS_ITERATIONS` overrides the count (10,000 by default).
     static var iterations: Int {
         ProcessInfo.processInfo.environment["COURIER_STRESS_ITERATIONS"].flatMap(Int.init) ?? 10_000
     }
 
-    @Test("10,000 calls each cancelled at a random moment end exactly once, whole or cancelled")
-    func cancelRacesCompletion() async throws {
+    /// Half of the iterations run with the calls on the global executor, half on the transport's
+    /// own thread (``CurlTransport/executor``), where completion and cancellation meet differently.
+    @Test(
+        "10,000 calls each cancelled at a random moment end exactly once, whole or cancelled",
+        arguments: [false, true])
+    func cancelRacesCompletion(onTransportThread: Bool) async throws {
         try await withServer { server in
-            let client = try ConformanceTransport.curl.makeClient(server) { $0.requestTimeout = .seconds(30) }
-            let total = Self.iterations
+            let (client, transport) = try curlClient(server) { $0.requestTimeout = .seconds(30) }
+            let executor: (any TaskExecutor)? = onTransportThread ? transport.executor : nil
+            let total = max(1, Self.iterations / 2)
             let concurrency = 32
             var whole = 0
             var cancelled = 0
@@ -39,7 +45,7 @@ struct CurlStressTests {
                     if index >= concurrency { collect(await group.next()) }
                     group.addTask {
                         let path = index % 4 == 0 ? "bytes/65536" : "bytes/100"
-                        let call = Task { try await client.send(RawEndpoint(path: path)) }
+                        let call = Task(executorPreference: executor) { try await client.send(RawEndpoint(path: path)) }
                         let pause = UInt64.random(in: 0...400_000)
                         if pause > 200_000 { try? await Task.sleep(nanoseconds: pause) } else { await Task.yield() }
                         call.cancel()
