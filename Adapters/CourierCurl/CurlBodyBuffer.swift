@@ -30,9 +30,18 @@ final class CurlBodyBuffer: Sendable {
     /// - Parameters:
     ///   - highWater: How many bytes may wait before the transfer is paused.
     ///   - transfer: The transfer that fills the buffer; held until ``releaseTransfer()``.
-    init(highWater: Int, transfer: CurlTransfer) {
+    ///   - first: Bytes that arrived before the buffer was made.
+    ///   - paused: Whether the transfer is paused already (because `first` reached the high
+    ///     water): the consumer's reading then resumes it.
+    init(highWater: Int, transfer: CurlTransfer, first: Data = Data(), paused: Bool = false) {
         self.highWater = highWater
-        state = Locked(State(transfer: transfer))
+        var initial = State(transfer: transfer)
+        if !first.isEmpty {
+            initial.chunks = [first]
+            initial.bytes = first.count
+        }
+        initial.paused = paused
+        state = Locked(initial)
     }
 
     /// Forgets the transfer: it left the multi handle, so there is nothing left to resume or stop.

@@ -294,7 +294,6 @@ final class CurlEngine: @unchecked Sendable {
     /// Called from the header callback when a transfer's final head is complete.
     func headCompleted(_ transfer: CurlTransfer) {
         transfer.lifecycle.headCompleted()
-        transfer.bodyBuffer = CurlBodyBuffer(highWater: configuration.responseBufferBytes, transfer: transfer)
         readyHeads.append(transfer)
     }
 
@@ -377,11 +376,17 @@ final class CurlEngine: @unchecked Sendable {
                 apply(transfer.lifecycle.completed(error.networkError), to: transfer)
             }
         case .deliverBuffered:
-            let data = transfer.bodyBuffer?.takeAll() ?? Data()
+            let data = transfer.bodyBuffer?.takeAll() ?? transfer.earlyBody
+            transfer.earlyBody = Data()
             detach(transfer)
             deliver(transfer, body: ResponseBody(data: data))
         case .deliverStream:
-            guard let buffer = transfer.bodyBuffer, let head = transfer.finalHead else { return }
+            guard let head = transfer.finalHead else { return }
+            let buffer = CurlBodyBuffer(
+                highWater: configuration.responseBufferBytes, transfer: transfer, first: transfer.earlyBody,
+                paused: transfer.paused)
+            transfer.earlyBody = Data()
+            transfer.bodyBuffer = buffer
             let reader = CurlBodyReader(buffer: buffer)
             let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await reader.next() })
             let expected = transfer.isHeadRequest ? nil : CurlTransfer.announcedLength(head)

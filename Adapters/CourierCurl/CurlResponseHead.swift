@@ -76,6 +76,8 @@ struct CurlResponseHead {
     /// Reads `HTTP/x[.y] SP code [SP reason]`.
     private mutating func startHead(statusLine line: UnsafeRawBufferPointer) {
         fields = HTTPFields()
+        // Room for a typical head at once, instead of growing 1, 2, 4, 8 as lines arrive.
+        fields.reserveCapacity(8)
         status = nil
         reason = ""
         defer { if status == nil { skippedLines += 1 } }

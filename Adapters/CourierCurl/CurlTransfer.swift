@@ -32,7 +32,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// The status of a redirect being followed: its body is discarded.
     var redirectStatus: Int?
     var redirects = 0
+    /// The buffer a streamed body is read from; made when the caller is given the head.
     var bodyBuffer: CurlBodyBuffer?
+    /// Body bytes that arrived before the caller was given the head. A small response usually
+    /// ends in the same round of libcurl work as its head: it is handed over from here whole,
+    /// without a ``CurlBodyBuffer``.
+    var earlyBody = Data()
+    /// The byte limit of ``earlyBody`` before the transfer pauses (the stream buffer's high water).
+    let earlyBodyLimit: Int
     var uploadReader: BodyReader?
     var uploadChunk = Data()
     var uploadOffset = 0
@@ -57,6 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
+        earlyBodyLimit = engine.configuration.responseBufferBytes
     }
 
     deinit {
@@ -75,6 +83,7 @@ final class CurlTransfer: @unchecked Sendable {
         finalHead = nil
         redirectStatus = nil
         bodyBuffer = nil
+        earlyBody = Data()
         receivedBytes = 0
         failure = nil
         paused = false
@@ -115,13 +124,21 @@ final class CurlTransfer: @unchecked Sendable {
     /// Response body bytes arrived. Returns the bytes taken, `CURL_WRITEFUNC_PAUSE` to have
     /// libcurl hold them, or 0 to abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if redirectStatus != nil || isHeadRequest { return bytes.count }
-        guard let bodyBuffer else { return bytes.count }
+        if redirectStatus != nil || isHeadRequest || finalHead == nil { return bytes.count }
         if receivedBytes + bytes.count > context.maxResponseBytes {
             failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: nil)
             return 0
         }
-        guard bodyBuffer.append(Data(bytes)) else {
+        let accepted: Bool
+        if let bodyBuffer {
+            accepted = bodyBuffer.append(Data(bytes))
+        } else if earlyBody.count >= earlyBodyLimit {
+            accepted = false
+        } else {
+            if earlyBody.isEmpty { earlyBody = Data(bytes) } else { earlyBody.append(contentsOf: bytes) }
+            accepted = true
+        }
+        guard accepted else {
             paused = true
             engine.notePaused()
             return Int(CURL_WRITEFUNC_PAUSE)
