@@ -59,11 +59,18 @@ final class CurlEngine: @unchecked Sendable {
     private var readyHeads: [CurlTransfer] = []
     /// Commands given on the engine thread itself (by a task it runs): no lock, no wakeup.
     private var ownCommands: [Command] = []
+    /// Empty arrays with capacity, swapped with the inbox, ``ownCommands`` and ``readyHeads`` when
+    /// the loop takes their contents (so that taking them allocates nothing).
+    private var takenCommands: [Command] = []
+    private var takenOwnCommands: [Command] = []
+    private var takenHeads: [CurlTransfer] = []
     /// Task steps waiting to run on the engine thread.
     private var jobs = CurlJobQueue()
     /// The engine thread's id (`pthread_self`) while its loop runs, otherwise 0.
     private let threadID = Atomic<UInt>(0)
     private var addresses = CurlMetrics.AddressCache()
+    /// Where each transfer's URL is written for libcurl (which copies it).
+    private var urlScratch: [CChar] = []
     private var shuttingDown = false
 
     /// Creates the multi handle with the configured limits and starts the loop's thread.
@@ -163,11 +170,15 @@ final class CurlEngine: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         var running: Int32 = 0
         while true {
-            let (commands, accepting) = inbox.withLock { inbox in
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return (inbox.commands, inbox.accepting)
+            // Swapped with an empty array that keeps its capacity: taking the commands allocates nothing.
+            var commands = takenCommands
+            let accepting = inbox.withLock { inbox in
+                swap(&inbox.commands, &commands)
+                return inbox.accepting
             }
             for command in commands { handle(command) }
+            commands.removeAll(keepingCapacity: true)
+            takenCommands = commands
             handleOwnCommands()
             if !accepting, !shuttingDown {
                 shuttingDown = true
@@ -257,9 +268,11 @@ final class CurlEngine: @unchecked Sendable {
     /// Handles the commands tasks on the engine thread gave, including those they give meanwhile.
     private func handleOwnCommands() {
         while !ownCommands.isEmpty {
-            let commands = ownCommands
-            ownCommands.removeAll(keepingCapacity: true)
+            var commands = takenOwnCommands
+            swap(&ownCommands, &commands)
             for command in commands { handle(command) }
+            commands.removeAll(keepingCapacity: true)
+            takenOwnCommands = commands
         }
     }
 
@@ -309,9 +322,11 @@ final class CurlEngine: @unchecked Sendable {
 
     private func flushReadyHeads() {
         guard !readyHeads.isEmpty else { return }
-        let ready = readyHeads
-        readyHeads.removeAll(keepingCapacity: true)
+        var ready = takenHeads
+        swap(&readyHeads, &ready)
         for transfer in ready { apply(transfer.lifecycle.flush(), to: transfer) }
+        ready.removeAll(keepingCapacity: true)
+        takenHeads = ready
     }
 
     private func complete(_ transfer: CurlTransfer, code: CURLcode) {
@@ -424,7 +439,7 @@ final class CurlEngine: @unchecked Sendable {
         transfer.easy = easy
         transfer.errorBuffer = handle.errorBuffer
         active[easy] = transfer
-        try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration)
+        try CurlRequestSetup.configure(easy, for: transfer, configuration: configuration, scratch: &urlScratch)
         try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
         transfer.context.recorder.enter(.connect)
     }

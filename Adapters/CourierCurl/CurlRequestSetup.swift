@@ -4,8 +4,12 @@ import Courier
 /// Sets every option one transfer needs on a fresh (or reset) easy handle. Every `setopt` code
 /// is checked; the first failure stops the setup.
 enum CurlRequestSetup {
+    ///
+    /// - Parameter scratch: A buffer the URL is written into (libcurl copies it), reused from
+    ///   call to call so that building it allocates nothing.
     static func configure(
-        _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, configuration: CurlTransport.Configuration
+        _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, configuration: CurlTransport.Configuration,
+        scratch: inout [CChar]
     ) throws(CurlCallFailure) {
         let request = transfer.request
         let user = Unmanaged.passUnretained(transfer).toOpaque()
@@ -13,15 +17,22 @@ enum CurlRequestSetup {
             try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
         }
         func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_string(easy, option, value), "curl_easy_setopt(\(name))")
+            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
         }
         func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: StaticString) throws(CurlCallFailure) {
             try CurlCall.check(ccurl_easy_setopt_pointer(easy, option, value), "curl_easy_setopt(\(name))")
         }
 
         try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-        try string(CURLOPT_URL, "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")", "URL")
-        if CurlRuntime.hasProtocolsString { try string(CURLOPT_PROTOCOLS_STR, "http,https", "PROTOCOLS_STR") }
+        writeURL(of: request, into: &scratch)
+        try CurlCall.check(
+            scratch.withUnsafeBufferPointer { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }, "curl_easy_setopt(URL)")
+        if CurlRuntime.hasProtocolsString {
+            try CurlCall.check(
+                allowedProtocols.withUTF8Buffer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, $0.baseAddress) }
+                }, "curl_easy_setopt(PROTOCOLS_STR)")
+        }
         try pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(transfer.errorBuffer), "ERRORBUFFER")
         try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "setopt(HEADERFUNCTION)")
         try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
@@ -83,12 +94,28 @@ enum CurlRequestSetup {
         try configureTLS(easy, configuration.tls)
     }
 
+    /// The schemes libcurl may use, NUL-terminated like every `StaticString`.
+    private static let allowedProtocols: StaticString = "http,https"
+
+    /// Writes `scheme://authority/path` and a NUL into `buffer`, replacing what it held.
+    static func writeURL(of request: HTTPRequest, into buffer: inout [CChar]) {
+        buffer.removeAll(keepingCapacity: true)
+        func append(_ text: String) {
+            for byte in text.utf8 { buffer.append(CChar(bitPattern: byte)) }
+        }
+        append(request.scheme ?? "http")
+        append("://")
+        append(request.authority ?? "")
+        append(request.path ?? "/")
+        buffer.append(0)
+    }
+
     private static func configureTLS(_ easy: UnsafeMutableRawPointer, _ tls: CurlTransport.TLSOptions) throws(CurlCallFailure) {
         func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
             try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
         }
         func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_string(easy, option, value), "curl_easy_setopt(\(name))")
+            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
         }
         try long(CURLOPT_SSL_VERIFYPEER, tls.isVerificationDisabled ? 0 : 1, "SSL_VERIFYPEER")
         try long(CURLOPT_SSL_VERIFYHOST, tls.isVerificationDisabled ? 0 : 2, "SSL_VERIFYHOST")
