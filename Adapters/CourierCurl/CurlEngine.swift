@@ -40,6 +40,8 @@ final class CurlEngine: @unchecked Sendable {
         var pauses = 0
         /// Times a paused transfer was resumed.
         var resumes = 0
+        /// Requests sent again after libcurl's spurious HTTP/2 failures (libcurl before 8.0).
+        var http2Resends = 0
     }
 
     let configuration: CurlTransport.Configuration
@@ -339,6 +341,14 @@ final class CurlEngine: @unchecked Sendable {
                 failure = error
             }
         }
+        if code != CURLE_OK, transfer.mayResend(after: code) {
+            do {
+                try resend(transfer)
+                return
+            } catch {
+                failure = error.networkError
+            }
+        }
         // One read of libcurl's counters serves both the metrics and the error's phase.
         let reading = record(transfer)
         if code != CURLE_OK {
@@ -347,6 +357,16 @@ final class CurlEngine: @unchecked Sendable {
                 ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: reading?.progress ?? .init())
         }
         apply(transfer.lifecycle.completed(failure), to: transfer)
+    }
+
+    /// Sends the same request again on a fresh handle (see ``CurlTransfer/mayResend(after:)``).
+    private func resend(_ transfer: CurlTransfer) throws(CurlCallFailure) {
+        transfer.http2Resends += 1
+        counters.withLock { $0.http2Resends += 1 }
+        detach(transfer)
+        transfer.prepareForNextResponse()
+        transfer.lifecycle.restart()
+        try attach(transfer)
     }
 
     private func followRedirect(_ transfer: CurlTransfer, status: Int) throws(NetworkError) {

@@ -16,6 +16,14 @@ enum CurlRuntime {
     /// curl issue 10634), so Courier refuses it there rather than failing at random.
     static let supportsCleartextHTTP2 = hasHTTP2 && versionNumber >= 0x08_00_00
 
+    /// Whether HTTP/2 transfers may fail at random on a healthy multiplexed connection. Before 8.0
+    /// a fraction of them do over TLS too (about 0.3% at 64 streams against the embedded server,
+    /// the C reference as well as Courier; curl issue 10634): one fails with "Error in the HTTP2
+    /// framing layer", libcurl closes the connection, and the other streams on it fail with a
+    /// stream error or "Connection died". The engine then sends such a request again (see
+    /// ``CurlTransfer/mayResend(after:)``).
+    static let hasRandomHTTP2FramingErrors = hasHTTP2 && versionNumber < 0x08_00_00
+
     /// `CURLOPT_PROTOCOLS_STR` exists from 7.85.
     static let hasProtocolsString = versionNumber >= 0x07_55_00
 

@@ -32,6 +32,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// The status of a redirect being followed: its body is discarded.
     var redirectStatus: Int?
     var redirects = 0
+    /// How often the request was sent again after libcurl's spurious HTTP/2 failures.
+    var http2Resends = 0
+    /// At most this many resends per request (two spurious failures in a row are already rare).
+    static let maxHTTP2Resends = 2
     /// The buffer a streamed body is read from; made when the caller is given the head.
     var bodyBuffer: CurlBodyBuffer?
     /// Body bytes that arrived before the caller was given the head. A small response usually
@@ -73,6 +77,28 @@ final class CurlTransfer: @unchecked Sendable {
 
     var usesTLS: Bool { CurlRuntime.isHTTPS(request.scheme) }
     var isHeadRequest: Bool { request.method == .head }
+
+    /// Whether a failure with `code` may be answered by sending the request again: only with a
+    /// libcurl that has the spurious HTTP/2 failures, only for an HTTP/2 transfer and the failures
+    /// they cause (framing or stream error, connection died while sending or receiving), at most
+    /// ``maxHTTP2Resends`` times, only for a request without a body whose method is idempotent, and
+    /// only while the caller has been given nothing (a head that arrived but was not handed over yet
+    /// is dropped with the rest).
+    func mayResend(after code: CURLcode) -> Bool {
+        guard CurlRuntime.hasRandomHTTP2FramingErrors, version != .http1_1, http2Resends < Self.maxHTTP2Resends,
+            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil, redirectStatus == nil, lifecycle.callerHasNothing
+        else { return false }
+        switch request.method {
+        case .get, .head, .options, .delete, .put: return true
+        default: return false
+        }
+    }
+
+    /// The codes of a connection that broke under the transfer: the framing error itself, and what
+    /// the other streams of the connection libcurl then closes end with.
+    static let brokenConnectionCodes: Set<UInt32> = [
+        CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
+    ].reduce(into: []) { $0.insert($1.rawValue) }
 
     /// libcurl's message for the failure, or empty.
     var errorMessage: String { errorBuffer.map { String(cString: $0) } ?? "" }

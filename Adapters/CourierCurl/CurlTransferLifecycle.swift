@@ -92,6 +92,15 @@ struct CurlTransferLifecycle {
         }
     }
 
+    /// Whether the caller has been given nothing yet: no head, no body, no error.
+    var callerHasNothing: Bool { state == .running || state == .headReady }
+
+    /// The request is sent again from the start (the caller had nothing yet): a head that was
+    /// ready is forgotten, and the next one is awaited.
+    mutating func restart() {
+        if state == .headReady { state = .running }
+    }
+
     /// The transfer must stop now (the caller cancelled, the body was dropped, or the engine is
     /// shutting down).
     mutating func stop(_ error: NetworkError) -> Action {

@@ -13,6 +13,7 @@ typedef struct slot {
     CURL *easy;
     double started;
     double received;
+    int resent; /* how often the current request was sent again after a spurious HTTP/2 failure */
     char error[CURL_ERROR_SIZE];
 } slot;
 
@@ -142,6 +143,27 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
                 snprintf(result->first_error_text, sizeof result->first_error_text, "a transfer lost its slot");
                 goto done;
             }
+            /* libcurl before 8.0 fails a fraction of HTTP/2 transfers on a healthy connection (curl
+               issue 10634): a framing error, then stream errors or "Connection died" for the other
+               streams of the connection it closes. Courier's curl transport sends such a GET again
+               (at most twice, before the caller has seen any of it); so does the reference, so that
+               the two stay comparable. */
+            CURLcode failure = message->data.result;
+            if (o->http != COURIER_REFERENCE_HTTP1 && s->resent < 2 && !o->post_body &&
+                (failure == CURLE_HTTP2 || failure == CURLE_HTTP2_STREAM || failure == CURLE_SEND_ERROR ||
+                 failure == CURLE_RECV_ERROR || failure == CURLE_PARTIAL_FILE || failure == CURLE_GOT_NOTHING) &&
+                curl_version_info(CURLVERSION_NOW)->version_num < 0x080000) {
+                s->resent++;
+                s->received = 0;
+                s->error[0] = 0;
+                mcode = curl_multi_remove_handle(multi, easy);
+                if (mcode == CURLM_OK) mcode = curl_multi_add_handle(multi, easy);
+                if (mcode != CURLM_OK) {
+                    fail_setup(result, "curl_multi_add_handle (resend)", (int)mcode);
+                    goto done;
+                }
+                continue;
+            }
             double finished = now();
             if (s->started >= counting_from) {
                 long code = 0;
@@ -181,6 +203,7 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
             if (more) {
                 s->started = finished;
                 s->received = 0;
+                s->resent = 0;
                 s->error[0] = 0;
                 if (counting) started++;
                 mcode = curl_multi_add_handle(multi, easy);

@@ -1,0 +1,92 @@
+import CCurl
+import Courier
+import CourierConformance
+import CourierTestServer
+import Foundation
+import Testing
+
+@testable import CourierCurl
+
+/// libcurl before 8.0 fails a fraction of HTTP/2 transfers on healthy connections (curl issue
+/// 10634). The engine sends such a request again when that is safe; these tests pin when it is.
+@Suite("CurlTransport: resending after libcurl's spurious HTTP/2 failures", .timeLimit(.minutes(2)))
+struct CurlResendTests {
+    /// A transfer as the engine holds it once started, without running it.
+    static func transfer(
+        _ method: HTTPRequest.Method = .get, body: RequestBody? = nil, version: HTTPVersionPreference = .http2, engine: CurlEngine
+    ) -> CurlTransfer {
+        let request = HTTPRequest(method: method, scheme: "https", authority: "127.0.0.1:1", path: "/x")
+        let context = RequestContext(requestID: "resend", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "curl"))
+        let transfer = CurlTransfer(request: request, body: body, context: context, version: version, engine: engine)
+        _ = transfer.lifecycle.start()  // On the multi handle, as when libcurl reports it done.
+        return transfer
+    }
+
+    @Test("an idempotent HTTP/2 request that received nothing is resent after a framing, stream or connection failure, at most twice")
+    func resendPolicy() async throws {
+        let engine = try CurlEngine(configuration: .init())
+        let spurious = [CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING]
+        let expected = CurlRuntime.hasRandomHTTP2FramingErrors
+        for code in spurious {
+            for method in [HTTPRequest.Method.get, .head, .options, .delete, .put] {
+                #expect(Self.transfer(method, engine: engine).mayResend(after: code) == expected, "\(method) after \(code)")
+            }
+        }
+        let resentTwice = Self.transfer(engine: engine)
+        resentTwice.http2Resends = CurlTransfer.maxHTTP2Resends
+        #expect(!resentTwice.mayResend(after: CURLE_HTTP2))
+        await engine.shutdown()
+    }
+
+    @Test("nothing is resent that the server may have acted on or the caller may have seen")
+    func noUnsafeResend() async throws {
+        let engine = try CurlEngine(configuration: .init())
+        #expect(!Self.transfer(.post, engine: engine).mayResend(after: CURLE_HTTP2), "POST is not idempotent")
+        #expect(!Self.transfer(.patch, engine: engine).mayResend(after: CURLE_HTTP2), "PATCH is not idempotent")
+        #expect(!Self.transfer(.put, body: .data(Data("x".utf8)), engine: engine).mayResend(after: CURLE_HTTP2), "a body")
+        #expect(!Self.transfer(version: .http1_1, engine: engine).mayResend(after: CURLE_HTTP2), "HTTP/1.1 has no such bug")
+        #expect(!Self.transfer(engine: engine).mayResend(after: CURLE_OPERATION_TIMEDOUT), "a timeout is real")
+        #expect(!Self.transfer(engine: engine).mayResend(after: CURLE_COULDNT_CONNECT), "a refused connect is real")
+        let streaming = Self.transfer(engine: engine)
+        streaming.lifecycle.headCompleted()
+        _ = streaming.lifecycle.flush()
+        #expect(!streaming.mayResend(after: CURLE_HTTP2_STREAM), "the caller has the head and reads the body")
+        let headReady = Self.transfer(engine: engine)
+        headReady.lifecycle.headCompleted()
+        #expect(
+            headReady.mayResend(after: CURLE_HTTP2_STREAM) == CurlRuntime.hasRandomHTTP2FramingErrors,
+            "a head not handed over yet is dropped with the rest")
+        headReady.lifecycle.restart()
+        #expect(headReady.lifecycle.state == .running)
+        await engine.shutdown()
+    }
+
+    @Test("1,536 calls over 64 HTTP/2 streams (TLS) all succeed, even with libcurl's spurious failures")
+    func http2UnderLoad() async throws {
+        try await withServer(mode: .tls) { server in
+            var settings = trustingTestCA()
+            settings.httpVersion = .http2
+            let (client, transport) = try curlClient(server, transport: settings)
+            let failures = await withTaskGroup(of: [String].self) { group in
+                for worker in 0..<64 {
+                    group.addTask {
+                        var failures: [String] = []
+                        for call in 0..<24 {
+                            do {
+                                let response = try await client.response(for: RawEndpoint(path: "bytes/100"))
+                                if response.value.count != 100 { failures.append("\(worker)-\(call): \(response.value.count) bytes") }
+                            } catch {
+                                failures.append("\(worker)-\(call): \(error)")
+                            }
+                        }
+                        return failures
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(failures.isEmpty, "\(failures.count) failed, first: \(failures.prefix(3))")
+            if !CurlRuntime.hasRandomHTTP2FramingErrors { #expect(transport.statistics.http2Resends == 0) }
+            await client.shutdown()
+        }
+    }
+}
