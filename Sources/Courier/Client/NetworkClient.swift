@@ -230,20 +230,17 @@ public final class NetworkClient: Sendable {
             // The phase moves on before any child task runs, so a deadline that strikes before the
             // transport is scheduled does not report the call as still being built.
             recorder.enter(placement == nil ? .sending : .queued)
-            let chain = placement == nil ? chain : queuedChain
-            let exchange: @Sendable () async throws -> (HTTPResponse, Data) = { [context] in
-                let response = try await chain(built.request, built.body, context)
-                recorder.enter(.receiving)
-                let data = try await response.body.collect(upTo: context.maxResponseBytes)
-                return (response.head, data)
-            }
-            (head, data)  // A queued call may wait for a slot: only the client's timer bounds that wait.
-            =
-                if transportEndsAtDeadline && placement == nil {
-                    try await exchange()
-                } else {
-                    try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder, exchange)
+            // A queued call may wait for a slot: only the client's timer bounds that wait. (The fast
+            // path calls the chain directly, without the closure the timer needs: one allocation less.)
+            if transportEndsAtDeadline && placement == nil {
+                (head, data) = try await Self.exchange(chain, built.request, built.body, context)
+            } else {
+                let chain = placement == nil ? chain : queuedChain
+                (head, data) = try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder) {
+                    [context] in
+                    try await Self.exchange(chain, built.request, built.body, context)
                 }
+            }
         } catch {
             return fail(NetworkError.converting(error, phase: recorder.phase))
         }
@@ -288,6 +285,16 @@ public final class NetworkClient: Sendable {
             $0.total = start.duration(to: end)
         }
         return .success(DecodedResponse(value: value, head: head, metrics: recorder.metrics))
+    }
+
+    /// Sends the request through `chain` and reads the whole body.
+    private static func exchange(
+        _ chain: Middleware.Next, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext
+    ) async throws -> (HTTPResponse, Data) {
+        let response = try await chain(request, body, context)
+        context.recorder.enter(.receiving)
+        let data = try await response.body.collect(upTo: context.maxResponseBytes)
+        return (response.head, data)
     }
 
     /// Logs the outcome (one fixed message per outcome) and tells the observers.

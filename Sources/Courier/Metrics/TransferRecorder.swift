@@ -1,8 +1,9 @@
 /// Where a transport reports what it knows about one call while it runs: the current phase
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
 ///
-/// Thread-safe; every method is cheap and never throws. One recorder belongs to one call.
-public final class TransferRecorder: Sendable {
+/// Thread-safe; every method is cheap and never throws. One recorder belongs to one call; copies
+/// of it share the same figures (it is a handle on one locked record, made with one allocation).
+public struct TransferRecorder: Sendable {
     private struct State {
         var phase: NetworkError.Phase = .building
         var metrics: RequestMetrics

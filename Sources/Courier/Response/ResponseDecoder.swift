@@ -10,13 +10,25 @@ import HTTPTypes
 /// ``automatic`` chooses among these from the output type at run time; an output type it
 /// cannot handle fails the call with ``NetworkError/Kind/decoding`` naming the type.
 public struct ResponseDecoder<Output: Sendable>: Sendable {
-    let decode: @Sendable (Data, HTTPResponse) throws -> Output
+    /// The decoder's function; `nil` for ``automatic``, which is a plain function of `Output` (a
+    /// closure would cost an allocation per call, since it captures `Output`'s metadata).
+    private let custom: (@Sendable (Data, HTTPResponse) throws -> Output)?
 
     /// A custom decoder.
     /// - Parameter decode: Turns the body and the response head into the output; throw to fail
     ///   the call with ``NetworkError/Kind/decoding``.
     public init(_ decode: @escaping @Sendable (Data, HTTPResponse) throws -> Output) {
-        self.decode = decode
+        custom = decode
+    }
+
+    private init(automatic: Void) {
+        custom = nil
+    }
+
+    /// Decodes a body.
+    func decode(_ data: Data, _ head: HTTPResponse) throws -> Output {
+        guard let custom else { return try Self.decodeAutomatically(data) }
+        return try custom(data, head)
     }
 
     /// Decodes JSON.
@@ -28,21 +40,21 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
 
     /// Picks a decoder from `Output`: `Data`, `String`, ``EmptyResponse``, or JSON for any
     /// other `Decodable`.
-    public static var automatic: ResponseDecoder {
-        ResponseDecoder { data, _ in
-            if let value = data as? Output { return value }
-            if Output.self == String.self {
-                guard let text = String(data: data, encoding: .utf8), let value = text as? Output else {
-                    throw DecodingProblem("the body is not valid UTF-8")
-                }
-                return value
+    public static var automatic: ResponseDecoder { ResponseDecoder(automatic: ()) }
+
+    private static func decodeAutomatically(_ data: Data) throws -> Output {
+        if let value = data as? Output { return value }
+        if Output.self == String.self {
+            guard let text = String(data: data, encoding: .utf8), let value = text as? Output else {
+                throw DecodingProblem("the body is not valid UTF-8")
             }
-            if let value = EmptyResponse() as? Output { return value }
-            if let decodable = Output.self as? any Decodable.Type {
-                return try decodeJSON(decodable, from: data)
-            }
-            throw DecodingProblem("\(Output.self) is not Decodable; give the API a decoder with ResponseDecoder { data, head in … }")
+            return value
         }
+        if let value = EmptyResponse() as? Output { return value }
+        if let decodable = Output.self as? any Decodable.Type {
+            return try decodeJSON(decodable, from: data)
+        }
+        throw DecodingProblem("\(Output.self) is not Decodable; give the API a decoder with ResponseDecoder { data, head in … }")
     }
 
     private static func decodeJSON<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Output {
