@@ -39,33 +39,6 @@ struct CurlExecutorTests {
         }
     }
 
-    @Test("a streamed body read on the transport's thread still pauses and resumes (backpressure) and arrives whole")
-    func backpressureOnTheEngine() async throws {
-        try await withServer { server in
-            var settings = CurlTransport.Configuration()
-            settings.responseBufferBytes = 64 * 1024
-            let transport = try CurlTransport(configuration: settings)
-            let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/bytes/4194304")
-            let received = try await withTaskExecutorPreference(transport.executor) {
-                let context = RequestContext(
-                    requestID: "engine-stream", deadline: .now + .seconds(60), recorder: TransferRecorder(transport: "curl"))
-                let response = try await transport.send(request, body: nil, context: context)
-                var received = 0
-                var chunks = 0
-                for try await chunk in response.body {
-                    received += chunk.count
-                    chunks += 1
-                    if chunks % 16 == 0 { try await Task.sleep(for: .milliseconds(2)) }
-                }
-                return received
-            }
-            #expect(received == 4 << 20)
-            #expect(transport.statistics.pauses > 0)
-            #expect(transport.statistics.resumes > 0)
-            await transport.shutdown()
-        }
-    }
-
     @Test("cancelling a task on the transport's thread ends its call as cancelled and closes the connection")
     func cancelOnTheEngine() async throws {
         try await withServer { server in

@@ -178,22 +178,29 @@ struct CurlTransportTests {
         }
     }
 
-    @Test("a slow reader pauses the transfer (backpressure) and the body still arrives whole")
-    func backpressure() async throws {
+    /// Also with the reader on the transport's own thread (``CurlTransport/executor``), where the
+    /// consumer's reads and the producer's pauses and resumes share one thread.
+    @Test(
+        "a slow reader pauses the transfer (backpressure) and the body still arrives whole",
+        arguments: [false, true])
+    func backpressure(onTransportThread: Bool) async throws {
         try await withServer { server in
             var settings = CurlTransport.Configuration()
             settings.responseBufferBytes = 64 * 1024
             let transport = try CurlTransport(configuration: settings)
             let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/bytes/8388608")
-            let context = RequestContext(
-                requestID: "backpressure", deadline: .now + .seconds(60), recorder: TransferRecorder(transport: "curl"))
-            let response = try await transport.send(request, body: nil, context: context)
-            var received = 0
-            var chunks = 0
-            for try await chunk in response.body {
-                received += chunk.count
-                chunks += 1
-                if chunks % 16 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            let received = try await withTaskExecutorPreference(onTransportThread ? transport.executor : nil) {
+                let context = RequestContext(
+                    requestID: "backpressure", deadline: .now + .seconds(60), recorder: TransferRecorder(transport: "curl"))
+                let response = try await transport.send(request, body: nil, context: context)
+                var received = 0
+                var chunks = 0
+                for try await chunk in response.body {
+                    received += chunk.count
+                    chunks += 1
+                    if chunks % 16 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+                }
+                return received
             }
             #expect(received == 8 << 20)
             let statistics = transport.statistics
