@@ -18,7 +18,7 @@ public struct CourierBenchCommand: AsyncParsableCommand {
 public struct RunCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Runs the comparison (by default about four minutes on a 2-core machine).",
+        abstract: "Runs the comparison (by default about three minutes on a 2-core machine).",
         discussion: """
             With no options: curl, curl-engine, urlsession, ahc, mock and the C reference; small GET at concurrency 64 over \
             HTTP/1.1 and HTTP/2, and medium GET at concurrency 16, against the embedded loopback server. Each \
