@@ -86,7 +86,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// is dropped with the rest).
     func mayResend(after code: CURLcode) -> Bool {
         guard CurlRuntime.hasRandomHTTP2FramingErrors, version != .http1_1, http2Resends < Self.maxHTTP2Resends,
-            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil, redirectStatus == nil, lifecycle.callerHasNothing
+            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil, redirectStatus == nil,
+            lifecycle.callerHasNothing
         else { return false }
         switch request.method {
         case .get, .head, .options, .delete, .put: return true

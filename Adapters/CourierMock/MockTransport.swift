@@ -45,7 +45,8 @@ public final class MockTransport: Transport {
 
         var pathWithoutQuery: Substring {
             let full = head.path ?? "/"
-            return full[..<(full.firstIndex(of: "?") ?? full.endIndex)]
+            // Searched as bytes: `?` is ASCII, and a Character search costs grapheme breaking per step.
+            return full[..<(full.utf8.firstIndex(of: UInt8(ascii: "?")) ?? full.endIndex)]
         }
 
         /// The query items, decoded.

@@ -179,8 +179,7 @@ public final class NetworkClient: Sendable {
                             method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
                     }
             }
-            recorder.update { $0.total = start.duration(to: time.now) }
-            error.metrics = recorder.metrics
+            error.metrics = recorder.updated { $0.total = start.duration(to: time.now) }
             return .failure(error)
         }
 
@@ -244,7 +243,7 @@ public final class NetworkClient: Sendable {
         } catch {
             return fail(NetworkError.converting(error, phase: recorder.phase))
         }
-        recorder.update {
+        recorder.update(entering: .validating) {
             $0.network = networkStart.duration(to: time.now)
             $0.bytesReceived = Int64(data.count)
         }
@@ -254,7 +253,6 @@ public final class NetworkClient: Sendable {
                 metadata: ["courier.status": .stringConvertible(head.status.code), "courier.body": .string(Self.bodyExcerpt(data))])
         }
 
-        recorder.enter(.validating)
         guard call.statusValidation.isAcceptable(head.status.code) else {
             var error = NetworkError(
                 kind: .httpStatus, phase: .validating,
@@ -280,11 +278,11 @@ public final class NetworkClient: Sendable {
             return fail(failure)
         }
         let end = time.now
-        recorder.update {
+        let metrics = recorder.updated {
             $0.decode = decodeStart.duration(to: end)
             $0.total = start.duration(to: end)
         }
-        return .success(DecodedResponse(value: value, head: head, metrics: recorder.metrics))
+        return .success(DecodedResponse(value: value, head: head, metrics: metrics))
     }
 
     /// Sends the request through `chain` and reads the whole body.

@@ -32,6 +32,27 @@ public struct TransferRecorder: Sendable {
         state.withLock { change(&$0.metrics) }
     }
 
+    /// Changes the metrics and marks the call as being in `phase`, under one lock.
+    /// - Parameters:
+    ///   - phase: The phase now running.
+    ///   - change: Edits the metrics; runs under a lock, so keep it short.
+    public func update(entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
+        state.withLock { state in
+            change(&state.metrics)
+            state.phase = phase
+        }
+    }
+
+    /// Changes the metrics and returns a copy of them, under one lock.
+    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short.
+    /// - Returns: The metrics after the change.
+    public func updated(_ change: (inout RequestMetrics) -> Void) -> RequestMetrics {
+        state.withLock { state in
+            change(&state.metrics)
+            return state.metrics
+        }
+    }
+
     /// A copy of the metrics gathered so far.
     public var metrics: RequestMetrics { state.withLock { $0.metrics } }
 }
