@@ -366,6 +366,7 @@ final class CurlEngine: @unchecked Sendable {
         detach(transfer)
         transfer.prepareForNextResponse()
         transfer.lifecycle.restart()
+        transfer.stallWatch = (transfer.activity, .now)  // The stall limit counts from the new attempt.
         try attach(transfer)
     }
 
