@@ -159,10 +159,16 @@ public final class Batch<Output: Sendable>: Sendable {
     }
 
     /// Cancels every item that has not finished. Idempotent.
+    ///
+    /// Items still waiting for a slot are cancelled before running ones: a running item that is
+    /// cancelled frees its slot, and the queue must not hand it to an item about to be cancelled.
     public func cancel() {
         let unfinished = state.withLock { state -> [BaseAPI<Output>] in
             state.cancelling = true
-            return items.indices.filter { state.results[$0] == nil }.map { items[$0] }
+            let open = items.indices.filter { state.results[$0] == nil }
+            let waiting = open.filter { !state.itemStarted[$0] }
+            let running = open.filter { state.itemStarted[$0] }
+            return (waiting + running).map { items[$0] }
         }
         for item in unfinished { item.cancel() }
     }
