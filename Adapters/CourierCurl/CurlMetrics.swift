@@ -9,7 +9,6 @@ enum CurlMetrics {
         var timings = RequestMetrics.TransferTimings()
         var progress = CurlErrorMapping.Progress()
         var bytesSent: Int64 = 0
-        var bytesReceived: Int64 = 0
         var httpVersion: String?
         var reused = false
         var remoteAddress: String?
@@ -46,7 +45,8 @@ enum CurlMetrics {
 
     /// Reads the counters, formatting the peer address through `addresses`.
     static func read(_ easy: UnsafeMutableRawPointer, usesTLS: Bool, addresses: inout AddressCache) -> Reading {
-        func microseconds(_ info: CURLINFO) -> Int64 {
+        /// A `curl_off_t` counter: microseconds for the `*_TIME_T` ones, bytes for the sizes.
+        func counter(_ info: CURLINFO) -> Int64 {
             var value: curl_off_t = 0
             return ccurl_easy_getinfo_off_t(easy, info, &value) == CURLE_OK ? Int64(value) : 0
         }
@@ -55,17 +55,17 @@ enum CurlMetrics {
             return ccurl_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : nil
         }
         var reading = Reading()
-        let preTransfer = microseconds(CURLINFO_PRETRANSFER_TIME_T)
+        let preTransfer = counter(CURLINFO_PRETRANSFER_TIME_T)
         let progress = CurlErrorMapping.Progress(
-            nameLookup: microseconds(CURLINFO_NAMELOOKUP_TIME_T), connect: microseconds(CURLINFO_CONNECT_TIME_T),
-            tlsHandshake: microseconds(CURLINFO_APPCONNECT_TIME_T), preTransfer: preTransfer,
-            firstByte: microseconds(CURLINFO_STARTTRANSFER_TIME_T), usesTLS: usesTLS,
+            nameLookup: counter(CURLINFO_NAMELOOKUP_TIME_T), connect: counter(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: counter(CURLINFO_APPCONNECT_TIME_T), preTransfer: preTransfer,
+            firstByte: counter(CURLINFO_STARTTRANSFER_TIME_T), usesTLS: usesTLS,
             // No new connection *and* the request got going: a connection was reused. (A transfer
             // still connecting also has no completed connection.)
             reused: number(CURLINFO_NUM_CONNECTS) == 0 && preTransfer > 0
         )
         reading.progress = progress
-        let total = microseconds(CURLINFO_TOTAL_TIME_T)
+        let total = counter(CURLINFO_TOTAL_TIME_T)
         func offset(_ value: Int64) -> Duration? { value > 0 ? .microseconds(value) : nil }
         reading.timings = RequestMetrics.TransferTimings(
             dns: progress.reused ? nil : offset(progress.nameLookup),
@@ -75,8 +75,7 @@ enum CurlMetrics {
             firstByte: offset(progress.firstByte),
             total: offset(total)
         )
-        reading.bytesSent = microseconds(CURLINFO_SIZE_UPLOAD_T)
-        reading.bytesReceived = microseconds(CURLINFO_SIZE_DOWNLOAD_T)
+        reading.bytesSent = counter(CURLINFO_SIZE_UPLOAD_T)
         reading.reused = progress.reused
         switch number(CURLINFO_HTTP_VERSION) {
         case Int(CURL_HTTP_VERSION_1_0): reading.httpVersion = "1.0"
