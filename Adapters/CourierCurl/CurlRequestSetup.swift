@@ -101,7 +101,8 @@ enum CurlRequestSetup {
     static func writeURL(of request: HTTPRequest, into buffer: inout [CChar]) {
         buffer.removeAll(keepingCapacity: true)
         func append(_ text: String) {
-            for byte in text.utf8 { buffer.append(CChar(bitPattern: byte)) }
+            var text = text
+            text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { buffer.append(contentsOf: $0) } }
         }
         append(request.scheme ?? "http")
         append("://")

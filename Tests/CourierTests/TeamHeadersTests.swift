@@ -229,6 +229,13 @@ struct DistinctTeamHeadersTests {
         for _ in 0..<3 { _ = try await client.send(TeamHeadersTests.Call(path: "x")) }
         let ids = mock.recordedRequests.compactMap { $0.head.headerFields[HTTPField.Name("X-Request-ID")!] }
         #expect(Set(ids).count == 3)
+        // The form: the process's random prefix in hex, "-", then a counter in lowercase hex
+        // that grows with every call in the process.
+        let parts = ids.map { $0.split(separator: "-") }
+        #expect(parts.allSatisfy { $0.count == 2 && $0.allSatisfy { part in part.allSatisfy { "0123456789abcdef".contains($0) } } })
+        #expect(Set(parts.map { $0.first }).count == 1, "one prefix per process")
+        let counters = parts.compactMap { $0.last.flatMap { UInt64($0, radix: 16) } }
+        #expect(counters.count == 3 && zip(counters, counters.dropFirst()).allSatisfy { $1 > $0 }, "\(ids)")
         #expect(
             mock.recordedRequests.allSatisfy {
                 $0.head.headerFields[HTTPField.Name("X-Trace")!] == $0.head.headerFields[HTTPField.Name("X-Request-ID")!]

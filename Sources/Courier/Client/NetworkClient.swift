@@ -363,7 +363,19 @@ public final class NetworkClient: Sendable {
             counter &+= 1
             return counter
         }
-        return requestIDPrefix + String(number, radix: 16)
+        // The prefix, then the number in lowercase hex, written in one go (the same text as
+        // `prefix + String(number, radix: 16)`, without the intermediate string).
+        let prefix = requestIDPrefix.utf8
+        let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
+            var index = buffer.initialize(fromContentsOf: prefix)
+            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                let nibble = UInt8((number >> UInt64(shift)) & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                index += 1
+            }
+            return index
+        }
     }
 
     private static let requestIDPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-"
