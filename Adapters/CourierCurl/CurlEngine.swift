@@ -491,7 +491,7 @@ final class CurlEngine: @unchecked Sendable {
 
     private func progress(of transfer: CurlTransfer) -> CurlErrorMapping.Progress {
         guard let easy = transfer.easy else { return .init() }
-        return CurlMetrics.read(easy, usesTLS: transfer.usesTLS).progress
+        return CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses).progress
     }
 
     /// Copies libcurl's figures into the call's recorder, and returns them.

@@ -37,13 +37,8 @@ enum CurlMetrics {
         }
     }
 
-    /// Reads the counters. A counter libcurl cannot give is left out; nothing here fails the call.
-    static func read(_ easy: UnsafeMutableRawPointer, usesTLS: Bool) -> Reading {
-        var addresses = AddressCache()
-        return read(easy, usesTLS: usesTLS, addresses: &addresses)
-    }
-
-    /// Reads the counters, formatting the peer address through `addresses`.
+    /// Reads the counters, formatting the peer address through `addresses`. A counter libcurl
+    /// cannot give is left out; nothing here fails the call.
     static func read(_ easy: UnsafeMutableRawPointer, usesTLS: Bool, addresses: inout AddressCache) -> Reading {
         /// A `curl_off_t` counter: microseconds for the `*_TIME_T` ones, bytes for the sizes.
         func counter(_ info: CURLINFO) -> Int64 {

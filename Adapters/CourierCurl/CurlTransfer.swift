@@ -43,7 +43,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// without a ``CurlBodyBuffer``.
     var earlyBody = Data()
     /// The byte limit of ``earlyBody`` before the transfer pauses (the stream buffer's high water).
-    let earlyBodyLimit: Int
+    var earlyBodyLimit: Int { engine.configuration.responseBufferBytes }
     var uploadReader: BodyReader?
     var uploadChunk = Data()
     var uploadOffset = 0
@@ -68,7 +68,6 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
-        earlyBodyLimit = engine.configuration.responseBufferBytes
     }
 
     deinit {
