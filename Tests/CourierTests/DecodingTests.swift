@@ -32,6 +32,20 @@ struct DecodingTests {
         #expect(try await client.send(Get<Snake>(decoder: .json(decoder))).userName == "Ada")
     }
 
+    @Test("a call made on the main actor is built, sent and decoded off it")
+    @MainActor
+    func decodesOffTheCallersActor() async throws {
+        let (client, _) = try client(answer: .text("{}"))
+        // The main actor's jobs run on the main queue, which carries this mark.
+        let mark = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: mark, value: true)
+        defer { DispatchQueue.main.setSpecific(key: mark, value: nil) }
+        #expect(DispatchQueue.getSpecific(key: mark) == true)
+        // The decoder runs last and synchronously, so it shows where the call's own work ran.
+        let onMain = try await client.send(Get<Bool>(decoder: ResponseDecoder { _, _ in DispatchQueue.getSpecific(key: mark) == true }))
+        #expect(onMain == false)
+    }
+
     @Test("Data, String and EmptyResponse outputs")
     func rawOutputs() async throws {
         let (client, _) = try client(answer: .text("héllo"))

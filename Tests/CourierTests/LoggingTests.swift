@@ -1,6 +1,7 @@
 import Courier
 import CourierMock
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 
@@ -109,5 +110,47 @@ struct LoggingTests {
         _ = try? await task.value
         let cancelled = handler.lines.first { $0.message == "courier.call.cancelled" }
         #expect(cancelled?.level == .debug)
+    }
+
+    /// Logs one line through the context's logger, then hands `next` a context with `replacement`
+    /// as its logger when one is given.
+    struct LoggingMiddleware: Middleware {
+        let message: Logger.Message
+        var replacement: Logger?
+
+        func intercept(
+            _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+        ) async throws -> TransportResponse {
+            context.logger.info(message)
+            var context = context
+            if let replacement { context.logger = replacement }
+            return try await next(request, body, context)
+        }
+    }
+
+    @Test("middleware log through the context with the call's request id; a logger set on the context is passed on as given")
+    func middlewareLoggerCarriesTheID() async throws {
+        let handler = CapturingLogHandler()
+        handler.logLevel = .debug
+        let replacementHandler = CapturingLogHandler()
+        let replacement = Logger(label: "replacement", factory: { _ in replacementHandler })
+        let mock = MockTransport()
+        mock.stub(.get, "/ok", .status(200))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "test", factory: { _ in handler })
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock,
+            middleware: [
+                LoggingMiddleware(message: "outer", replacement: replacement), LoggingMiddleware(message: "inner", replacement: nil),
+            ])
+        _ = try await client.send(Call(path: "ok"))
+        let outer = handler.lines.first { $0.message == "outer" }
+        let succeeded = handler.lines.first { $0.message == "courier.call.succeeded" }
+        let id = outer?.metadata["courier.request_id"]?.description
+        #expect(id != nil && id == succeeded?.metadata["courier.request_id"]?.description)
+        let inner = replacementHandler.lines.first { $0.message == "inner" }
+        #expect(inner != nil)
+        #expect(inner?.metadata["courier.request_id"] == nil)
+        #expect(!handler.lines.contains { $0.message == "inner" })
     }
 }

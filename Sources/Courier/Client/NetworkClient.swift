@@ -124,6 +124,11 @@ public final class NetworkClient: Sendable {
     /// - Parameter endpoint: The call.
     /// - Returns: The output, head and metrics.
     /// - Throws: ``NetworkError``.
+    ///
+    /// The call runs on Swift's global executor, never on the caller's actor: decoding a large
+    /// body does not hold that actor up. Inside, Courier's own async functions run where their
+    /// caller runs (`nonisolated(nonsending)`), so a call pays for no executor switch but this one.
+    @concurrent
     public func response<E: Endpoint>(for endpoint: E) async throws -> DecodedResponse<E.Output> {
         try await execute(CallDescription(endpoint)).get()
     }
@@ -151,8 +156,9 @@ public final class NetworkClient: Sendable {
         let deadlineStart = ContinuousClock.now
         let recorder = TransferRecorder(transport: transport.name)
         let requestID = Self.makeRequestID()
-        var logger = call.logger ?? configuration.logger
-        logger[metadataKey: "courier.request_id"] = .string(requestID)
+        // The request id goes into the logger's metadata only when a line is logged: copying a
+        // logger to add it costs allocations on every call.
+        let logger = call.logger ?? configuration.logger
         var authority: String?
         let result = await run(
             call, placement: placement, requestID: requestID, logger: logger, recorder: recorder, start: start,
@@ -196,6 +202,7 @@ public final class NetworkClient: Sendable {
             recorder: recorder,
             httpVersion: call.httpVersion
         )
+        context.addsRequestID = true
         context.placement = placement
         let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
         do {
@@ -212,7 +219,7 @@ public final class NetworkClient: Sendable {
         authority = built.request.authority
         recorder.update { $0.bytesSent = built.body?.length ?? 0 }
         if logger.logLevel <= .trace {
-            logger.trace(
+            RequestContext.logger(logger, taggedWith: requestID).trace(
                 "courier.call.started",
                 metadata: [
                     "courier.method": .string(built.request.method.rawValue),
@@ -248,7 +255,7 @@ public final class NetworkClient: Sendable {
             $0.bytesReceived = Int64(data.count)
         }
         if logger.logLevel <= .trace {
-            logger.trace(
+            RequestContext.logger(logger, taggedWith: requestID).trace(
                 "courier.response.body",
                 metadata: ["courier.status": .stringConvertible(head.status.code), "courier.body": .string(Self.bodyExcerpt(data))])
         }
@@ -309,7 +316,7 @@ public final class NetworkClient: Sendable {
             status = response.head.status.code
             metrics = response.metrics
             if logger.logLevel <= .debug {
-                logger.debug(
+                RequestContext.logger(logger, taggedWith: requestID).debug(
                     "courier.call.succeeded",
                     metadata: [
                         "courier.status": .stringConvertible(response.head.status.code),
@@ -323,7 +330,7 @@ public final class NetworkClient: Sendable {
             metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
             let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
             if logger.logLevel <= level {
-                logger.log(
+                RequestContext.logger(logger, taggedWith: requestID).log(
                     level: level,
                     failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed",
                     metadata: [

@@ -90,6 +90,10 @@ public struct Chain<Output: Sendable>: Sendable {
     /// - Returns: The last step's output.
     /// - Throws: The failing step's ``NetworkError``, with ``NetworkError/chainStep`` set;
     ///   cancelling the task cancels the running step.
+    ///
+    /// Like ``NetworkClient/response(for:)``, the steps run on Swift's global executor, never on
+    /// the caller's actor.
+    @concurrent
     public func run(on client: NetworkClient, onStep: StepHandler? = nil) async throws(NetworkError) -> Output {
         try await body(client, onStep)
     }

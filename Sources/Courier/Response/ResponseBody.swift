@@ -52,7 +52,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
                 buffered = nil
                 return data.isEmpty ? nil : data
             }
-            let chunk = try await streamIterator?.next()
+            let chunk = try await streamIterator?.next(isolation: #isolation)
             if chunk == nil, Task.isCancelled { throw CancellationError() }
             return chunk
         }

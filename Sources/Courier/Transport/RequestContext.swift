@@ -21,7 +21,20 @@ public struct RequestContext: Sendable {
     /// to another origin along with `Authorization`, `Cookie` and `Proxy-Authorization`.
     public var secretHeaderNames: Set<String>
     /// The logger for this call, with the request id in its metadata.
-    public var logger: Logger
+    ///
+    /// In the client's own contexts the id is added when the logger is read, so a call whose
+    /// middleware never logs does not pay for a copy of the logger. A logger set here is kept as
+    /// it is given.
+    public var logger: Logger {
+        get { addsRequestID ? Self.logger(storedLogger, taggedWith: requestID) : storedLogger }
+        set {
+            storedLogger = newValue
+            addsRequestID = false
+        }
+    }
+    private var storedLogger: Logger
+    /// Whether reading ``logger`` adds `courier.request_id`: set by the client.
+    var addsRequestID = false
     /// Where the transport reports the phase and the metrics of this call.
     public var recorder: TransferRecorder
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
@@ -52,9 +65,16 @@ public struct RequestContext: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
         self.secretHeaderNames = secretHeaderNames
-        self.logger = logger
+        self.storedLogger = logger
         self.recorder = recorder
         self.httpVersion = httpVersion
+    }
+
+    /// `logger` with the call's id in its metadata under `courier.request_id`.
+    static func logger(_ logger: Logger, taggedWith requestID: String) -> Logger {
+        var tagged = logger
+        tagged[metadataKey: "courier.request_id"] = .string(requestID)
+        return tagged
     }
 
     /// Time left before the deadline (zero once it has passed).
