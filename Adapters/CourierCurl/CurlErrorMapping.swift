@@ -35,9 +35,20 @@ enum CurlErrorMapping {
     /// - Returns: The error.
     static func error(code: CURLcode, message: String, progress: Progress) -> NetworkError {
         let text = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
-        let (kind, phase) = classify(code, progress: progress)
+        var (kind, phase) = classify(code, progress: progress)
+        if kind == .connectionClosed, isTLSAlert(text) {
+            // With TLS 1.3 the server judges the client's certificate after the client has
+            // finished its handshake, so a refusal arrives as an alert on the first read.
+            (kind, phase) = (.tlsFailure, .tls)
+        }
         return NetworkError(
             kind: kind, phase: phase, message: "curl: \(text)", nativeCode: .init(domain: "CURLcode", code: Int(code.rawValue)))
+    }
+
+    /// Whether libcurl's message reports a TLS alert from the peer (OpenSSL's text, for example
+    /// `error:0A00045C:SSL routines::tlsv13 alert certificate required`).
+    static func isTLSAlert(_ message: String) -> Bool {
+        message.contains("SSL routines") && message.contains(" alert ")
     }
 
     /// The kind and phase for a code.

@@ -42,7 +42,7 @@ struct EmbeddedServers: Sendable {
     func limitURL(for cell: BenchConfiguration, plan: RunPlan) -> String {
         if let url = plan.url { return url }
         guard let server = servers[cell.http] else { return "http://127.0.0.1:1/" }
-        let scheme = server.mode == .tls ? "https" : "http"
+        let scheme = server.mode.usesTLS ? "https" : "http"
         return "\(scheme)://127.0.0.1:\(server.port)\(cell.scenario.path)"
     }
 

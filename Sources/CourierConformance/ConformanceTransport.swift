@@ -131,6 +131,7 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         switch serverMode {
         case .http1: name
         case .tls: "\(name) over HTTP/2 with TLS"
+        case .mutualTLS: "\(name) over HTTP/2 with mutual TLS"
         case .h2c: "\(name) over cleartext HTTP/2"
         }
     }
@@ -166,7 +167,7 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         try makeClient(baseURL: server.baseURL) { configuration in
             switch server.mode {
             case .http1: break
-            case .tls: configuration.tls.caPEM = TestCertificates.caPEM
+            case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM
             case .h2c: configuration.httpVersion = .http2PriorKnowledge
             }
             configure(&configuration)

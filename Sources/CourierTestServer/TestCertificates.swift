@@ -47,4 +47,62 @@ public enum TestCertificates {
 
     /// The SHA-256 of the server's public key, in libcurl's pinning form (`sha256//BASE64`).
     public static let serverPublicKeyPin = "sha256//RjGONrTSIIKbmCXMZVkAuHeLkGKEkQLvBvbUMKswM4Q="
+
+    // Mutual TLS (``TestServer/Mode/mutualTLS``): a second private CA that signs client
+    // certificates, and one client certificate (`CN=courier-test-client`,
+    // `extendedKeyUsage=clientAuth`, P-256, valid until 2126) with its key, plain and encrypted.
+
+    /// The CA the mutual-TLS server trusts for client certificates (PEM).
+    public static let clientCAPEM = """
+        -----BEGIN CERTIFICATE-----
+        MIIBqTCCAU+gAwIBAgIUJiRJrnvT6wsQKx8OE+3l1kKFXDkwCgYIKoZIzj0EAwIw
+        ITEfMB0GA1UEAwwWQ291cmllciBUZXN0IENsaWVudCBDQTAgFw0yNjExMjExNjU4
+        MzJaGA8yMTI2MTAyODE2NTgzMlowITEfMB0GA1UEAwwWQ291cmllciBUZXN0IENs
+        aWVudCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABBlYDKMHL4w2EYqGJNcZ
+        urPGJG5QdqcHTJ8k5XeO93XCPXk5RB9je84SUxdtUqEWx/BX2jIXWLpGv0NH6N2C
+        3kGjYzBhMB0GA1UdDgQWBBQj8/s32PL/AElTs2fv2Xp9VzPHXDAfBgNVHSMEGDAW
+        gBQj8/s32PL/AElTs2fv2Xp9VzPHXDAPBgNVHRMBAf8EBTADAQH/MA4GA1UdDwEB
+        /wQEAwIBBjAKBggqhkjOPQQDAgNIADBFAiEAl/GhkC8FpOHtuHqvjfGL/YxrtCPd
+        PT3uqGKJzVULnvUCID2tfSYDGHyCLUrwsr3ieC36kTDLzaBX3vW+Rfl5MJly
+        -----END CERTIFICATE-----
+        """
+
+    /// The client's certificate (PEM), signed by ``clientCAPEM``.
+    public static let clientCertificatePEM = """
+        -----BEGIN CERTIFICATE-----
+        MIIBtDCCAVugAwIBAgIUZ1CA1Y+b72ixIlARiOGBq4D3XbMwCgYIKoZIzj0EAwIw
+        ITEfMB0GA1UEAwwWQ291cmllciBUZXN0IENsaWVudCBDQTAgFw0yNjExMjExNjU4
+        MzJaGA8yMTI2MTAyODE2NTgzMlowHjEcMBoGA1UEAwwTY291cmllci10ZXN0LWNs
+        aWVudDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABGzzsDq6M9vSZK0mpXauUwRg
+        t+0hIwwhjK1KrJk9XSdP2KejrL4gp08aMXUhWNld/wMQhl+gTkQ2Cc3R+tC1lvmj
+        cjBwMAkGA1UdEwQCMAAwDgYDVR0PAQH/BAQDAgeAMBMGA1UdJQQMMAoGCCsGAQUF
+        BwMCMB0GA1UdDgQWBBToZf7g09/CsO3kAidYabTIc0YLIDAfBgNVHSMEGDAWgBQj
+        8/s32PL/AElTs2fv2Xp9VzPHXDAKBggqhkjOPQQDAgNHADBEAiAS1OG6kdAbxLPN
+        p1kuVdEPHYkVWf0w9Lf8L9JDFloKdwIgUTjG7ROjTm/xjhbHdJt+k4ByGqoF8GWu
+        5bpLv2LhRbY=
+        -----END CERTIFICATE-----
+        """
+
+    /// The client's private key (PKCS#8 PEM). A test fixture: public.
+    public static let clientKeyPEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgRq6Z2+h3Tz85e7bV
+        a5bU/0WokKeYDnwAVU9sra5O8x2hRANCAARs87A6ujPb0mStJqV2rlMEYLftISMM
+        IYytSqyZPV0nT9ino6y+IKdPGjF1IVjZXf8DEIZfoE5ENgnN0frQtZb5
+        -----END PRIVATE KEY-----
+        """
+
+    /// The same key encrypted with ``clientKeyPassword`` (PKCS#8, AES-256-CBC).
+    public static let clientEncryptedKeyPEM = """
+        -----BEGIN ENCRYPTED PRIVATE KEY-----
+        MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAgQRSwpCaffQAICCAAw
+        DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEPSIhCbHonAP5sImoKisIigEgZBS
+        KIaSsy6Ycd2+A23whhqcLE/wDFkUtnJhDkxZofGrfPAQTGMFIgklQe9AQJWu60Z6
+        7/CVaqYDYRKJGFj6CWB8FIRgjapm7UPCl7PWLl9F8VxzX/Paw+b5a7vgFzo2HGnz
+        3ornd3hnN9cd24dW6wXaWqpYstvNBRZfD3tPjHTAwz9br2TSiE07GDmJ7zWoZVA=
+        -----END ENCRYPTED PRIVATE KEY-----
+        """
+
+    /// The password of ``clientEncryptedKeyPEM``.
+    public static let clientKeyPassword = "courier-test"
 }

@@ -36,6 +36,12 @@ public final class TestServer: Sendable {
         case h2c
         /// TLS with ALPN: HTTP/2 when the client offers `h2`, HTTP/1.1 otherwise.
         case tls
+        /// ``tls`` that also requires a client certificate signed by
+        /// ``TestCertificates/clientCAPEM``: a handshake without one fails.
+        case mutualTLS
+
+        /// Whether the server speaks TLS.
+        public var usesTLS: Bool { self == .tls || self == .mutualTLS }
     }
 
     /// The port the server listens on.
@@ -46,9 +52,9 @@ public final class TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let statistics: ServerStatistics
 
-    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` in ``Mode/tls`` (the name the
-    /// certificate carries).
-    public var baseURL: String { mode == .tls ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` over TLS (the name the certificate
+    /// carries).
+    public var baseURL: String { mode.usesTLS ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
 
     /// Connections accepted since start.
     public var connectionsOpened: Int { statistics.snapshot.connectionsOpened }
@@ -84,7 +90,7 @@ public final class TestServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let statistics = ServerStatistics()
         do {
-            let tls = mode == .tls ? try makeTLSContext() : nil
+            let tls = mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS) : nil
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 512)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -96,7 +102,7 @@ public final class TestServer: Sendable {
                         switch mode {
                         case .http1: try configureHTTP1(channel, statistics: statistics)
                         case .h2c: try configureHTTP2(channel, statistics: statistics)
-                        case .tls:
+                        case .tls, .mutualTLS:
                             guard let tls else { throw TestServerError.noTLSContext }
                             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                             try channel.pipeline.syncOperations.addHandler(
@@ -143,12 +149,19 @@ public final class TestServer: Sendable {
         }
     }
 
-    private static func makeTLSContext() throws -> NIOSSLContext {
+    private static func makeTLSContext(requireClientCertificate: Bool) throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(TestCertificates.serverCertificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(TestCertificates.serverKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
+        if requireClientCertificate {
+            // A client must present a certificate that chains to the client CA (clients have no
+            // host name to check).
+            let clientCA = try NIOSSLCertificate(bytes: Array(TestCertificates.clientCAPEM.utf8), format: .pem)
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates([clientCA])
+        }
         return try NIOSSLContext(configuration: configuration)
     }
 

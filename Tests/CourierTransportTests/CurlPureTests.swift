@@ -178,6 +178,26 @@ struct CurlPureTests {
         #expect(after.phase == .awaitingResponse)
     }
 
+    @Test(
+        "a TLS alert on a read is a TLS failure; other broken reads stay closed connections",
+        arguments: [
+            (
+                "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
+                NetworkError.Kind.tlsFailure
+            ),
+            ("OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0", .tlsFailure),
+            ("OpenSSL SSL_read: error:0A000126:SSL routines::unexpected eof while reading, errno 0", .connectionClosed),
+            ("Recv failure: Connection reset by peer", .connectionClosed),
+        ])
+    func tlsAlerts(message: String, kind: NetworkError.Kind) {
+        let progress = CurlErrorMapping.Progress(nameLookup: 5, connect: 9, tlsHandshake: 11, preTransfer: 12, usesTLS: true)
+        for code in [CURLE_RECV_ERROR, CURLE_SEND_ERROR] {
+            let error = CurlErrorMapping.error(code: code, message: message, progress: progress)
+            #expect(error.kind == kind)
+            #expect(error.message == "curl: \(message)")
+        }
+    }
+
     @Test("a timeout names the phase it struck in")
     func timeoutPhases() {
         typealias Progress = CurlErrorMapping.Progress
