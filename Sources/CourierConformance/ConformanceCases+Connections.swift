@@ -57,17 +57,17 @@ extension ConformanceCases {
         }
     }
 
-    /// A slow but steady body is not a stall: bytes every 0.3 s for about 2 s pass a 2 s limit
-    /// (the limit leaves a loaded machine room; the body still outlasts it).
+    /// A slow but steady body is not a stall: bytes every 0.3 s for about 6 s pass a 3 s limit
+    /// (ten times the gap, room for a loaded machine; the body still outlasts the limit twice).
     public static func steadyBodyIsNotAStall(_ transport: ConformanceTransport) async throws {
         try await withServer { server in
             let client = try transport.makeClient(server) {
-                $0.stallTimeout = .seconds(2)
+                $0.stallTimeout = .seconds(3)
                 $0.requestTimeout = .seconds(30)
             }
             let body = try await client.send(
-                RawEndpoint(path: "stream/10", query: [QueryItem("size", "10"), QueryItem("delayMs", "300")]))
-            #expect(body.count == 100)
+                RawEndpoint(path: "stream/20", query: [QueryItem("size", "10"), QueryItem("delayMs", "300")]))
+            #expect(body.count == 200)
             await client.shutdown()
         }
     }
