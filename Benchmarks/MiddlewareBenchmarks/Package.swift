@@ -33,5 +33,11 @@ let package = Package(
             ],
             path: "Sources/ChainProfile"
         ),
+        // The concurrency runtime's own cost of handing a call to another thread and back (no
+        // Courier): the floor under every async transport.
+        .executableTarget(
+            name: "AsyncFloor",
+            path: "Sources/AsyncFloor"
+        ),
     ]
 )
