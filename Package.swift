@@ -87,7 +87,7 @@ let package = Package(
         ),
         .target(
             name: "CourierCurl",
-            dependencies: ["Courier", "CCurl"],
+            dependencies: ["Courier", "CCurl", .product(name: "Logging", package: "swift-log")],
             path: "Adapters/CourierCurl",
             swiftSettings: callerIsolated
         ),

@@ -1,6 +1,7 @@
 import CCurl
 import Courier
 import Foundation
+import Logging
 import Synchronization
 
 /// The thread that owns one libcurl multi handle and runs every transfer on it.
@@ -343,7 +344,7 @@ final class CurlEngine: @unchecked Sendable {
         }
         if code != CURLE_OK, transfer.mayResend(after: code) {
             do {
-                try resend(transfer)
+                try resend(transfer, after: code)
                 return
             } catch {
                 failure = error.networkError
@@ -360,9 +361,19 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     /// Sends the same request again on a fresh handle (see ``CurlTransfer/mayResend(after:)``).
-    private func resend(_ transfer: CurlTransfer) throws(CurlCallFailure) {
+    /// The caller never sees it; the call's logger says so at `debug`, with libcurl's reason.
+    private func resend(_ transfer: CurlTransfer, after code: CURLcode) throws(CurlCallFailure) {
         transfer.http2Resends += 1
         counters.withLock { $0.http2Resends += 1 }
+        let logger = transfer.context.logger
+        if logger.logLevel <= .debug {
+            logger.debug(
+                "courier.curl.http2_resent",
+                metadata: [
+                    "courier.attempt": .stringConvertible(transfer.http2Resends + 1),
+                    "courier.error": .string(CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: .init()).message),
+                ])
+        }
         detach(transfer)
         transfer.prepareForNextResponse()
         transfer.lifecycle.restart()

@@ -3,6 +3,7 @@ import Courier
 import CourierConformance
 import CourierTestServer
 import Foundation
+import Logging
 import Testing
 
 @testable import CourierCurl
@@ -66,7 +67,10 @@ struct CurlResendTests {
         try await withServer(mode: .tls) { server in
             var settings = trustingTestCA()
             settings.httpVersion = .http2
-            let (client, transport) = try curlClient(server, transport: settings)
+            let resentLines = ResendCounter()
+            let (client, transport) = try curlClient(server, transport: settings) {
+                $0.logger = Logger(label: "resend", factory: { _ in resentLines })
+            }
             let failures = await withTaskGroup(of: [String].self) { group in
                 for worker in 0..<64 {
                     group.addTask {
@@ -86,7 +90,34 @@ struct CurlResendTests {
             }
             #expect(failures.isEmpty, "\(failures.count) failed, first: \(failures.prefix(3))")
             if !CurlRuntime.hasRandomHTTP2FramingErrors { #expect(transport.statistics.http2Resends == 0) }
+            // Every resend is logged at debug with its call's request id, and nothing else is.
+            #expect(resentLines.counts.resent == transport.statistics.http2Resends)
+            #expect(resentLines.counts.withoutID == 0)
             await client.shutdown()
+        }
+    }
+}
+
+/// A log handler at `debug` that counts the curl transport's resend lines. A value, like real
+/// handlers: each call's logger carries its own metadata, and copies share the counts.
+private struct ResendCounter: LogHandler {
+    private let tally = Locked<(resent: Int, withoutID: Int)>((0, 0))
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+
+    var counts: (resent: Int, withoutID: Int) { tally.withLock { $0 } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.message.description == "courier.curl.http2_resent" else { return }
+        let hasID = metadata["courier.request_id"] != nil
+        tally.withLock { tally in
+            tally.resent += 1
+            if !hasID { tally.withoutID += 1 }
         }
     }
 }
