@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CourierMock", targets: ["CourierMock"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
+        .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
@@ -40,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
     ],
     targets: [
         // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
@@ -89,6 +91,17 @@ let package = Package(
             name: "CourierCurl",
             dependencies: ["Courier", "CCurl", .product(name: "Logging", package: "swift-log")],
             path: "Adapters/CourierCurl",
+            swiftSettings: callerIsolated
+        ),
+        // XML and SOAP: an optional product, so JSON-only users never compile XMLCoder. The core finds
+        // it at run time (by type name) to decode XML responses automatically.
+        .target(
+            name: "CourierXML",
+            dependencies: [
+                "Courier",
+                .product(name: "XMLCoder", package: "XMLCoder"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: callerIsolated
         ),
         // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
@@ -173,6 +186,15 @@ let package = Package(
                 "Courier", "CourierMock", "CourierTestServer", "CourierConformance",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierXMLTests",
+            dependencies: [
+                "Courier", "CourierXML", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient",
+                "CourierTestServer", "CourierConformance",
+                .product(name: "XMLCoder", package: "XMLCoder"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

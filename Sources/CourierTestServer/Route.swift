@@ -71,12 +71,29 @@ enum Route {
             guard let target = queryValue("url") else { return text(400, "url is required") }
             let status = Int(queryValue("status") ?? "") ?? 302
             return .respond(status: status, headers: [("Location", target)], body: [])
+        case "calculator.asmx":
+            return CalculatorService.respond(method: method, headers: headers, body: body)
+        case "xml":
+            // An XML document of about `bytes` bytes (a catalogue of hotels), for decoding tests and benchmarks.
+            let size = Int(queryValue("bytes") ?? "") ?? 1024
+            guard (0...(64 << 20)).contains(size) else { return text(400, "bytes must be 0 to 64 MiB") }
+            return .respond(
+                status: 200, headers: [("Content-Type", queryValue("contentType") ?? "application/xml")],
+                body: Array(SampleDocuments.hotelsXML(approximateBytes: size).utf8))
+        case "gzip-xml":
+            // `<item><name>pen</name><count>3</count></item>` with `Content-Encoding: gzip`.
+            return .respond(
+                status: 200, headers: [("Content-Type", "application/xml"), ("Content-Encoding", "gzip")],
+                body: Array(Data(base64Encoded: gzippedItemXML) ?? Data()))
         case "headers":
             return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
         default:
             return text(404, "no route for \(path)")
         }
     }
+
+    /// A gzip stream (made with Python's `gzip.compress`, mtime 0) of a small XML item.
+    static let gzippedItemXML = "H4sIAAAAAAACA7Oxr8jNUShLLSrOzM+zVTLUM1Cyt7PJLEnNtbPJS8xNtStIzbPRB7NskvNL80rsjG30IQwbfbAyAIzl6TFCAAAA"
 
     static func decodeQuery(_ raw: String) -> [[String]] {
         guard !raw.isEmpty else { return [] }

@@ -1,6 +1,7 @@
 import Courier
 import CourierMock
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Decoding and status validation")
@@ -82,6 +83,36 @@ struct DecodingTests {
             #expect(error.responseBody != nil)
             #expect(error.metrics?.decode != nil)
         }
+    }
+
+    @Test("without CourierXML linked, an XML response says which product decodes it; JSON is unaffected")
+    func xmlWithoutProduct() throws {
+        var head = HTTPResponse(status: .ok)
+        head.headerFields[.contentType] = "text/xml; charset=utf-8"
+        #expect {
+            try ResponseDecoder<User>.decodeAutomatically(Data("<user/>".utf8), head, xml: nil)
+        } throws: { error in
+            "\(error)".contains("the response is XML (text/xml; charset=utf-8); link the CourierXML product")
+        }
+        head.headerFields[.contentType] = "application/vnd.api+json"
+        let user = try ResponseDecoder<User>.decodeAutomatically(Data(#"{"id":1,"name":"Ada"}"#.utf8), head, xml: nil)
+        #expect(user == User(id: 1, name: "Ada"))
+    }
+
+    @Test("a decoder that throws a NetworkError fails the call with that error, its status and body attached")
+    func decoderChoosesError() async throws {
+        let (client, _) = try client(answer: .status(500, body: Data("no".utf8)))
+        let decoder = ResponseDecoder<String> { _, _ in
+            throw NetworkError(kind: .soapFault, phase: .validating, message: "refused")
+        }
+        let error = try await #require(throws: NetworkError.self) {
+            try await client.send(Get<String>(decoder: decoder, statusValidation: .any))
+        }
+        #expect(error.kind == .soapFault)
+        #expect(error.phase == .validating)
+        #expect(error.status == 500)
+        #expect(error.responseBody == Data("no".utf8))
+        #expect(error.metrics?.decode != nil)
     }
 
     @Test("a non-Decodable output without a decoder fails clearly")

@@ -277,11 +277,16 @@ public final class NetworkClient: Sendable {
             value = try call.decoder.decode(data, head)
         } catch {
             recorder.update { $0.decode = decodeStart.duration(to: time.now) }
-            var failure = NetworkError(
-                kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(Output.self): \(error)",
-                status: head.status.code, underlying: error
-            )
-            failure.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
+            // A decoder that throws a NetworkError chose the call's error (a SOAP fault is one);
+            // anything else is a decoding failure.
+            var failure =
+                error as? NetworkError
+                ?? NetworkError(
+                    kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(Output.self): \(error)",
+                    status: head.status.code, underlying: error
+                )
+            failure.status = failure.status ?? head.status.code
+            failure.responseBody = failure.responseBody ?? data.prefix(NetworkError.maximumRetainedBodyBytes)
             return fail(failure)
         }
         let end = time.now

@@ -21,6 +21,7 @@ extension NetworkError {
             case authenticationFailed = "authentication_failed"
             case middlewareMisuse = "middleware_misuse"
             case queueFull = "queue_full"
+            case soapFault = "soap_fault"
         }
 
         private let code: Code
@@ -67,6 +68,10 @@ extension NetworkError {
         public static let middlewareMisuse = Kind(.middlewareMisuse)
         /// The ``RequestQueue`` already had as many calls waiting as it allows; nothing was sent.
         public static let queueFull = Kind(.queueFull)
+        /// The service answered with a SOAP `Fault` (usually with status 500): the call reached the
+        /// service and the service refused it. `CourierXML` reports it with the fault's code, reason
+        /// and detail in ``NetworkError/decodedErrorBody`` (read it with `error.soapFault`).
+        public static let soapFault = Kind(.soapFault)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

@@ -97,16 +97,26 @@ public struct RequestBody: Sendable {
     ///   - encoder: The encoder to use; a plain `JSONEncoder` by default.
     /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``.
     public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) -> RequestBody {
+        .encoded(contentType: "application/json", format: "JSON") { try encoder.encode(value) }
+    }
+
+    /// A body made by an encoder (JSON, XML, an envelope): an encoding failure does not throw here,
+    /// it fails the call with ``NetworkError/Kind/invalidRequest`` before anything is sent.
+    /// - Parameters:
+    ///   - contentType: The content type the body sends.
+    ///   - format: The format's name, for the error message (`JSON`, `XML`).
+    ///   - encode: Makes the bytes.
+    /// - Returns: The body.
+    package static func encoded(contentType: String, format: String, _ encode: () throws -> Data) -> RequestBody {
         do {
-            return .data(try encoder.encode(value), contentType: "application/json")
+            return .data(try encode(), contentType: contentType)
         } catch {
-            return RequestBody(
-                storage: .invalid(
-                    NetworkError(
-                        kind: .invalidRequest, phase: .building, message: "the JSON body could not be encoded: \(error)", underlying: error)
-                ),
-                contentType: "application/json"
-            )
+            let failure =
+                error as? NetworkError
+                ?? NetworkError(
+                    kind: .invalidRequest, phase: .building, message: "the \(format) body could not be encoded: \(error)",
+                    underlying: error)
+            return RequestBody(storage: .invalid(failure), contentType: contentType)
         }
     }
 

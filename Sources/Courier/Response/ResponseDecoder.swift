@@ -7,8 +7,13 @@ import HTTPTypes
 /// - ``json(_:)`` for any `Decodable` (the default for `Decodable` outputs);
 /// - ``data`` for raw bytes, ``string`` for UTF-8 text, ``empty`` to ignore the body.
 ///
-/// ``automatic`` chooses among these from the output type at run time; an output type it
-/// cannot handle fails the call with ``NetworkError/Kind/decoding`` naming the type.
+/// ``automatic`` chooses among these from the output type and the response's `Content-Type` at
+/// run time (JSON, or XML when the program links `CourierXML`); an output type or a media type it
+/// cannot handle fails the call with ``NetworkError/Kind/decoding`` naming it.
+///
+/// A decoder that throws a ``NetworkError`` fails the call with that error as it is (its kind
+/// and phase kept): that is how a SOAP fault becomes ``NetworkError/Kind/soapFault``. Any other
+/// error fails the call with ``NetworkError/Kind/decoding``.
 public struct ResponseDecoder<Output: Sendable>: Sendable {
     /// The decoder's function; `nil` for ``automatic``, which is a plain function of `Output` (a
     /// closure would cost an allocation per call, since it captures `Output`'s metadata).
@@ -16,7 +21,8 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
 
     /// A custom decoder.
     /// - Parameter decode: Turns the body and the response head into the output; throw to fail
-    ///   the call with ``NetworkError/Kind/decoding``.
+    ///   the call with ``NetworkError/Kind/decoding``, or throw a ``NetworkError`` to fail it with
+    ///   that error.
     public init(_ decode: @escaping @Sendable (Data, HTTPResponse) throws -> Output) {
         custom = decode
     }
@@ -27,7 +33,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
 
     /// Decodes a body.
     func decode(_ data: Data, _ head: HTTPResponse) throws -> Output {
-        guard let custom else { return try Self.decodeAutomatically(data) }
+        guard let custom else { return try Self.decodeAutomatically(data, head) }
         return try custom(data, head)
     }
 
@@ -38,11 +44,25 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         ResponseDecoder { data, _ in try decoder.decode(Output.self, from: data) }
     }
 
-    /// Picks a decoder from `Output`: `Data`, `String`, ``EmptyResponse``, or JSON for any
-    /// other `Decodable`.
+    /// Picks a decoder from `Output` and the response's `Content-Type`: `Data`, `String` and
+    /// ``EmptyResponse`` as they are; any other `Decodable` as JSON or XML by media type.
+    ///
+    /// - `application/json`, `text/json`, `+json`, or no `Content-Type` at all: JSON.
+    /// - `application/xml`, `text/xml`, `+xml` (SOAP, Atom): XML, when the program links the
+    ///   `CourierXML` product; without it the call fails with ``NetworkError/Kind/decoding`` saying
+    ///   that the product is missing.
+    /// - Any other media type: JSON is tried, and a failure names the media type it met.
     public static var automatic: ResponseDecoder { ResponseDecoder(automatic: ()) }
 
-    private static func decodeAutomatically(_ data: Data) throws -> Output {
+    private static func decodeAutomatically(_ data: Data, _ head: HTTPResponse) throws -> Output {
+        try decodeAutomatically(data, head, xml: XMLDecodingHook.decoder)
+    }
+
+    /// ``automatic``'s work, with the XML decoder given (`nil`: `CourierXML` is not linked). Tests
+    /// use it: SwiftPM links every test target into one process, where `CourierXML` always is.
+    package static func decodeAutomatically(
+        _ data: Data, _ head: HTTPResponse, xml linkedXML: (any AutomaticXMLDecoding.Type)?
+    ) throws -> Output {
         if let value = data as? Output { return value }
         if Output.self == String.self {
             guard let text = String(data: data, encoding: .utf8), let value = text as? Output else {
@@ -51,14 +71,40 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
             return value
         }
         if let value = EmptyResponse() as? Output { return value }
-        if let decodable = Output.self as? any Decodable.Type {
-            return try decodeJSON(decodable, from: data)
+        guard let decodable = Output.self as? any Decodable.Type else {
+            throw DecodingProblem("\(Output.self) is not Decodable; give the API a decoder with ResponseDecoder { data, head in … }")
         }
-        throw DecodingProblem("\(Output.self) is not Decodable; give the API a decoder with ResponseDecoder { data, head in … }")
+        switch BodyFormat(head) {
+        case .json, .unstated:
+            return try decodeJSON(decodable, from: data)
+        case .xml:
+            guard let xml = linkedXML else {
+                throw DecodingProblem(
+                    "the response is XML (\(head.headerFields[.contentType] ?? "")); link the CourierXML product to decode it, or give the call a decoder"
+                )
+            }
+            return try decodeXML(decodable, from: data, with: xml)
+        case .other(let mediaType):
+            do {
+                return try decodeJSON(decodable, from: data)
+            } catch {
+                throw DecodingProblem(
+                    "the response's Content-Type is \(mediaType), which is neither JSON nor XML, and the body is not JSON either: \(error)"
+                )
+            }
+        }
     }
 
     private static func decodeJSON<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Output {
         let value = try JSONDecoder().decode(type, from: data)
+        guard let output = value as? Output else { throw DecodingProblem("decoded \(Value.self), expected \(Output.self)") }
+        return output
+    }
+
+    private static func decodeXML<Value: Decodable>(
+        _ type: Value.Type, from data: Data, with xml: any AutomaticXMLDecoding.Type
+    ) throws -> Output {
+        let value = try xml.decodeXML(type, from: data)
         guard let output = value as? Output else { throw DecodingProblem("decoded \(Value.self), expected \(Output.self)") }
         return output
     }

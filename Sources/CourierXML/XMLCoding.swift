@@ -1,0 +1,63 @@
+import Foundation
+import XMLCoder
+
+/// The XML decoders and encoders Courier uses when a call does not give its own.
+///
+/// Both are XMLCoder's (CoreOffice/XMLCoder), set up for web services:
+/// - the decoder processes namespaces, so `<m:Price>` decodes into a property named `Price`
+///   whatever prefix the server chose, and it reads dates as ISO 8601 (`xs:dateTime`);
+/// - the encoder writes dates as ISO 8601 and escapes `&`, `<`, `>`, `'` and `"`.
+///
+/// To change a strategy, start from these and pass the result to
+/// ``Courier/ResponseDecoder/xml(_:limits:)`` or ``Courier/RequestBody/xml(_:rootElement:namespace:encoder:)``:
+///
+/// ```swift
+/// let decoder = XMLCoding.makeDecoder()
+/// decoder.keyDecodingStrategy = .convertFromSnakeCase
+/// decoder.dateDecodingStrategy = .secondsSince1970
+/// override var decoder: ResponseDecoder<Hotels> { .xml(decoder) }
+/// ```
+public enum XMLCoding {
+    /// A new decoder with Courier's defaults: namespaces processed, ISO 8601 dates, values trimmed.
+    /// - Returns: The decoder; configure it before handing it to a call, not after.
+    public static func makeDecoder() -> XMLDecoder {
+        let decoder = XMLDecoder(trimValueWhitespaces: true, removeWhitespaceElements: false)
+        decoder.shouldProcessNamespaces = true
+        decoder.dateDecodingStrategy = .iso8601
+        // errorContextLength stays 0: XMLCoder's error-context code indexes lines without checking
+        // them, which a document with blank lines could make trap.
+        decoder.errorContextLength = 0
+        return decoder
+    }
+
+    /// A new encoder with Courier's defaults: ISO 8601 dates, no pretty printing.
+    /// - Returns: The encoder.
+    public static func makeEncoder() -> XMLEncoder {
+        let encoder = XMLEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// Decodes `type` from `data` after checking ``XMLLimits``, translating every failure into an
+    /// ``XMLDecodingError`` that names the element path.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, decoder: XMLDecoder, limits: XMLLimits
+    ) throws(XMLDecodingError) -> Value {
+        let root = try XMLPrescan.check(data, limits: limits)
+        guard root != nil else { throw XMLDecodingError(path: "/", reason: "the body is not XML: it has no root element") }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch {
+            throw XMLDecodingError(error, root: root)
+        }
+    }
+}
+
+/// An `XMLDecoder` shared by the calls of one decoder value.
+///
+/// @unchecked Sendable: `XMLDecoder.decode` only reads the decoder's options and builds its state
+/// per call, so concurrent decodes are safe as long as nobody changes the options afterwards, which
+/// ``Courier/ResponseDecoder/xml(_:limits:)`` documents.
+struct SharedXMLDecoder: @unchecked Sendable {
+    let decoder: XMLDecoder
+}
