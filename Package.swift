@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
+        .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
         .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
         .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
@@ -140,6 +141,15 @@ let package = Package(
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierTestServer",
             ],
             path: "Examples/CourierExample"
+        ),
+        // The Calculator SOAP example: the loopback stand-in by default, `--soap-url` for another service.
+        .executableTarget(
+            name: "CalculatorExample",
+            dependencies: [
+                "Courier", "CourierXML", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient",
+                "CourierTestServer", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/CalculatorExample"
         ),
         // Requests/s through NetworkClient, compared with Benchmarks/CurlReference (the C floor).
         .executableTarget(

@@ -14,12 +14,29 @@ import Foundation
 /// service's namespace with integer `intA` and `intB`. It answers `<OpResponse><OpResult>` in the
 /// same version, or a fault: the client's for a bad request, the server's (status 500) for a
 /// division by zero, with the text the real service sends.
-enum CalculatorService {
-    static let namespace = "http://tempuri.org/"
+public enum CalculatorService {
+    /// The service's namespace.
+    public static let namespace = "http://tempuri.org/"
     static let soap11 = "http://schemas.xmlsoap.org/soap/envelope/"
     static let soap12 = "http://www.w3.org/2003/05/soap-envelope"
     static let divideByZero =
         "System.Web.Services.Protocols.SoapException: Server was unable to process request. ---> System.DivideByZeroException: Attempted to divide by zero."
+
+    /// The stand-in's answer without a server, for an in-process mock transport: the status, the
+    /// headers and the body the loopback route would send.
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - headers: The request headers.
+    ///   - body: The request body.
+    /// - Returns: The response.
+    public static func answer(
+        method: String, headers: [(String, String)], body: [UInt8]
+    ) -> (status: Int, headers: [(String, String)], body: [UInt8]) {
+        guard case .respond(let status, let fields, let bytes) = respond(method: method, headers: headers, body: body) else {
+            return (500, [], [])
+        }
+        return (status, fields, bytes)
+    }
 
     static func respond(method: String, headers: [(String, String)], body: [UInt8]) -> ServerAction {
         guard method == "POST" else { return Route.text(405, "The request method \(method) is not allowed; use POST.") }
