@@ -170,7 +170,7 @@ let package = Package(
             name: "CourierBenchKit",
             dependencies: [
                 "Courier", "CourierCurl", "CourierURLSession", "CourierMock", "CourierAsyncHTTPClient", "CourierTestServer",
-                "CCurlReference",
+                "CourierXML", "CCurlReference",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -3,6 +3,7 @@
 #include "courier_process.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -27,3 +28,5 @@ long courier_process_peak_rss_kib(void) {
     if (getrusage(RUSAGE_SELF, &usage) != 0) return -1;
     return usage.ru_maxrss;
 }
+
+int courier_process_trim_heap(void) { return malloc_trim(0); }

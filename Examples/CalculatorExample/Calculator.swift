@@ -6,10 +6,22 @@ import Foundation
 // http://tempuri.org/): four operations on two integers. Each input type is named after its
 // operation, so SOAPOperation's default operation name and action (http://tempuri.org/Add) fit.
 
-struct Add: Encodable, Sendable { let intA: Int; let intB: Int }
-struct Subtract: Encodable, Sendable { let intA: Int; let intB: Int }
-struct Multiply: Encodable, Sendable { let intA: Int; let intB: Int }
-struct Divide: Encodable, Sendable { let intA: Int; let intB: Int }
+struct Add: Encodable, Sendable {
+    let intA: Int
+    let intB: Int
+}
+struct Subtract: Encodable, Sendable {
+    let intA: Int
+    let intB: Int
+}
+struct Multiply: Encodable, Sendable {
+    let intA: Int
+    let intB: Int
+}
+struct Divide: Encodable, Sendable {
+    let intA: Int
+    let intB: Int
+}
 
 struct AddResponse: Decodable, Sendable { let AddResult: Int }
 struct SubtractResponse: Decodable, Sendable { let SubtractResult: Int }

@@ -70,7 +70,9 @@ func runCalls(_ name: String, client: NetworkClient, serviceURL: String) async -
             ok = false
         } catch let error as NetworkError where error.kind == .soapFault {
             let fault = error.soapFault
-            print("  [\(name)] SOAP \(version): 1÷0 → \(error.kind) \(error.status ?? 0) \(fault?.code ?? "?"): \(fault?.reason.prefix(90) ?? "")…")
+            print(
+                "  [\(name)] SOAP \(version): 1÷0 → \(error.kind) \(error.status ?? 0) \(fault?.code ?? "?"): \(fault?.reason.prefix(90) ?? "")…"
+            )
         } catch {
             print("  [\(name)] SOAP \(version): 1÷0 ✗ \(error)")
             ok = false

@@ -16,6 +16,10 @@ double courier_process_cpu_seconds(void);
 /* This process's peak resident set size in KiB (-1 when getrusage fails). */
 long courier_process_peak_rss_kib(void);
 
+/* Hands freed heap memory back to the system (glibc's malloc_trim), so that a later peak of the
+ * resident set measures new allocations only. Returns 1 when memory was released, else 0. */
+int courier_process_trim_heap(void);
+
 #ifdef __cplusplus
 }
 #endif
