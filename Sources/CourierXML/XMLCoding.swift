@@ -43,10 +43,13 @@ public enum XMLCoding {
     static func decode<Value: Decodable>(
         _ type: Value.Type, from data: Data, decoder: XMLDecoder, limits: XMLLimits
     ) throws(XMLDecodingError) -> Value {
-        let root = try XMLPrescan.check(data, limits: limits)
+        let outline = try XMLPrescan.check(data, limits: limits)
+        let root = outline.root
         guard root != nil else { throw XMLDecodingError(path: "/", reason: "the body is not XML: it has no root element") }
         do {
-            return try decoder.decode(type, from: data)
+            return try XMLTreeDecoding(options: .init(decoder)).decode(type, from: data, expectedElements: outline.elementCount)
+        } catch let error as XMLDecodingError {
+            throw error
         } catch {
             throw XMLDecodingError(error, root: root)
         }

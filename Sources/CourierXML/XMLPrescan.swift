@@ -7,22 +7,30 @@ import Foundation
 /// attribute values); whether the document is well-formed is left to the parser that follows. An
 /// unterminated construct ends the scan without error for the same reason.
 enum XMLPrescan {
+    /// What the scan found.
+    struct Outline {
+        /// The root element's name as written (with its prefix); `nil` when there is no element.
+        var root: String?
+        /// How many start tags the document has (what the tree will hold).
+        var elementCount: Int
+    }
+
     /// Scans `data`.
-    /// - Returns: The root element's name as written (with its prefix), or `nil` when the
-    ///   document has no element at all.
+    /// - Returns: The root's name and the element count.
     /// - Throws: ``XMLDecodingError`` when the document is too large or too deep, or declares a DTD.
-    static func check(_ data: Data, limits: XMLLimits) throws(XMLDecodingError) -> String? {
+    static func check(_ data: Data, limits: XMLLimits) throws(XMLDecodingError) -> Outline {
         guard data.count <= limits.maxBytes else {
             throw XMLDecodingError(path: "/", reason: "the document is \(data.count) bytes, over the limit of \(limits.maxBytes)")
         }
-        let result: Result<String?, XMLDecodingError> = data.withUnsafeBytes { raw in
+        let result: Result<Outline, XMLDecodingError> = data.withUnsafeBytes { raw in
             Result { () throws(XMLDecodingError) in try scan(raw.bindMemory(to: UInt8.self), maxDepth: limits.maxDepth) }
         }
         return try result.get()
     }
 
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(XMLDecodingError) -> String? {
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(XMLDecodingError) -> Outline {
         var index = 0
+        var elementCount = 0
         var depth = 0
         var root: String?
         let count = bytes.count
@@ -89,9 +97,10 @@ enum XMLPrescan {
                         path: "/", reason: "elements are nested deeper than the limit of \(maxDepth) levels")
                 }
                 if !selfClosing { depth += 1 }
+                elementCount += 1
             }
         }
-        return root
+        return Outline(root: root, elementCount: elementCount)
     }
 
     private static func isNameEnd(_ byte: UInt8) -> Bool {

@@ -34,14 +34,18 @@ enum SOAPResponseReading {
         let isSuccess = (200..<300).contains(head.status.code)
         let envelope: SOAPEnvelope<Output>
         do {
-            let root = try XMLPrescan.check(data, limits: limits)
+            let outline = try XMLPrescan.check(data, limits: limits)
+            let root = outline.root
             guard let root, XMLDecodingError.localName(root) == "Envelope" else {
                 throw XMLDecodingError(
                     path: root.map { "/" + XMLDecodingError.localName($0) } ?? "/",
                     reason: "the body is not a SOAP envelope (\(root.map { "its root element is \($0)" } ?? "no root element"))")
             }
             do {
-                envelope = try decoder.decode(SOAPEnvelope<Output>.self, from: data)
+                envelope = try XMLTreeDecoding(options: .init(decoder)).decode(
+                    SOAPEnvelope<Output>.self, from: data, expectedElements: outline.elementCount)
+            } catch let error as XMLDecodingError {
+                throw error
             } catch {
                 throw XMLDecodingError(error, root: root)
             }
