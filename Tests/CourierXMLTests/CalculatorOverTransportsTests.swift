@@ -6,6 +6,7 @@ import CourierTestServer
 import CourierURLSession
 import CourierXML
 import Foundation
+import HTTPTypes
 import Testing
 
 #if AsyncHTTPClient
@@ -95,6 +96,49 @@ struct CalculatorOverTransportsTests {
             #expect(error.kind == .soapFault)
             #expect(error.soapFault?.code == "soap:Client")
             #expect(error.soapFault?.reason.contains("SOAPAction") == true)
+            await client.shutdown()
+        }
+    }
+
+    /// The envelope and headers of a SOAP request, sent to the loopback echo route.
+    struct EchoedSOAP: Endpoint {
+        typealias Output = EchoResponse
+        let request: SOAPRequest<Add>
+        var path: String { "echo/soap" }
+        var method: HTTPRequest.Method { .post }
+        var body: RequestBody? { request.body() }
+        var headers: RequestHeaders { request.httpHeaders }
+    }
+
+    @Test("the loopback server receives the SOAP 1.1 and 1.2 envelopes and headers byte for byte", arguments: transports)
+    func byteForByte(transport: String) async throws {
+        try await withServer { server in
+            let client = try Self.client(transport, baseURL: server.baseURL)
+            for version in [SOAPVersion.v1_1, .v1_2] {
+                let headers = [SOAPHeader.usernameToken(username: "svc", password: "pw")]
+                let request = SOAPRequest(
+                    operation: "Add", namespace: "http://tempuri.org/", version: version, headers: headers, input: Add(intA: 2, intB: 3))
+                let echo = try await client.send(EchoedSOAP(request: request))
+                let envelope = version.envelopeNamespace
+                let expected =
+                    #"<?xml version="1.0" encoding="utf-8"?>"# + "<soap:Envelope xmlns:soap=\"\(envelope)\"><soap:Header>"
+                    + #"<wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" soap:mustUnderstand="1">"#
+                    + #"<wsse:UsernameToken><wsse:Username>svc</wsse:Username><wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">pw</wsse:Password>"#
+                    + #"</wsse:UsernameToken></wsse:Security></soap:Header><soap:Body><Add xmlns="http://tempuri.org/"><intA>2</intA><intB>3</intB></Add>"#
+                    + "</soap:Body></soap:Envelope>"
+                #expect(echo.method == "POST")
+                #expect(echo.body == expected)
+                #expect(echo.bodyLength == expected.utf8.count)
+                func header(_ name: String) -> [String] { echo.headers.filter { $0[0].lowercased() == name }.map { $0[1] } }
+                switch version {
+                case .v1_1:
+                    #expect(header("content-type") == ["text/xml; charset=utf-8"])
+                    #expect(header("soapaction") == ["\"http://tempuri.org/Add\""])
+                case .v1_2:
+                    #expect(header("content-type") == [#"application/soap+xml; charset=utf-8; action="http://tempuri.org/Add""#])
+                    #expect(header("soapaction").isEmpty)
+                }
+            }
             await client.shutdown()
         }
     }
