@@ -148,6 +148,8 @@ private final class EnvelopeParser: NSObject, XMLParserDelegate {
     private var bodySeen = false
 
     static func parse(_ bytes: [UInt8]) -> Envelope? {
+        // FoundationXML traps on names that are not valid UTF-8: refuse such a body before parsing.
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         let reader = EnvelopeParser()
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = true

@@ -22,10 +22,37 @@ enum XMLPrescan {
         guard data.count <= limits.maxBytes else {
             throw XMLDecodingError(path: "/", reason: "the document is \(data.count) bytes, over the limit of \(limits.maxBytes)")
         }
+        try checkUTF8(data)
         let result: Result<Outline, XMLDecodingError> = data.withUnsafeBytes { raw in
             Result { () throws(XMLDecodingError) in try scan(raw.bindMemory(to: UInt8.self), maxDepth: limits.maxDepth) }
         }
         return try result.get()
+    }
+
+    /// Refuses a document that is not valid UTF-8, unless it declares another encoding (or starts
+    /// with a UTF-16 byte order mark), which libxml2 turns into valid UTF-8 itself.
+    ///
+    /// FoundationXML force-unwraps its UTF-8 conversions of element and attribute names: a name
+    /// with invalid bytes traps inside `XMLParser` and takes the process down (found by
+    /// `MutatedXMLTests`). Checking the bytes first keeps a hostile server from doing that.
+    private static func checkUTF8(_ data: Data) throws(XMLDecodingError) {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) { return }
+        if let declared = declaredEncoding(data), declared != "utf-8", declared != "utf8" { return }
+        let valid = data.withUnsafeBytes { raw in String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) != nil }
+        guard valid else {
+            throw XMLDecodingError(path: "/", reason: "the document is not valid UTF-8 and declares no other encoding")
+        }
+    }
+
+    /// The `encoding` of the XML declaration, lowercased; `nil` when there is none.
+    private static func declaredEncoding(_ data: Data) -> String? {
+        let head = String(decoding: data.prefix(256), as: UTF8.self)
+        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>"),
+            let name = head[..<end.lowerBound].range(of: "encoding")
+        else { return nil }
+        let rest = head[name.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote }).lowercased()
     }
 
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(XMLDecodingError) -> Outline {

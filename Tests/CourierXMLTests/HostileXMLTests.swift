@@ -73,3 +73,31 @@ struct HostileXMLTests {
         #expect((error.underlying as? XMLDecodingError)?.reason.contains("over the limit of 1000") == true)
     }
 }
+
+@Suite("Bytes that would crash FoundationXML's parser")
+struct InvalidUTF8Tests {
+    struct Anything: Decodable, Sendable { let value: String? }
+
+    @Test(
+        "invalid UTF-8 in a name, an attribute or text fails as a decoding error instead of trapping",
+        arguments: [
+            [UInt8]("<r><".utf8) + [0xFF] + Array("name>x</".utf8) + [0xFF] + Array("name></r>".utf8),
+            [UInt8]("<r a='".utf8) + [0xC3] + Array("'><value>x</value></r>".utf8),
+            [UInt8]("<?xml version='1.0' encoding='UTF-8'?><r><value>".utf8) + [0xED, 0xA0, 0x80] + Array("</value></r>".utf8),
+        ])
+    func refused(bytes: [UInt8]) async throws {
+        let (client, _) = try mockClient(bytes: Data(bytes))
+        let error = try await #require(throws: NetworkError.self) {
+            try await client.send(GetDocument(decoder: ResponseDecoder<Anything>.xml()))
+        }
+        #expect(error.kind == .decoding)
+        #expect((error.underlying as? XMLDecodingError)?.reason.contains("not valid UTF-8") == true)
+    }
+
+    @Test("a document that declares ISO-8859-1 is read in that encoding")
+    func latin1() async throws {
+        let bytes = [UInt8]("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r><value>caf".utf8) + [0xE9] + Array("</value></r>".utf8)
+        let (client, _) = try mockClient(bytes: Data(bytes))
+        #expect(try await client.send(GetDocument(decoder: ResponseDecoder<Anything>.xml())).value == "café")
+    }
+}

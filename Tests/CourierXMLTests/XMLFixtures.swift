@@ -6,11 +6,16 @@ import HTTPTypes
 
 /// A client over a mock transport that answers every `GET /doc` with `body` and `contentType`.
 func mockClient(body: String, contentType: String? = "application/xml", status: Int = 200) throws -> (NetworkClient, MockTransport) {
+    try mockClient(bytes: Data(body.utf8), contentType: contentType, status: status)
+}
+
+/// A client over a mock transport that answers every `GET /doc` with `bytes`.
+func mockClient(bytes: Data, contentType: String? = "application/xml", status: Int = 200) throws -> (NetworkClient, MockTransport) {
     let mock = MockTransport()
     var headers: RequestHeaders = [:]
     if let contentType { headers.add("Content-Type", contentType) }
     let responseHeaders = headers
-    mock.stub(nil, "/doc") { _ in .status(status, headers: responseHeaders, body: Data(body.utf8)) }
+    mock.stub(nil, "/doc") { _ in .status(status, headers: responseHeaders, body: bytes) }
     let client = try NetworkClient(configuration: ClientConfiguration(baseURL: "http://xml.test"), transport: mock)
     return (client, mock)
 }
