@@ -1,6 +1,6 @@
 import Courier
 import CourierTestServer
-import CourierXML
+@testable import CourierXML
 import Foundation
 import Testing
 import XMLCoder
@@ -123,7 +123,7 @@ struct XMLDecoderConventionsTests {
         decoder.keyDecodingStrategy = .convertFromUppercase
         #expect(try await decode("<p><FIRSTNAME>C</FIRSTNAME></p>", as: ResponseDecoder<Upper>.xml(decoder)) == Upper(firstname: "C"))
         let custom: XMLDecoder.KeyDecodingStrategy = .custom { path in
-            XMLNameKeyForTests(path.last.map { $0.stringValue.replacingOccurrences(of: "x-", with: "") } ?? "")
+            XMLNameKey(path.last.map { $0.stringValue.replacingOccurrences(of: "x-", with: "") } ?? "")
         }
         #expect(try await run(custom, "<p><x-firstName>D</x-firstName></p>") == P(firstName: "D"))
     }
@@ -146,12 +146,4 @@ struct XMLDecoderConventionsTests {
         let bad = try #require(try await decodingError("<e><at>yesterday</at></e>", as: ResponseDecoder<E>.xml()))
         #expect((bad.underlying as? XMLDecodingError)?.path == "/e/at")
     }
-}
-
-struct XMLNameKeyForTests: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(_ value: String) { stringValue = value }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }
