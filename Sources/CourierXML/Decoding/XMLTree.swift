@@ -125,13 +125,19 @@ final class XMLTree {
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
             guard let current = stack.popLast() else { return }
-            let text = tree.elements[Int(current)].text
-            if trimText || tree.elements[Int(current)].firstChild >= 0 {
-                // Whitespace between child elements is layout, not content.
-                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if trimmed.utf8.count != text.utf8.count { tree.elements[Int(current)].text = trimmed }
-            }
+            // Whitespace between child elements is layout, not content; a leaf's is trimmed when asked.
+            guard trimText || tree.elements[Int(current)].firstChild >= 0 else { return }
+            let utf8 = tree.elements[Int(current)].text.utf8
+            guard let first = utf8.first, let last = utf8.last, XMLTree.isSpace(first) || XMLTree.isSpace(last) else { return }
+            let start = utf8.firstIndex { !XMLTree.isSpace($0) } ?? utf8.endIndex
+            let end = utf8.lastIndex { !XMLTree.isSpace($0) }.map(utf8.index(after:)) ?? start
+            tree.elements[Int(current)].text = start < end ? String(Substring(utf8[start..<end])) : ""
         }
+    }
+
+    /// XML's whitespace: space, tab, carriage return, line feed.
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// `p:name` → `name`.
