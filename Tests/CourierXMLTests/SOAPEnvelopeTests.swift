@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Testing
+import XMLCoder
 
 @Suite("SOAP requests: envelopes, actions and content types")
 struct SOAPEnvelopeTests {
@@ -108,6 +109,15 @@ struct SOAPEnvelopeTests {
         #expect(
             text == #"<?xml version="1.0" encoding="UTF-8"?><booking xmlns="urn:b"><hotel>7</hotel><guest>Ada &amp; Bo</guest></booking>"#)
         #expect(RequestBody.xml(42).length == nil)
+
+        struct Tagged: Encodable, Sendable {
+            @Attribute var hotel: Int
+            let guest: String
+        }
+        let tagged = RequestBody.xml(Tagged(hotel: 7, guest: "Ada"), rootElement: "booking")
+        #expect(
+            String(decoding: try #require(tagged.bufferedData), as: UTF8.self)
+                == #"<?xml version="1.0" encoding="UTF-8"?><booking hotel="7"><guest>Ada</guest></booking>"#)
     }
 }
 
