@@ -27,14 +27,14 @@ extension ResponseDecoder where Output: Decodable {
     /// time shows in ``RequestMetrics/decode``, apart from the network time.
     ///
     /// - Parameters:
-    ///   - decoder: The decoder; ``XMLCoding/makeDecoder()`` by default (namespaces processed,
-    ///     ISO 8601 dates). Do not change its options after passing it: calls share it.
+    ///   - decoder: The options; ``XMLCoding/makeDecoder()`` by default (namespaces processed,
+    ///     ISO 8601 dates). They are read once, here: changing the decoder afterwards changes nothing.
     ///   - limits: The size and depth limits; ``XMLLimits/default`` by default.
     /// - Returns: The response decoder.
     public static func xml(_ decoder: XMLDecoder = XMLCoding.makeDecoder(), limits: XMLLimits = .default) -> ResponseDecoder {
-        let shared = SharedXMLDecoder(decoder: decoder)
+        let options = XMLTreeDecoding.Options(decoder)
         return ResponseDecoder { data, _ in
-            try XMLCoding.decode(Output.self, from: data, decoder: shared.decoder, limits: limits)
+            try XMLCoding.decode(Output.self, from: data, options: options, limits: limits)
         }
     }
 }
@@ -42,7 +42,7 @@ extension ResponseDecoder where Output: Decodable {
 /// The decoder ``Courier/ResponseDecoder/automatic`` uses for XML responses. The core finds this
 /// type by name when the program links `CourierXML`; you never call it.
 public enum XMLAutomaticDecoding: AutomaticXMLDecoding {
-    private static let shared = SharedXMLDecoder(decoder: XMLCoding.makeDecoder())
+    private static let options = XMLTreeDecoding.Options(XMLCoding.makeDecoder())
 
     /// Decodes with ``XMLCoding/makeDecoder()``'s options and ``XMLLimits/default``.
     /// - Parameters:
@@ -51,6 +51,6 @@ public enum XMLAutomaticDecoding: AutomaticXMLDecoding {
     /// - Returns: The decoded value.
     /// - Throws: ``XMLDecodingError``.
     package static func decodeXML<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try XMLCoding.decode(type, from: data, decoder: shared.decoder, limits: .default)
+        try XMLCoding.decode(type, from: data, options: options, limits: .default)
     }
 }

@@ -30,9 +30,6 @@ public enum XMLCoding {
         let decoder = XMLDecoder(trimValueWhitespaces: true, removeWhitespaceElements: false)
         decoder.shouldProcessNamespaces = true
         decoder.dateDecodingStrategy = .iso8601
-        // errorContextLength stays 0: XMLCoder's error-context code indexes lines without checking
-        // them, which a document with blank lines could make trap.
-        decoder.errorContextLength = 0
         return decoder
     }
 
@@ -46,27 +43,25 @@ public enum XMLCoding {
 
     /// Decodes `type` from `data` after checking ``XMLLimits``, translating every failure into an
     /// ``XMLDecodingError`` that names the element path.
+    /// - Parameter rootElement: The local name the root element must have (`Envelope` for SOAP);
+    ///   any when `nil`.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from data: Data, decoder: XMLDecoder, limits: XMLLimits
+        _ type: Value.Type, from data: Data, options: XMLTreeDecoding.Options, limits: XMLLimits, rootElement: String? = nil
     ) throws(XMLDecodingError) -> Value {
         let outline = try XMLPrescan.check(data, limits: limits)
-        let root = outline.root
-        guard root != nil else { throw XMLDecodingError(path: "/", reason: "the body is not XML: it has no root element") }
+        guard let root = outline.root else {
+            throw XMLDecodingError(path: "/", reason: "the body is not XML: it has no root element")
+        }
+        if let rootElement, XMLDecodingError.localName(root) != rootElement {
+            throw XMLDecodingError(
+                path: "/" + XMLDecodingError.localName(root), reason: "the root element is \(root), not \(rootElement)")
+        }
         do {
-            return try XMLTreeDecoding(options: .init(decoder)).decode(type, from: data, expectedElements: outline.elementCount)
+            return try XMLTreeDecoding(options: options).decode(type, from: data, expectedElements: outline.elementCount)
         } catch let error as XMLDecodingError {
             throw error
         } catch {
             throw XMLDecodingError(error, root: root)
         }
     }
-}
-
-/// An `XMLDecoder` shared by the calls of one decoder value.
-///
-/// @unchecked Sendable: `XMLDecoder.decode` only reads the decoder's options and builds its state
-/// per call, so concurrent decodes are safe as long as nobody changes the options afterwards, which
-/// ``Courier/ResponseDecoder/xml(_:limits:)`` documents.
-struct SharedXMLDecoder: @unchecked Sendable {
-    let decoder: XMLDecoder
 }

@@ -29,27 +29,23 @@ public struct XMLDecodingError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 extension XMLDecodingError {
-    /// Translates a `DecodingError` from XMLCoder (or a parser error) into a path and a reason.
+    /// Translates what Courier's XML decoder threw (a `DecodingError`, or the parser's error) into a
+    /// path and a reason.
     /// - Parameters:
     ///   - error: What the decoder threw.
-    ///   - root: The root element's name, which XMLCoder's coding paths leave out.
+    ///   - root: The root element's name, which coding paths leave out.
     init(_ error: any Error, root: String?) {
         guard let decoding = error as? DecodingError else {
             self.init(path: "/", reason: "the body is not well-formed XML: \(Self.parserMessage(error))")
             return
         }
-        func path(_ keys: [any CodingKey], then last: (any CodingKey)? = nil) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
             var text = root.map { "/" + Self.localName($0) } ?? ""
-            var previousIndex: Int?
-            for key in keys + (last.map { [$0] } ?? []) {
-                if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == String(index) {
-                    // XMLCoder puts an element's index on the path twice (its unkeyed container and
-                    // the element's own decoder): write it once.
-                    if previousIndex != index { text += "[\(index + 1)]" }
-                    previousIndex = index
+            for key in keys {
+                if let index = key.intValue, key.stringValue == "Index \(index)" {
+                    text += "[\(index + 1)]"
                 } else if !key.stringValue.isEmpty {
                     text += "/" + key.stringValue
-                    previousIndex = nil
                 }
             }
             return text.isEmpty ? "/" : text
@@ -60,17 +56,9 @@ extension XMLDecodingError {
         case .valueNotFound(let type, let context):
             self.init(path: path(context.codingPath), reason: "expected \(type), found nothing: \(context.debugDescription)")
         case .keyNotFound(let key, let context):
-            // XMLCoder's path already ends with the missing key; Foundation's decoders' do not.
-            let endsWithKey = context.codingPath.last?.stringValue == key.stringValue
-            self.init(path: path(context.codingPath, then: endsWithKey ? nil : key), reason: "the element or attribute is missing")
+            self.init(path: path(context.codingPath + [key]), reason: "the element or attribute is missing")
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty, let underlying = context.underlyingError {
-                self.init(path: "/", reason: "the body is not well-formed XML: \(Self.parserMessage(underlying))")
-            } else if context.codingPath.isEmpty {
-                self.init(path: "/", reason: "the body is not well-formed XML: \(context.debugDescription)")
-            } else {
-                self.init(path: path(context.codingPath), reason: context.debugDescription)
-            }
+            self.init(path: path(context.codingPath), reason: context.debugDescription)
         @unknown default:
             self.init(path: "/", reason: "\(decoding)")
         }

@@ -45,17 +45,17 @@ struct MutatedXMLTests {
         var random = SeededGenerator(state: 21)
         let catalogue = Array(SampleDocuments.hotelsXML(approximateBytes: 600).utf8)
         let fault = Array(SOAPFaultTests.fault11.utf8)
-        let decoder = XMLCoding.makeDecoder()
+        let options = XMLTreeDecoding.Options(XMLCoding.makeDecoder())
         var outcomes = (decoded: 0, failed: 0)
         for round in 0..<3_000 {
             let source = round.isMultiple(of: 2) ? catalogue : fault
             let data = Data(Self.mutate(source, &random))
             do {
                 if round.isMultiple(of: 2) {
-                    _ = try XMLCoding.decode(SampleCatalogue.self, from: data, decoder: decoder, limits: .default)
+                    _ = try XMLCoding.decode(SampleCatalogue.self, from: data, options: options, limits: .default)
                 } else {
                     _ = try SOAPResponseReading.decode(
-                        AddResponse.self, from: data, head: HTTPResponse(status: .internalServerError), decoder: decoder, limits: .default)
+                        AddResponse.self, from: data, head: HTTPResponse(status: .internalServerError), options: options, limits: .default)
                 }
                 outcomes.decoded += 1
             } catch {

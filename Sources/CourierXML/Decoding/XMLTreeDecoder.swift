@@ -13,8 +13,11 @@ import XMLCoder
 struct XMLTreeDecoding {
     let options: Options
 
-    /// What the decoder reads from the caller's `XMLDecoder`.
-    struct Options {
+    /// What the decoder reads from the caller's `XMLDecoder`, once, when a response decoder is made.
+    ///
+    /// @unchecked Sendable: the strategies may hold closures and a `DateFormatter`, which calls
+    /// only read; nothing here changes after it is made.
+    struct Options: @unchecked Sendable {
         var keys: XMLDecoder.KeyDecodingStrategy
         var dates: XMLDecoder.DateDecodingStrategy
         var data: XMLDecoder.DataDecodingStrategy

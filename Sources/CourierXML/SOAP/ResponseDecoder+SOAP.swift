@@ -19,9 +19,9 @@ extension ResponseDecoder where Output: Decodable {
     ///   - limits: The size and depth limits; ``XMLLimits/default`` by default.
     /// - Returns: The response decoder.
     public static func soap(_ decoder: XMLDecoder = XMLCoding.makeDecoder(), limits: XMLLimits = .default) -> ResponseDecoder {
-        let shared = SharedXMLDecoder(decoder: decoder)
+        let options = XMLTreeDecoding.Options(decoder)
         return ResponseDecoder { data, head in
-            try SOAPResponseReading.decode(Output.self, from: data, head: head, decoder: shared.decoder, limits: limits)
+            try SOAPResponseReading.decode(Output.self, from: data, head: head, options: options, limits: limits)
         }
     }
 }
@@ -29,26 +29,13 @@ extension ResponseDecoder where Output: Decodable {
 /// What the decoder returned by ``Courier/ResponseDecoder/soap(_:limits:)`` does.
 enum SOAPResponseReading {
     static func decode<Output: Decodable>(
-        _ type: Output.Type, from data: Data, head: HTTPResponse, decoder: XMLDecoder, limits: XMLLimits
+        _ type: Output.Type, from data: Data, head: HTTPResponse, options: XMLTreeDecoding.Options, limits: XMLLimits
     ) throws -> Output {
         let isSuccess = (200..<300).contains(head.status.code)
         let envelope: SOAPEnvelope<Output>
         do {
-            let outline = try XMLPrescan.check(data, limits: limits)
-            let root = outline.root
-            guard let root, XMLDecodingError.localName(root) == "Envelope" else {
-                throw XMLDecodingError(
-                    path: root.map { "/" + XMLDecodingError.localName($0) } ?? "/",
-                    reason: "the body is not a SOAP envelope (\(root.map { "its root element is \($0)" } ?? "no root element"))")
-            }
-            do {
-                envelope = try XMLTreeDecoding(options: .init(decoder)).decode(
-                    SOAPEnvelope<Output>.self, from: data, expectedElements: outline.elementCount)
-            } catch let error as XMLDecodingError {
-                throw error
-            } catch {
-                throw XMLDecodingError(error, root: root)
-            }
+            envelope = try XMLCoding.decode(
+                SOAPEnvelope<Output>.self, from: data, options: options, limits: limits, rootElement: "Envelope")
         } catch {
             // Not a SOAP answer: a rejected status says more than the body does.
             if !isSuccess { throw statusError(head) }
@@ -94,8 +81,7 @@ enum SOAPBody<Output: Decodable>: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyElementKey.self)
-        // XMLCoder keeps an element's text under the key "": an empty or text-only Body has no element.
-        guard let first = container.allKeys.first(where: { !$0.stringValue.isEmpty }) else {
+        guard let first = container.allKeys.first else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: container.codingPath, debugDescription: "the SOAP Body is empty"))
         }
