@@ -20,8 +20,8 @@
     /// ```
     ///
     /// What Courier adds on top of AsyncHTTPClient:
-    /// - Redirects follow Courier's policy (limit; credentials never sent to another origin):
-    ///   AsyncHTTPClient's own redirect handling is off.
+    /// - One exchange per call: AsyncHTTPClient's redirect handling is off, and the chain's
+    ///   follow-up link applies Courier's redirect policy (see ``FollowUp``).
     /// - A failed connection attempt fails the call at once instead of being retried until the
     ///   deadline, so "connection refused" reads the same as on every other transport.
     /// - Errors become ``NetworkError`` kinds shared by every transport.
@@ -97,32 +97,10 @@
                     message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
             }
             let client = version == .http1_1 ? http1Client : automaticClient
-            var current = request
-            var currentBody = body
-            var redirects = 0
-            while true {
-                try Task.checkCancellation()
-                let response = try await execute(current, body: currentBody, on: client, context: context)
-                let status = Int(response.status.code)
-                guard RedirectRule.statuses.contains(status), let location = response.headers.first(name: "location") else {
-                    context.recorder.enter(.receiving)
-                    return TransportResponse(head: Self.head(of: response), body: Self.body(of: response))
-                }
-                redirects += 1
-                if redirects > context.maxRedirects {
-                    throw NetworkError.tooManyRedirects(limit: context.maxRedirects, status: status)
-                }
-                // Reuse the connection when the redirect's body is small; otherwise dropping it closes it.
-                var drained = 0
-                for try await chunk in response.body {
-                    drained += chunk.readableBytes
-                    if drained > 64 * 1024 { break }
-                }
-                let next = try RedirectRule.follow(
-                    current, status: status, location: location, credentialHeaderNames: context.credentialHeaderNames)
-                current = next.request
-                if !next.keepsBody { currentBody = nil }
-            }
+            try Task.checkCancellation()
+            let response = try await execute(request, body: body, on: client, context: context)
+            context.recorder.enter(.receiving)
+            return TransportResponse(head: Self.head(of: response), body: Self.body(of: response))
         }
 
         private func execute(

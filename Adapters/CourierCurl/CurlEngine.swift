@@ -334,14 +334,6 @@ final class CurlEngine: @unchecked Sendable {
 
     private func complete(_ transfer: CurlTransfer, code: CURLcode) {
         var failure: NetworkError?
-        if code == CURLE_OK, let status = transfer.redirectStatus {
-            do {
-                try followRedirect(transfer, status: status)
-                return
-            } catch {
-                failure = error
-            }
-        }
         if code != CURLE_OK, transfer.mayResend(after: code) {
             do {
                 try resend(transfer, after: code)
@@ -379,35 +371,6 @@ final class CurlEngine: @unchecked Sendable {
         transfer.lifecycle.restart()
         transfer.stallWatch = (transfer.activity, .now)  // The stall limit counts from the new attempt.
         try attach(transfer)
-    }
-
-    private func followRedirect(_ transfer: CurlTransfer, status: Int) throws(NetworkError) {
-        guard let easy = transfer.easy else { return }
-        transfer.redirects += 1
-        if transfer.redirects > transfer.context.maxRedirects {
-            throw .tooManyRedirects(limit: transfer.context.maxRedirects, status: status)
-        }
-        var location: UnsafePointer<CChar>?
-        guard ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location else {
-            throw NetworkError(kind: .invalidResponse, phase: .receiving, message: "the redirect has no usable Location", status: status)
-        }
-        let next = try RedirectRule.follow(
-            transfer.request, status: status, location: String(cString: location),
-            credentialHeaderNames: transfer.context.credentialHeaderNames)
-        guard transfer.context.remaining > .zero else {
-            throw NetworkError(kind: .timedOut, phase: .receiving, message: "the deadline passed while following a redirect")
-        }
-        transfer.context.recorder.update { $0.bytesReceived += Int64(transfer.receivedBytes) }
-        detach(transfer)
-        transfer.prepareForNextResponse()
-        transfer.request = next.request
-        if !next.keepsBody { transfer.body = nil }
-        try CurlRuntime.check(transfer.version, scheme: next.request.scheme)
-        do {
-            try attach(transfer)
-        } catch {
-            throw error.networkError
-        }
     }
 
     /// Runs what the lifecycle decided.

@@ -40,7 +40,7 @@ enum CurlRequestSetup {
         try pointer(CURLOPT_WRITEDATA, user, "WRITEDATA")
         try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
         try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
-        // Redirects are Courier's (see RedirectRule): libcurl never follows one on its own.
+        // One exchange per transfer: the chain's follow-up link decides about redirects.
         try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
         try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
 

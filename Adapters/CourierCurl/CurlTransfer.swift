@@ -13,10 +13,10 @@ final class CurlTransfer: @unchecked Sendable {
     let version: HTTPVersionPreference
     /// The engine that runs this transfer.
     let engine: CurlEngine
-    /// The request being sent (changes when a redirect is followed).
-    var request: HTTPRequest
-    /// The body, or `nil` once a redirect dropped it.
-    var body: RequestBody?
+    /// The request being sent (one exchange: the chain's follow-up link handles redirects).
+    let request: HTTPRequest
+    /// The body, or `nil` for none.
+    let body: RequestBody?
     var lifecycle = CurlTransferLifecycle()
     /// The caller waiting for the response head. Resumed exactly once: whoever resumes it takes it
     /// out first (on the engine thread, or in ``CurlEngine/submit(_:)`` before the engine has it).
@@ -29,9 +29,6 @@ final class CurlTransfer: @unchecked Sendable {
     var headerList: CurlHeaderList?
     var head = CurlResponseHead()
     var finalHead: HTTPResponse?
-    /// The status of a redirect being followed: its body is discarded.
-    var redirectStatus: Int?
-    var redirects = 0
     /// How often the request was sent again after libcurl's spurious HTTP/2 failures.
     var http2Resends = 0
     /// At most this many resends per request (two spurious failures in a row are already rare).
@@ -85,7 +82,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// is dropped with the rest).
     func mayResend(after code: CURLcode) -> Bool {
         guard CurlRuntime.hasRandomHTTP2FramingErrors, version != .http1_1, http2Resends < Self.maxHTTP2Resends,
-            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil, redirectStatus == nil,
+            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil,
             lifecycle.callerHasNothing
         else { return false }
         switch request.method {
@@ -103,11 +100,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's message for the failure, or empty.
     var errorMessage: String { errorBuffer.map { String(cString: $0) } ?? "" }
 
-    /// Clears what one response left behind, before the same transfer sends the next request of a redirect.
+    /// Clears what one response left behind, before the same transfer sends the request again.
     func prepareForNextResponse() {
         head = CurlResponseHead()
         finalHead = nil
-        redirectStatus = nil
         bodyBuffer = nil
         earlyBody = Data()
         receivedBytes = 0
@@ -126,12 +122,8 @@ final class CurlTransfer: @unchecked Sendable {
         switch head.take(bytes: line) {
         case .partial, .interimEnd:
             return line.count
-        case .finalEnd(let status):
+        case .finalEnd:
             guard let response = head.response else { return line.count }
-            if RedirectRule.statuses.contains(status), response.headerFields[.location] != nil {
-                redirectStatus = status
-                return line.count
-            }
             if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) {
                 failure = problem
                 return 0
@@ -150,7 +142,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Response body bytes arrived. Returns the bytes taken, `CURL_WRITEFUNC_PAUSE` to have
     /// libcurl hold them, or 0 to abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if redirectStatus != nil || isHeadRequest || finalHead == nil { return bytes.count }
+        if isHeadRequest || finalHead == nil { return bytes.count }
         if receivedBytes + bytes.count > context.maxResponseBytes {
             failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: nil)
             return 0

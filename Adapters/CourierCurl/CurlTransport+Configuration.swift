@@ -3,9 +3,9 @@ import Courier
 extension CurlTransport {
     /// Settings of one curl transport (one multi handle, its thread and its connection pool).
     ///
-    /// Every limit has a finite default. The call's connect timeout, deadline, response-size limit
-    /// and redirect limit come from the client's ``ClientConfiguration`` through the request
-    /// context; the settings here are the ones only libcurl has.
+    /// Every limit has a finite default. The call's connect timeout, deadline and response-size
+    /// limit come from the client's ``ClientConfiguration`` through the request context; the
+    /// settings here are the ones only libcurl has. libcurl follows no redirect: the chain does.
     public struct Configuration: Sendable {
         /// The name reported in metrics and used by the registry; `curl` by default.
         public var name = "curl"

@@ -9,12 +9,6 @@ import Foundation
 struct TaskState {
     let recorder: TransferRecorder
     let maxResponseBytes: Int
-    let maxRedirects: Int
-    /// The origin of the original request: credentials go nowhere else.
-    let origin: String
-    let credentialHeaderNames: Set<String>
-    /// Whether the request has a body (FoundationNetworking does not send it again on a 307/308).
-    let hasBody: Bool
     /// A temporary file holding the request body, removed when the task ends.
     let stagedBody: URL?
 
@@ -29,22 +23,13 @@ struct TaskState {
     /// The body length the head announced, if any: an error before that many bytes arrived is a
     /// connection that closed mid-body, whatever code FoundationNetworking gives it.
     var announcedBytes: Int64?
-    var redirects = 0
-    /// Set when Courier itself stopped the task (too large, too many redirects): reported instead
+    /// Set when Courier itself stopped the task (too large, malformed head): reported instead
     /// of URLSession's "cancelled".
     var failure: NetworkError?
 
-    init(
-        recorder: TransferRecorder, maxResponseBytes: Int, maxRedirects: Int, origin: String, credentialHeaderNames: Set<String>,
-        hasBody: Bool = false,
-        stagedBody: URL?
-    ) {
+    init(recorder: TransferRecorder, maxResponseBytes: Int, stagedBody: URL?) {
         self.recorder = recorder
         self.maxResponseBytes = maxResponseBytes
-        self.maxRedirects = maxRedirects
-        self.origin = origin
-        self.credentialHeaderNames = credentialHeaderNames
-        self.hasBody = hasBody
         self.stagedBody = stagedBody
     }
 }
@@ -153,44 +138,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         body?.yield(data)
     }
 
+    /// Declines every redirect: URLSession then delivers the 3xx response itself, and the chain's
+    /// follow-up link decides where to go (one exchange per call, as on every transport).
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let decision: (allowed: Bool, strip: Set<String>) = tasks.withLock { tasks in
-            guard var state = tasks[task.taskIdentifier] else { return (false, []) }
-            state.redirects += 1
-            if state.redirects > state.maxRedirects {
-                state.failure = .tooManyRedirects(limit: state.maxRedirects, status: response.statusCode)
-                tasks[task.taskIdentifier] = state
-                return (false, [])
-            }
-            if state.hasBody, response.statusCode == 307 || response.statusCode == 308 {
-                // FoundationNetworking would follow with the method kept but the body gone: an
-                // empty POST. Refuse instead of sending something the caller never asked for.
-                state.failure = NetworkError(
-                    kind: .unsupported, phase: .receiving,
-                    message:
-                        "URLSession on Linux cannot send the request body again on a \(response.statusCode) redirect; use the curl or ahc transport, or call the new location",
-                    status: response.statusCode
-                )
-                tasks[task.taskIdentifier] = state
-                return (false, [])
-            }
-            tasks[task.taskIdentifier] = state
-            let sameOrigin = Origin.of(request.url) == state.origin
-            return (true, sameOrigin ? [] : state.credentialHeaderNames)
-        }
-        guard decision.allowed else {
-            completionHandler(nil)
-            task.cancel()
-            return
-        }
-        var next = request
-        for (name, _) in request.allHTTPHeaderFields ?? [:] where decision.strip.contains(name.lowercased()) {
-            next.setValue(nil, forHTTPHeaderField: name)
-        }
-        completionHandler(next)
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -65,6 +65,11 @@ enum URLSessionConversion {
                 .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
                 .clientCertificateRequired:
                 (.tlsFailure, .tls)
+            case .unknown where !receivedHead && nsError.localizedDescription.hasPrefix("SSL "):
+                // libcurl's certificate and handshake failures (CURLE_PEER_FAILED_VERIFICATION,
+                // CURLE_SSL_CONNECT_ERROR), which FoundationNetworking reports as "unknown" with
+                // libcurl's text ("SSL certificate problem: ...").
+                (.tlsFailure, .tls)
             case .badServerResponse where !receivedHead && nsError.localizedDescription.hasPrefix("Empty reply from server"):
                 // libcurl's CURLE_GOT_NOTHING, which FoundationNetworking files under "bad
                 // server response": the server closed without answering.

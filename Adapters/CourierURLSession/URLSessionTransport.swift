@@ -9,8 +9,9 @@ import Synchronization
 /// A transport on the toolchain's own URLSession (FoundationNetworking on Linux).
 ///
 /// Use it when you want no extra dependency. It streams response bodies, bridges Task
-/// cancellation to the `URLSessionTask`, maps `URLError` codes to precise ``NetworkError`` kinds,
-/// and applies Courier's redirect policy (limit, and credentials never sent to another origin).
+/// cancellation to the `URLSessionTask`, and maps `URLError` codes to precise ``NetworkError``
+/// kinds. Its delegate declines every redirect, so the chain's follow-up link applies Courier's
+/// redirect policy (see ``FollowUp``), as for every transport.
 ///
 /// What it cannot do on Linux, and says so rather than pretending:
 /// - phase timings: metrics carry `.unavailable` (FoundationNetworking never reports
@@ -140,15 +141,8 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let origin = Origin.of(urlRequest.url)
         delegate.register(
-            task.taskIdentifier,
-            TaskState(
-                recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, maxRedirects: context.maxRedirects,
-                origin: origin, credentialHeaderNames: context.credentialHeaderNames, hasBody: (body?.length ?? 0) > 0,
-                stagedBody: stagedBody
-            )
-        )
+            task.taskIdentifier, TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody))
         context.recorder.enter(.awaitingResponse)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -207,41 +207,6 @@ public enum ConformanceCases {
             await client.shutdown()
         }
     }
-
-    /// redirects are followed up to the limit.
-    public static func redirects(_ transport: ConformanceTransport) async throws {
-        try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server) { $0.maxRedirects = 3 }
-            let echo = try await client.send(EchoEndpoint(path: "redirect/3"))
-            #expect(echo.path == "/echo")
-            await expectNetworkError(.tooManyRedirects) { try await client.send(EchoEndpoint(path: "redirect/5")) }
-            await client.shutdown()
-        }
-    }
-
-    /// credentials never follow a redirect to another origin, but do to the same origin.
-    public static func redirectCredentials(_ transport: ConformanceTransport) async throws {
-        try await withServer { first in
-            try await withServer { second in
-                let client = try transport.makeClient(first) { $0.secretHeaderNames = ["x-internal-token"] }
-                let headers: RequestHeaders = [
-                    "Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Internal-Token": "t0k", "X-Plain": "kept",
-                ]
-                let crossOrigin = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", "\(second.baseURL)/echo")], headers: headers)
-                let elsewhere = try await client.send(crossOrigin)
-                #expect(second.requestCount == 1)
-                #expect(elsewhere.header("authorization") == nil)
-                #expect(elsewhere.header("cookie") == nil)
-                #expect(elsewhere.header("x-internal-token") == nil)
-                #expect(elsewhere.header("x-plain") == "kept")
-
-                let sameOrigin = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", "/echo")], headers: headers)
-                let here = try await client.send(sameOrigin)
-                #expect(here.header("authorization") == "Bearer s3cret")
-                await client.shutdown()
-            }
-        }
-    }
 }
 
 extension ConformanceCases {
@@ -355,33 +320,6 @@ extension ConformanceCases {
             done.cancel()
             #expect(data.count == 10)
             #expect(try await done.value.count == 10)
-            await client.shutdown()
-        }
-    }
-
-    /// The redirect statuses and how each treats a POST with a body.
-    public static let redirectStatuses = [301, 302, 303, 307, 308]
-
-    /// 301/302/303 turn POST into GET without the body; 307/308 keep both (or, where the
-    /// transport declares it cannot, refuse to follow rather than send an empty body).
-    public static func redirectMethod(_ transport: ConformanceTransport, status: Int) async throws {
-        try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server)
-            let endpoint = EchoEndpoint(
-                path: "redirect-to", method: .post, query: [QueryItem("url", "/echo"), QueryItem("status", "\(status)")],
-                body: .text("form"))
-            let keeps = status == 307 || status == 308
-            if keeps, transport.bodyOnRedirect == .refused {
-                let error = await expectNetworkError(.unsupported) { try await client.send(endpoint) }
-                #expect(error?.status == status)
-                #expect(server.requestCount == 1, "the body must not go anywhere without being asked for")
-                await client.shutdown()
-                return
-            }
-            let echo = try await client.send(endpoint)
-            #expect(echo.path == "/echo")
-            #expect(echo.method == (keeps ? "POST" : "GET"))
-            #expect(echo.body == (keeps ? "form" : ""))
             await client.shutdown()
         }
     }

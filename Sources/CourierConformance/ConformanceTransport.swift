@@ -39,7 +39,6 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case unsupported
     }
 
-    /// What a transport does with a request body on a 307 or 308 redirect.
     /// Whether the transport can trust a private CA given in ``ClientConfiguration/tls``.
     public enum PrivateCA: Sendable, Hashable {
         /// It trusts the CA and connects.
@@ -75,15 +74,6 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case refused
     }
 
-    public enum BodyOnRedirect: Sendable, Hashable {
-        /// Sends it again to the new location.
-        case resent
-        /// Refuses to follow, failing with ``NetworkError/Kind/unsupported`` (never an empty body).
-        case refused
-    }
-
-    /// What happens to a request body on a 307 or 308 redirect.
-    public var bodyOnRedirect: BodyOnRedirect = .resent
     /// How repeated response header names arrive.
     public var repeatedResponseHeaders: RepeatedResponseHeaders = .kept
     /// Whether cleartext HTTP/2 with prior knowledge works.

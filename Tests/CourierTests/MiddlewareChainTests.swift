@@ -134,4 +134,32 @@ struct MiddlewareChainTests {
         #endif
         #expect(mock.recordedRequests.count <= 1)
     }
+
+    @Test("one chain, built-ins included: team headers, application, retry, follow-up, queue gate, network, transport")
+    func wholeOrder() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
+        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
+        let trace = Trace()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        configuration.headerRules = [try HeaderRule(headers: ["X-Team": .fixed("t")])]
+        configuration.retry = RetryPolicy()
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock,
+            middleware: [Tagging(tag: "A", trace: trace), RetryOnce()], networkMiddleware: [Tagging(tag: "N", trace: trace)])
+        #expect(
+            client.chainOrder == [
+                "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "QueueGate", "Tagging",
+                "transport mock",
+            ])
+        #expect(client.middleware.count == 4, "team headers, A, RetryOnce and retry are the once-per-call middleware")
+        let response = try await client.response(for: Ping())
+        // The application middleware sees one call; the network middleware sees each hop.
+        #expect(trace.all == ["request A", "request N", "response N", "request N", "response N", "response A"])
+        #expect(response.value.name == "after the hop")
+        #expect(response.metrics.attempts == 2)
+        #expect(response.metrics.redirects == 1)
+        #expect(mock.recordedRequests.map { $0.head.headerFields[HTTPField.Name("X-Team")!] } == ["t", "t"])
+    }
 }

@@ -18,8 +18,6 @@ extension ConformanceTransport {
             make: TransportRegistry.Entry.urlSession().make)
         // HTTPURLResponse keeps one value per header name.
         transport.repeatedResponseHeaders = .joined
-        // FoundationNetworking drops the body on 307/308; the adapter refuses to follow instead.
-        transport.bodyOnRedirect = .refused
         // FoundationNetworking hands over a 1xx as the final response; the adapter refuses it.
         transport.interimResponses = .refused
         // FoundationNetworking on Linux has no way to add a trusted root.
@@ -188,9 +186,21 @@ struct ConformanceTests {
         try await ConformanceCases.redirects(transport)
     }
 
-    @Test("credentials never follow a redirect to another origin, but do to the same origin", arguments: ConformanceTransport.all)
-    func redirectCredentials(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.redirectCredentials(transport)
+    @Test(
+        "a redirect to another origin (port, host, scheme, protocol-relative) carries only the safelisted headers",
+        arguments: ConformanceTransport.all, ConformanceCases.redirectStatuses)
+    func redirectCrossOrigin(transport: ConformanceTransport, status: Int) async throws {
+        try await ConformanceCases.redirectCrossOrigin(transport, status: status)
+    }
+
+    @Test("https to http and foreign schemes are refused, and nothing is sent", arguments: ConformanceTransport.all)
+    func redirectRefused(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.redirectRefused(transport)
+    }
+
+    @Test("a Location with an encoded CR, LF or NUL never becomes a request", arguments: ConformanceTransport.all)
+    func redirectMalformedLocation(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.redirectMalformedLocation(transport)
     }
 
     @Test("each method is sent as given; HEAD has no body", arguments: ConformanceTransport.everyProtocol, ConformanceCases.methods)

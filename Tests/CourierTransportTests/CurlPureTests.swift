@@ -5,7 +5,7 @@ import Testing
 
 @testable import CourierCurl
 
-@Suite("CurlTransport's pure parts: head parsing, redirects, lifecycle, error mapping")
+@Suite("CurlTransport's pure parts: head parsing, lifecycle, error mapping")
 struct CurlPureTests {
     @Test("interim 1xx heads are skipped, repeated names kept in order, folded lines joined, junk skipped")
     func headParsing() {
@@ -49,63 +49,6 @@ struct CurlPureTests {
         #expect(head.status == status)
         #expect(head.reason == reason)
         #expect(head.skippedLines == (status == nil ? 1 : 0))
-    }
-
-    @Test(
-        "redirects change the method the way clients agree on",
-        arguments: [
-            (301, HTTPRequest.Method.post, HTTPRequest.Method.get, false), (302, .post, .get, false), (303, .put, .get, false),
-            (303, .head, .head, false), (307, .post, .post, true), (308, .put, .put, true), (302, .get, .get, false),
-        ])
-    func redirectMethods(redirect: (status: Int, from: HTTPRequest.Method, to: HTTPRequest.Method, keepsBody: Bool)) throws {
-        var fields = HTTPFields()
-        fields[.contentType] = "application/json"
-        let request = HTTPRequest(method: redirect.from, scheme: "http", authority: "a.test", path: "/x", headerFields: fields)
-        let next = try RedirectRule.follow(request, status: redirect.status, location: "http://a.test/y?q=1", credentialHeaderNames: [])
-        #expect(next.request.method == redirect.to)
-        #expect(next.keepsBody == redirect.keepsBody)
-        #expect(next.request.path == "/y?q=1")
-        #expect((next.request.headerFields[.contentType] != nil) == redirect.keepsBody)
-    }
-
-    @Test(
-        "credentials are dropped when the origin changes: host, port or scheme",
-        arguments: [
-            ("http://a.test/next", true), ("http://a.test:80/next", true), ("http://b.test/next", false),
-            ("http://a.test:8080/next", false), ("https://a.test/next", false),
-        ])
-    func redirectCredentials(target: (location: String, sameOrigin: Bool)) throws {
-        let fields = HTTPFields([
-            HTTPField(name: .authorization, value: "Bearer x"), HTTPField(name: .cookie, value: "s=1"),
-            HTTPField(name: HTTPField.Name("X-Token")!, value: "t"), HTTPField(name: HTTPField.Name("X-Plain")!, value: "p"),
-        ])
-        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/", headerFields: fields)
-        let next = try RedirectRule.follow(
-            request, status: 302, location: target.location, credentialHeaderNames: ["authorization", "cookie", "x-token"])
-        let kept = next.request.headerFields
-        #expect((kept[.authorization] != nil) == target.sameOrigin)
-        #expect((kept[.cookie] != nil) == target.sameOrigin)
-        #expect((kept[HTTPField.Name("x-token")!] != nil) == target.sameOrigin)
-        #expect(kept[HTTPField.Name("x-plain")!] == "p")
-    }
-
-    @Test("a redirect to another scheme is refused", arguments: ["ftp://a.test/x", "file:///etc/passwd", "not a url"])
-    func redirectSchemes(location: String) {
-        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/")
-        #expect(throws: NetworkError.self) {
-            try RedirectRule.follow(request, status: 302, location: location, credentialHeaderNames: [])
-        }
-    }
-
-    @Test(
-        "a relative Location resolves against the request's URL",
-        arguments: [("/next?q=1", "/next?q=1"), ("other", "/dir/other"), ("//b.test/x", "/x")]
-    )
-    func relativeLocations(location: String, path: String) throws {
-        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/dir/page")
-        let next = try RedirectRule.follow(request, status: 302, location: location, credentialHeaderNames: [])
-        #expect(next.request.path == path)
-        #expect(next.request.authority == (location.hasPrefix("//") ? "b.test" : "a.test"))
     }
 
     @Test("lifecycle: a stop that overtakes the start fails the caller once, at the start, and nothing is added")

@@ -28,12 +28,8 @@ public final class NetworkClient: Sendable {
     public let observers: [any CallObserver]
     /// The queue calls wait in when their API object names none; `nil` runs them at once.
     public let queue: RequestQueue?
-    /// The request rewriters at the head of the application middleware (team headers), applied
-    /// synchronously before `chain`, which holds the rest.
-    private let headRewriters: [any RequestRewriting]
-    private let chain: Middleware.Next
-    /// The same chain with the queue's gate between application and network middleware.
-    private let queuedChain: Middleware.Next
+    /// The one chain every call passes: built-in links and middleware, folded once.
+    private let chain: CallChain
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
@@ -46,7 +42,8 @@ public final class NetworkClient: Sendable {
     ///
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
-    /// `networkMiddleware` once per attempt, then the transport.
+    /// redirect follow-up (see ``FollowUp``), then the queue's gate, then `networkMiddleware` once
+    /// per attempt, then the transport (see ``chainOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
     ///   - transport: The transport.
@@ -68,13 +65,13 @@ public final class NetworkClient: Sendable {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
         configuredBase = configuration.baseURL.map { text in Result { () throws(NetworkError) in try URLBuilder.parseBase(text) } }
-        var application: [any Middleware] = []
-        if !configuration.headerRules.isEmpty { application.append(TeamHeadersMiddleware(rules: configuration.headerRules)) }
-        application += middleware
-        if let retry = configuration.retry { application.append(RetryMiddleware(policy: retry)) }
+        let chain = CallChain(
+            headerRules: configuration.headerRules, application: middleware, retry: configuration.retry, network: networkMiddleware,
+            transport: transport)
+        self.chain = chain
         self.configuration = configuration
         self.transport = transport
-        self.middleware = application
+        self.middleware = Array(chain.links.prefix(chain.applicationCount))
         self.networkMiddleware = networkMiddleware
         self.observers = configuration.exportsMetrics ? observers + [MetricsExport()] : observers
         if let queue {
@@ -84,14 +81,13 @@ public final class NetworkClient: Sendable {
         } else {
             self.queue = nil
         }
-        let (head, rest) = MiddlewareChain.splitHead(application)
-        self.headRewriters = head
-        self.chain = MiddlewareChain.build(application: rest, network: networkMiddleware, around: transport)
-        self.queuedChain = MiddlewareChain.build(application: rest, network: networkMiddleware, around: transport, queued: true)
-        self.transportEndsAtDeadline =
-            transport.enforcesDeadline && application.allSatisfy(\.staysWithinDeadline)
-            && networkMiddleware.allSatisfy(\.staysWithinDeadline)
+        self.transportEndsAtDeadline = transport.enforcesDeadline && chain.links.allSatisfy(\.staysWithinDeadline)
     }
+
+    /// The whole chain in the order requests pass it, built-in links included, then the transport:
+    /// for example `["TeamHeadersMiddleware", "Logging", "RetryMiddleware", "FollowUpLink",
+    /// "QueueGate", "Tracing", "transport curl"]`. Responses come back in reverse.
+    public var chainOrder: [String] { CallChain.names(of: chain.links, transport: transport) }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
     /// - Parameters:
@@ -206,11 +202,9 @@ public final class NetworkClient: Sendable {
         context.placement = placement
         let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
         do {
-            var made = try RequestBuilder.build(
+            let made = try RequestBuilder.build(
                 call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
             context.ownHeaderNames = made.ownHeaderNames
-            // The rewriters at the head of the chain (team headers) change the request in place.
-            for rewriter in headRewriters { try rewriter.rewrite(&made.request, context: &context) }
             built = made
         } catch {
             return fail(error)
@@ -238,10 +232,10 @@ public final class NetworkClient: Sendable {
             recorder.enter(placement == nil ? .sending : .queued)
             // A queued call may wait for a slot: only the client's timer bounds that wait. (The fast
             // path calls the chain directly, without the closure the timer needs: one allocation less.)
+            let chain = chain.run
             if transportEndsAtDeadline && placement == nil {
                 (head, data) = try await Self.exchange(chain, built.request, built.body, context)
             } else {
-                let chain = placement == nil ? chain : queuedChain
                 (head, data) = try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder) {
                     [context] in
                     try await Self.exchange(chain, built.request, built.body, context)

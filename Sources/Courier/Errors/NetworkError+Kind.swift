@@ -15,6 +15,7 @@ extension NetworkError {
             case decoding
             case responseTooLarge = "response_too_large"
             case tooManyRedirects = "too_many_redirects"
+            case redirectRefused = "redirect_refused"
             case unsupported
             case noMatchingStub = "no_matching_stub"
             case transportFailure = "transport_failure"
@@ -54,6 +55,10 @@ extension NetworkError {
         public static let responseTooLarge = Kind(.responseTooLarge)
         /// The redirect limit was reached.
         public static let tooManyRedirects = Kind(.tooManyRedirects)
+        /// The server redirected somewhere Courier does not follow: a scheme other than `http` and
+        /// `https` (`file:`, `ftp:`, `data:`…), from `https` down to `http`, or a 307/308 that
+        /// would need a request body that cannot be sent again. Nothing was sent to the target.
+        public static let redirectRefused = Kind(.redirectRefused)
         /// The transport cannot do what the request asks (for example an HTTP version it lacks).
         public static let unsupported = Kind(.unsupported)
         /// A strict mock transport had no stub for the request.

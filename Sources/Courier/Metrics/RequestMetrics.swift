@@ -69,6 +69,8 @@ public struct RequestMetrics: Sendable, Hashable {
     public var deduplicated = false
     /// How many times the request was handed to the transport (more than one after retries or auth refresh).
     public var attempts: Int = 0
+    /// How many redirects the call followed (each hop is also an attempt).
+    public var redirects: Int = 0
 
     /// Creates empty metrics for a transport.
     /// - Parameter transport: The transport's name.

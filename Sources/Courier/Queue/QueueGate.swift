@@ -4,13 +4,17 @@ import HTTPTypes
 /// The point between application and network middleware where a queued call waits for its slot
 /// (and, when it may, shares an identical call's transfer).
 ///
-/// Only the client's chain for queued calls contains the gate (see `MiddlewareChain.build`); a call
-/// that reaches it without a placement passes straight through. A queued call holds its slot until the whole
-/// response body has been read, so the queue's limits bound the transfers really running; the
-/// body then continues as bytes in memory.
-enum QueueGate {
-    static func pass(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
+/// A link of every client's chain (see `CallChain`); a call without a queue passes straight
+/// through. A queued call holds its slot until the whole response body has been read, so the
+/// queue's limits bound the transfers really running; the body then continues as bytes in memory.
+/// Each redirect hop and each retry waits for a slot of its own.
+struct QueueGate: Middleware {
+    /// A queued call's wait is bounded by the client's own deadline timer, which runs for every
+    /// queued call; a call without a queue never waits here.
+    var staysWithinDeadline: Bool { true }
+
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
         guard let placement = context.placement else { return try await next(request, body, context) }
         let queue = placement.queue
@@ -28,7 +32,7 @@ enum QueueGate {
     }
 
     /// Waits for a slot, runs the rest of the chain and reads the body, then frees the slot.
-    private static func exchange(
+    private func exchange(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ placement: QueuePlacement,
         _ next: Middleware.Next
     ) async throws -> (HTTPResponse, Data) {

@@ -1,8 +1,8 @@
 import Foundation
+import HTTPTypes
 
-/// Courier's redirect policy, for transports whose own redirect handling is switched off (curl's
-/// `CURLOPT_FOLLOWLOCATION`, AsyncHTTPClient's redirect configuration), so that their defaults
-/// never decide what is sent where.
+/// Courier's redirect rules, applied by the follow-up link of the chain (`FollowUpLink`) for every
+/// transport: no transport follows a redirect on its own.
 ///
 /// Pure: tested without a network.
 package enum RedirectRule {
@@ -15,6 +15,8 @@ package enum RedirectRule {
         package var request: HTTPRequest
         /// Whether the body is sent again (307 and 308 keep it; the others switch to `GET`).
         package var keepsBody: Bool
+        /// Whether the hop changes the origin (scheme, host or port).
+        package var crossesOrigin: Bool
     }
 
     /// Builds the request that follows a redirect.
@@ -22,30 +24,47 @@ package enum RedirectRule {
     /// - 301 and 302 turn `POST` into `GET` (what browsers and every common client do); 303 turns
     ///   every method but `HEAD` into `GET`; 307 and 308 keep the method and the body.
     /// - When the body is dropped, so are its `Content-Type` and `Content-Length`.
-    /// - When the origin (scheme, host or port) changes, `credentialHeaderNames` are dropped.
+    /// - When the origin (scheme, host or port) changes, only ``FollowUp/crossOriginSafelist``
+    ///   headers are kept, less any of `secretHeaderNames`.
     ///
     /// - Parameters:
     ///   - request: The request that was redirected.
     ///   - status: The redirect status.
-    ///   - location: The target URL; a relative one is resolved against the request's URL.
-    ///   - credentialHeaderNames: Lowercase names never sent to another origin.
+    ///   - location: The `Location` value; a relative one is resolved against the request's URL.
+    ///   - secretHeaderNames: Lowercase names never sent to another origin, even when safelisted.
     /// - Returns: The next request.
-    /// - Throws: ``NetworkError/Kind/invalidResponse`` for a target that is not an absolute `http`
-    ///   or `https` URL.
+    /// - Throws: ``NetworkError/Kind/redirectRefused`` for a scheme other than `http` and `https`
+    ///   and for `https` to `http`; ``NetworkError/Kind/invalidResponse`` for a `Location` that is
+    ///   not a usable URI reference (control characters, an encoded CR, LF or NUL, no host).
     package static func follow(
-        _ request: HTTPRequest, status: Int, location: String, credentialHeaderNames: Set<String>
+        _ request: HTTPRequest, status: Int, location: String, secretHeaderNames: Set<String> = []
     ) throws(NetworkError) -> Next {
-        // A Location with spaces or control characters is not a URI reference: refuse it rather
-        // than let URL parsing "repair" it into somewhere the server never named.
-        let isWellFormed = !location.isEmpty && !location.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
-        let base = URL(string: "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")")
-        guard isWellFormed, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
-            let target = URLComponents(url: resolved, resolvingAgainstBaseURL: false), let scheme = target.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = target.host, !host.isEmpty
+        guard isWellFormed(location) else {
+            throw NetworkError(
+                kind: .invalidResponse, phase: .receiving,
+                message: "the server redirected to a Location with control characters or an encoded CR, LF or NUL", status: status)
+        }
+        let fromScheme = (request.scheme ?? "http").lowercased()
+        let base = URL(string: "\(fromScheme)://\(request.authority ?? "")\(request.path ?? "/")")
+        guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
+            let target = URLComponents(url: resolved, resolvingAgainstBaseURL: false), let scheme = target.scheme?.lowercased()
         else {
             throw NetworkError(
-                kind: .invalidResponse, phase: .receiving, message: "the server redirected to an unusable location",
+                kind: .invalidResponse, phase: .receiving, message: "the server redirected to an unusable location", status: status)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw NetworkError(
+                kind: .redirectRefused, phase: .receiving,
+                message: "the server redirected to a \(String(scheme.prefix(32))): URL; only http and https are followed",
                 status: status)
+        }
+        guard !(fromScheme == "https" && scheme == "http") else {
+            throw NetworkError(
+                kind: .redirectRefused, phase: .receiving, message: "the server redirected from https to plain http", status: status)
+        }
+        guard let host = target.host, !host.isEmpty else {
+            throw NetworkError(
+                kind: .invalidResponse, phase: .receiving, message: "the server redirected to a URL without a host", status: status)
         }
         let method: HTTPRequest.Method
         switch status {
@@ -60,13 +79,37 @@ package enum RedirectRule {
             fields[.contentLength] = nil
         }
         let authority = target.port.map { "\(hostForAuthority(host)):\($0)" } ?? hostForAuthority(host)
-        if Origin.of(scheme: request.scheme, authority: request.authority) != Origin.of(scheme: scheme, authority: authority) {
-            fields = HTTPFields(fields.filter { !credentialHeaderNames.contains($0.name.canonicalName) })
+        let crossesOrigin =
+            Origin.of(scheme: request.scheme, authority: request.authority) != Origin.of(scheme: scheme, authority: authority)
+        if crossesOrigin {
+            fields = HTTPFields(
+                fields.filter {
+                    let name = $0.name.canonicalName
+                    return FollowUp.crossOriginSafelist.contains(name) && !secretHeaderNames.contains(name)
+                })
         }
         var path = target.percentEncodedPath.isEmpty ? "/" : target.percentEncodedPath
         if let query = target.percentEncodedQuery { path += "?" + query }
         let next = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
-        return Next(request: next, keepsBody: keepsBody)
+        return Next(request: next, keepsBody: keepsBody, crossesOrigin: crossesOrigin)
+    }
+
+    /// A `Location` with spaces or control characters is not a URI reference, and one with an
+    /// encoded CR, LF or NUL is built to smuggle a header or a request line through a server that
+    /// decodes it: refuse both rather than let URL parsing "repair" them.
+    static func isWellFormed(_ location: String) -> Bool {
+        let bytes = Array(location.utf8)
+        guard !bytes.isEmpty, bytes.count <= 8192 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if byte <= 0x20 || byte == 0x7F { return false }
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "0") {
+                switch bytes[index + 2] | 0x20 {
+                case UInt8(ascii: "0"), UInt8(ascii: "a"), UInt8(ascii: "d"): return false
+                default: break
+                }
+            }
+        }
+        return true
     }
 
     private static func hostForAuthority(_ host: String) -> String {

@@ -15,10 +15,10 @@ public struct RequestContext: Sendable {
     public var connectTimeout: Duration
     /// The largest response body accepted, in bytes.
     public var maxResponseBytes: Int
-    /// The most redirects a transport may follow.
+    /// The most redirects the chain's follow-up link follows (transports follow none).
     public var maxRedirects: Int
-    /// Header names (lowercase) that carry secrets: redacted in logs, and dropped on a redirect
-    /// to another origin along with `Authorization`, `Cookie` and `Proxy-Authorization`.
+    /// Header names (lowercase) that carry secrets: redacted in logs, and never sent to another
+    /// origin on a redirect, even when ``FollowUp/crossOriginSafelist`` names them.
     public var secretHeaderNames: Set<String>
     /// The logger for this call, with the request id in its metadata.
     ///
@@ -82,7 +82,8 @@ public struct RequestContext: Sendable {
         max(.zero, ContinuousClock.now.duration(to: deadline))
     }
 
-    /// Header names that must not follow a redirect to another origin (lowercase).
+    /// The secret header names with `Authorization`, `Cookie` and `Proxy-Authorization` (lowercase):
+    /// headers that must never reach another origin.
     public var credentialHeaderNames: Set<String> {
         secretHeaderNames.union(["authorization", "proxy-authorization", "cookie"])
     }

@@ -16,8 +16,8 @@ import HTTPTypes
 /// - Report failures as ``NetworkError`` with the most precise kind and phase, keeping the native
 ///   code and message; never crash on anything a server sends.
 /// - Report the current phase and what you measure through `context.recorder`.
-/// - Apply Courier's redirect policy: at most `context.maxRedirects`, and never carry
-///   `context.credentialHeaderNames` to another origin.
+/// - Do exactly one exchange: never follow a redirect. Return a 3xx response as it came; the
+///   chain's follow-up link decides where to go next (see ``FollowUp``).
 /// - Be `Sendable`: `send` is called from many tasks at once.
 public protocol Transport: Sendable {
     /// The name the transport is registered under (`mock`, `urlsession`, `curl`, `ahc`).

@@ -7,7 +7,7 @@ import HTTPTypes
 /// empty; rules can also come from the configuration file (`headerRules`). Values of rules marked
 /// secret join the call's secret header names, so they are redacted and never follow a redirect
 /// to another origin.
-public struct TeamHeadersMiddleware: Middleware, RequestRewriting {
+public struct TeamHeadersMiddleware: Middleware {
     /// One header of a rule, ready to add: a fixed value is turned into a field once, here.
     private enum Addition: Sendable {
         case field(HTTPField)
@@ -99,7 +99,7 @@ public struct TeamHeadersMiddleware: Middleware, RequestRewriting {
     /// Waits only in `next`.
     public var staysWithinDeadline: Bool { true }
 
-    /// Applies the rules to a request; the chain calls it in place of ``intercept(_:body:context:next:)``.
+    /// Applies the rules to a request (the work of ``intercept(_:body:context:next:)`` before `next`).
     /// - Parameters:
     ///   - request: The request to change.
     ///   - context: The call's context; secret rules add their header names to it.

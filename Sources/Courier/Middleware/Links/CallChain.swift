@@ -1,0 +1,63 @@
+import HTTPTypes
+
+/// The one list of links every call of a client passes, and the one fold that turns it into a
+/// function. Built once per client.
+///
+/// The order (requests pass it top to bottom, responses come back bottom to top):
+/// 1. team headers (`TeamHeadersMiddleware`, when the configuration has header rules);
+/// 2. the application middleware, once per call;
+/// 3. retry (`RetryMiddleware`, when the configuration has a retry policy);
+/// 4. follow-up (`FollowUpLink`): redirects;
+/// 5. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
+/// 6. the network middleware, once per attempt (`NetworkLink` checks that each calls `next` once);
+/// 7. the transport, after counting the attempt.
+///
+/// Every link is an ordinary ``Middleware``: none is recognised by its type, nothing runs before
+/// the fold, and `MiddlewareChainTests` pins the whole order.
+struct CallChain: Sendable {
+    /// The links in the order requests pass them, without the transport.
+    let links: [any Middleware]
+    /// How many of ``links`` are once-per-call middleware (team headers, the application's, retry).
+    let applicationCount: Int
+    /// The whole chain: the links, then the transport.
+    let run: Middleware.Next
+
+    /// Builds the chain.
+    /// - Parameters:
+    ///   - headerRules: The team header rules; no link when empty.
+    ///   - application: Once-per-call middleware, in the order requests pass them.
+    ///   - retry: The retry policy; no link when `nil`.
+    ///   - network: Once-per-attempt middleware, in the order requests pass them.
+    ///   - transport: The end of the chain.
+    init(
+        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, network: [any Middleware],
+        transport: any Transport
+    ) {
+        var links: [any Middleware] = []
+        if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
+        links += application
+        if let retry { links.append(RetryMiddleware(policy: retry)) }
+        applicationCount = links.count
+        links.append(FollowUpLink())
+        links.append(QueueGate())
+        links += network.map(NetworkLink.init)
+        self.links = links
+        var next: Middleware.Next = { request, body, context in
+            context.recorder.update { $0.attempts += 1 }
+            return try await transport.send(request, body: body, context: context)
+        }
+        for link in links.reversed() {
+            let inner = next
+            next = { request, body, context in try await link.intercept(request, body: body, context: context, next: inner) }
+        }
+        self.run = next
+    }
+
+    /// The links' names in order (a network middleware by its own name), then the transport's.
+    static func names(of links: [any Middleware], transport: any Transport) -> [String] {
+        links.map { link in
+            let shown = (link as? NetworkLink)?.wrapped ?? link
+            return String(describing: type(of: shown))
+        } + ["transport \(transport.name)"]
+    }
+}

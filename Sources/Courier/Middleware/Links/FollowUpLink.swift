@@ -1,0 +1,106 @@
+import HTTPTypes
+import Logging
+
+/// Courier's redirect policy, the same for every transport: the chain's follow-up link applies it,
+/// and no transport follows a redirect on its own.
+///
+/// - At most ``ClientConfiguration/maxRedirects`` hops (10 by default); the deadline covers them all.
+/// - Only `http` and `https` targets, and never from `https` down to `http`: anything else fails
+///   with ``NetworkError/Kind/redirectRefused`` and nothing is sent to the target.
+/// - 301 and 302 turn `POST` into `GET`, 303 turns every method but `HEAD` into `GET` (the body
+///   is dropped); 307 and 308 keep the method and send the body again.
+/// - A hop to another origin (scheme, host or port) carries only the headers named in
+///   ``crossOriginSafelist``, less the configuration's secret header names; same-origin hops keep
+///   every header.
+/// - A `Location` with control characters or an encoded CR, LF or NUL is refused as
+///   ``NetworkError/Kind/invalidResponse``.
+/// - Each hop counts in ``RequestMetrics/redirects`` and ``RequestMetrics/attempts``, and is
+///   logged at `debug` as `courier.redirect.followed`.
+public enum FollowUp {
+    /// The headers (lowercase names) a redirect to another origin keeps: content negotiation,
+    /// the body's description when the body is sent again, the user agent and the W3C trace
+    /// context. Every other header the caller or a middleware set (`Authorization`, `Cookie`,
+    /// API keys, team headers) is dropped, whatever its name.
+    public static let crossOriginSafelist: Set<String> = [
+        "accept", "accept-encoding", "accept-language", "cache-control", "content-language", "content-length", "content-type",
+        "user-agent", "traceparent", "tracestate", "baggage",
+    ]
+}
+
+/// The chain's follow-up link: follows redirects with ``FollowUp``'s rules by calling the rest of
+/// the chain once per hop.
+struct FollowUpLink: Middleware {
+    /// A redirect's own body is read up to this much (so the connection can be reused), then dropped.
+    static let drainedBytes = 64 * 1024
+
+    var staysWithinDeadline: Bool { true }
+
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        let response = try await next(request, body, context)
+        guard RedirectRule.statuses.contains(response.head.status.code), response.head.headerFields.contains(.location) else {
+            return response
+        }
+        return try await follow(response, of: request, body: body, context: context, next: next)
+    }
+
+    private func follow(
+        _ first: TransportResponse, of request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        var request = request
+        var body = body
+        var response = first
+        var hops = 0
+        while RedirectRule.statuses.contains(response.head.status.code) {
+            let status = response.head.status.code
+            let locations = response.head.headerFields[values: .location]
+            guard let location = locations.first else { break }
+            await Self.drain(response.body)
+            guard locations.count == 1 else {
+                throw NetworkError(
+                    kind: .invalidResponse, phase: .receiving, message: "the redirect has \(locations.count) Location fields",
+                    status: status)
+            }
+            hops += 1
+            guard hops <= context.maxRedirects else { throw NetworkError.tooManyRedirects(limit: context.maxRedirects, status: status) }
+            let hop = try RedirectRule.follow(request, status: status, location: location, secretHeaderNames: context.secretHeaderNames)
+            if hop.keepsBody, let body, !body.isReplayable {
+                throw NetworkError(
+                    kind: .redirectRefused, phase: .receiving,
+                    message: "a \(status) redirect needs the request body again, and this body cannot be read twice", status: status)
+            }
+            guard context.remaining > .zero else {
+                throw NetworkError(kind: .timedOut, phase: .receiving, message: "the deadline passed while following a redirect")
+            }
+            context.recorder.update { $0.redirects += 1 }
+            if context.logger.logLevel <= .debug {
+                context.logger.debug(
+                    "courier.redirect.followed",
+                    metadata: [
+                        "courier.status": .stringConvertible(status), "courier.hop": .stringConvertible(hops),
+                        "courier.url": .string(Redaction.redactedURL(NetworkClient.url(of: hop.request))),
+                        "courier.cross_origin": .stringConvertible(hop.crossesOrigin),
+                    ])
+            }
+            request = hop.request
+            if !hop.keepsBody { body = nil }
+            response = try await next(request, body, context)
+        }
+        return response
+    }
+
+    /// Reads a redirect's body up to ``drainedBytes`` so its connection can be reused, then drops it
+    /// (which stops the transfer). A failure while reading it does not matter: it is not the answer.
+    private static func drain(_ body: ResponseBody) async {
+        var read = 0
+        do {
+            for try await chunk in body {
+                read += chunk.count
+                if read > drainedBytes { break }
+            }
+        } catch {
+            return
+        }
+    }
+}
