@@ -97,4 +97,22 @@ struct RedirectRuleTests {
                 == "[::ffff:127.0.0.1]:81")
         #expect(try RedirectRule.follow(request, status: 302, location: "http://[::1]/x").request.authority == "[::1]")
     }
+
+    @Test("the follow-up link called through intercept (outside the fold) follows the same way")
+    func followUpThroughIntercept() async throws {
+        let sent = Locked<[String]>([])
+        let next: Middleware.Next = { request, _, _ in
+            sent.withLock { $0.append(request.path ?? "") }
+            if request.path == "/start" {
+                return TransportResponse(head: HTTPResponse(status: .found, headerFields: [.location: "/end"]))
+            }
+            return TransportResponse(head: HTTPResponse(status: .ok))
+        }
+        let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "test"))
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
+        let response = try await FollowUpLink().intercept(request, body: nil, context: context, next: next)
+        #expect(response.head.status == .ok)
+        #expect(sent.withLock { $0 } == ["/start", "/end"])
+        #expect(context.recorder.updated { _ in }.redirects == 1)
+    }
 }

@@ -8,15 +8,22 @@ import HTTPTypes
 /// through. A queued call holds its slot until the whole response body has been read, so the
 /// queue's limits bound the transfers really running; the body then continues as bytes in memory.
 /// Each redirect hop and each retry waits for a slot of its own.
-struct QueueGate: Middleware {
+struct QueueGate: BindableLink {
     /// A queued call's wait is bounded by the client's own deadline timer, which runs for every
     /// queued call; a call without a queue never waits here.
     var staysWithinDeadline: Bool { true }
 
-    func intercept(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in
+            guard let placement = context.placement else { return try await next(request, body, context) }
+            return try await pass(request, body, context, placement, next)
+        }
+    }
+
+    private func pass(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ placement: QueuePlacement,
+        _ next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
-        guard let placement = context.placement else { return try await next(request, body, context) }
         let queue = placement.queue
         guard let key = queue.sharingKey(for: request, placement.deduplication) else {
             let (head, data) = try await exchange(request, body, context, placement, next)

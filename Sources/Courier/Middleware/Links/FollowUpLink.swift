@@ -29,20 +29,20 @@ public enum FollowUp {
 
 /// The chain's follow-up link: follows redirects with ``FollowUp``'s rules by calling the rest of
 /// the chain once per hop.
-struct FollowUpLink: Middleware {
+struct FollowUpLink: BindableLink {
     /// A redirect's own body is read up to this much (so the connection can be reused), then dropped.
     static let drainedBytes = 64 * 1024
 
     var staysWithinDeadline: Bool { true }
 
-    func intercept(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
-    ) async throws -> TransportResponse {
-        let response = try await next(request, body, context)
-        guard RedirectRule.statuses.contains(response.head.status.code), response.head.headerFields.contains(.location) else {
-            return response
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in
+            let response = try await next(request, body, context)
+            guard RedirectRule.statuses.contains(response.head.status.code), response.head.headerFields.contains(.location) else {
+                return response
+            }
+            return try await follow(response, of: request, body: body, context: context, next: next)
         }
-        return try await follow(response, of: request, body: body, context: context, next: next)
     }
 
     private func follow(

@@ -9,7 +9,7 @@ import Logging
 /// The client installs it last among the application middleware when
 /// ``ClientConfiguration/retry`` is set (or `retry` in the configuration file). Waits never run
 /// past the call's deadline; cancellation during a wait ends the call at once.
-public struct RetryMiddleware: Middleware {
+public struct RetryMiddleware: Middleware, BindableLink {
     /// The policy.
     public let policy: RetryPolicy
     private let wallClock: @Sendable () -> Date
@@ -43,6 +43,11 @@ public struct RetryMiddleware: Middleware {
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
         try await run(request, body: body, context: context, next: next)
+    }
+
+    /// Retry's layer of the chain: ``run(_:body:context:next:)`` with the rest of the chain bound.
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in try await run(request, body: body, context: context, next: next) }
     }
 
     /// The work of ``intercept(_:body:context:next:)``, inlined into the chain's closure so that

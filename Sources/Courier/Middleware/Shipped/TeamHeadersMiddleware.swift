@@ -7,7 +7,7 @@ import HTTPTypes
 /// empty; rules can also come from the configuration file (`headerRules`). Values of rules marked
 /// secret join the call's secret header names, so they are redacted and never follow a redirect
 /// to another origin.
-public struct TeamHeadersMiddleware: Middleware {
+public struct TeamHeadersMiddleware: Middleware, BindableLink {
     /// One header of a rule, ready to add: a fixed value is turned into a field once, here.
     private enum Addition: Sendable {
         case field(HTTPField)
@@ -98,6 +98,16 @@ public struct TeamHeadersMiddleware: Middleware {
 
     /// Waits only in `next`.
     public var staysWithinDeadline: Bool { true }
+
+    /// Team headers' layer of the chain: the rewrite, then `next`, in one async frame.
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in
+            var request = request
+            var context = context
+            try rewrite(&request, context: &context)
+            return try await next(request, body, context)
+        }
+    }
 
     /// Applies the rules to a request (the work of ``intercept(_:body:context:next:)`` before `next`).
     /// - Parameters:
