@@ -135,6 +135,13 @@ let package = Package(
             ],
             path: "Tests/CourierMemoryProbe"
         ),
+        // Makes one call through URLSessionTransport in a process of its own: the faults that crash
+        // FoundationNetworking are tested through it (URLSessionCrashTests).
+        .executableTarget(
+            name: "CourierURLSessionProbe",
+            dependencies: ["Courier", "CourierURLSession"],
+            path: "Tests/CourierURLSessionProbe"
+        ),
         .executableTarget(
             name: "CourierExample",
             dependencies: [

@@ -86,6 +86,15 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var downloadBackpressure: DownloadBackpressure = .paused
     /// How the transport bounds a connection that never opens.
     public var connectTimeout: ConnectTimeout = .separate
+    /// Faults that crash the whole process inside the transport's own platform library (URLSession's
+    /// FoundationNetworking), which Courier cannot catch. The in-process fault cases leave them
+    /// out for this transport; a test that runs each in a child process pins that the toolchain
+    /// still crashes, so the declaration goes the day a toolchain fixes it.
+    public var crashesInToolchain: Set<FaultServer.Fault> = []
+
+    /// The faults the in-process fault cases run for this transport: all but those that crash
+    /// the toolchain (see ``crashesInToolchain``).
+    public var survivableFaults: [FaultServer.Fault] { FaultServer.Fault.allCases.filter { !crashesInToolchain.contains($0) } }
 
     /// The transport's registered name (`urlsession`, `curl`, `ahc`, ...).
     /// The loopback server's protocol for the cases that run over any: HTTP/1.1 by default;

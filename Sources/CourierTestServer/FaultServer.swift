@@ -28,6 +28,13 @@ public final class FaultServer: Sendable {
         case continueResponse = "continue-response"
         /// Sends `103 Early Hints` (with a `Link` header) before a `200` with the body `final`.
         case earlyHints = "early-hints"
+        /// Sends a status line, then closes without a header or the blank line that ends a head.
+        /// (FoundationNetworking traps on it: "Transfer completed, but there's no response".)
+        case headWithoutBlankLine = "head-without-blank-line"
+        /// Redirects with a protocol-relative `Location` to this server's port on the IPv6-mapped
+        /// loopback address, `//[::ffff:127.0.0.1]:PORT/ok`. (FoundationNetworking traps on it in
+        /// `redirectRequest`, before any delegate is asked: "Invalid URL".)
+        case redirectToMappedIPv6 = "redirect-to-mapped-ipv6"
 
         /// The raw value, as used in the path.
         public var description: String { rawValue }
@@ -117,6 +124,12 @@ private final class FaultHandler: ChannelInboundHandler {
             answer(context, "HTTP/1.1 100 Continue\r\n\r\n" + Self.finalResponse, then: .close)
         case .earlyHints:
             answer(context, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n" + Self.finalResponse, then: .close)
+        case .headWithoutBlankLine:
+            answer(context, "HTTP/1.1 200 OK\r\n", then: .close)
+        case .redirectToMappedIPv6:
+            let port = context.channel.localAddress?.port ?? 0
+            let location = "//[::ffff:127.0.0.1]:\(port)/ok"
+            answer(context, "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
         case nil:
             answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
         }

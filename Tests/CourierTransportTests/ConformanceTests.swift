@@ -24,6 +24,8 @@ extension ConformanceTransport {
         transport.privateCA = .refused
         // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
         transport.connectTimeout = .boundedByStallLimit
+        // FoundationNetworking traps on these (URLSessionCrashTests runs each in a child process).
+        transport.crashesInToolchain = [.headWithoutBlankLine, .redirectToMappedIPv6]
         // FoundationNetworking delivers the body as fast as the network; a slow consumer buffers.
         transport.downloadBackpressure = .none
         return transport
@@ -106,7 +108,7 @@ struct ConformanceTests {
 
     @Test(
         "a misbehaving server gives the same error kind and phase on every transport; 1xx responses are skipped",
-        arguments: ConformanceTransport.all, FaultServer.Fault.allCases)
+        arguments: ConformanceTransport.all.flatMap { transport in transport.survivableFaults.map { (transport, $0) } })
     func fault(transport: ConformanceTransport, fault: FaultServer.Fault) async throws {
         try await ConformanceCases.fault(transport, fault: fault)
     }

@@ -1,0 +1,34 @@
+import CourierConformance
+import CourierTestServer
+import Foundation
+import Testing
+
+/// Two server behaviours crash any process that uses URLSession on Linux, inside FoundationNetworking
+/// where Courier cannot catch them (README and `URLSessionTransport` say so). Each runs here in a
+/// child process (`CourierURLSessionProbe`), which must still die with the toolchain's message:
+/// the day a toolchain fixes one, this test fails, and the note and the
+/// `ConformanceTransport.crashesInToolchain` declaration can go.
+@Suite("URLSession: faults that crash FoundationNetworking")
+struct URLSessionCrashTests {
+    static let cases: [(FaultServer.Fault, String)] = [
+        (.headWithoutBlankLine, "Transfer completed, but there's no response"),
+        (.redirectToMappedIPv6, "Invalid URL"),
+    ]
+
+    @Test("each still crashes the process in FoundationNetworking, with its own message", arguments: cases)
+    func stillCrashes(fault: FaultServer.Fault, message: String) async throws {
+        let probe = try #require(
+            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+        let server = try await FaultServer.start()
+        let outcome = try await ChildProcess.run(probe, ["\(server.baseURL)/fault/\(fault.rawValue)"], timeout: .seconds(30))
+        await server.shutdown()
+        #expect(!outcome.timedOut)
+        #expect(
+            outcome.status != 0 && outcome.errors.contains(message),
+            """
+            FoundationNetworking no longer crashes on \(fault) (status \(outcome.status), printed \(outcome.output)): \
+            remove it from the README's note, URLSessionTransport's documentation and ConformanceTransport.crashesInToolchain. \
+            stderr: \(outcome.errors.prefix(2000))
+            """)
+    }
+}
