@@ -15,6 +15,9 @@ enum CurlErrorMapping {
         var usesTLS = false
         /// Whether the connection was reused (then no lookup or connect happens).
         var reused = false
+        /// Whether the final response head was complete. A reply libcurl refuses before then (a
+        /// NUL in a header line) failed while the head was awaited, even though bytes arrived.
+        var headComplete = true
 
         /// The phase the transfer was in when it stopped.
         var phase: NetworkError.Phase {
@@ -72,7 +75,7 @@ enum CurlErrorMapping {
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2_STREAM:
             return (.connectionClosed, progress.firstByte > 0 ? .receiving : .awaitingResponse)
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR, CURLE_HTTP_RETURNED_ERROR:
-            return (.invalidResponse, progress.firstByte > 0 ? .receiving : .awaitingResponse)
+            return (.invalidResponse, progress.firstByte > 0 && progress.headComplete ? .receiving : .awaitingResponse)
         case CURLE_FILESIZE_EXCEEDED:
             return (.responseTooLarge, .receiving)
         case CURLE_TOO_MANY_REDIRECTS:

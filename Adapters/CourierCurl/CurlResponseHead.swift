@@ -4,16 +4,23 @@ import Courier
 ///
 /// libcurl delivers every line of every response the transfer sees, interim `1xx` ones included,
 /// each ending in CRLF, and an empty line after each head. A new status line starts a new head.
-/// Pure: tested without a network.
+/// A line that is not a status line, a field or a folded continuation, a field that breaks
+/// ``ResponseHeadChecks``' syntax (bare CR, NUL, whitespace before the colon, a name that is not
+/// a token), and a head over the ``ResponseHeadLimits`` end the parse as ``Line/invalid(_:)``: the
+/// transfer stops there, so an endless head is never buffered. Pure: tested without a network.
 struct CurlResponseHead {
+    /// The limits the head is read under.
+    let limits: ResponseHeadLimits
     /// The status of the head being read, `nil` before the first status line.
     private(set) var status: Int?
     /// The reason phrase of the status line.
     private(set) var reason = ""
     /// The fields of the head being read, in order, repeated names kept.
     private(set) var fields = HTTPFields()
-    /// Lines that were not valid fields (skipped, counted for diagnostics).
-    private(set) var skippedLines = 0
+    /// The bytes of field lines in the head being read (CRLF included).
+    private(set) var fieldBytes = 0
+    /// The interim heads read so far.
+    private(set) var interimCount = 0
 
     /// What one line meant.
     enum Line: Equatable {
@@ -23,6 +30,13 @@ struct CurlResponseHead {
         case interimEnd
         /// The empty line that ends a final head.
         case finalEnd(status: Int)
+        /// The line breaks a rule or a limit: stop the transfer with this message.
+        case invalid(String)
+    }
+
+    /// A parser for heads under `limits`.
+    init(limits: ResponseHeadLimits = ResponseHeadLimits()) {
+        self.limits = limits
     }
 
     /// Takes one raw line (with or without its CRLF), as text. For tests; libcurl's callback
@@ -37,33 +51,46 @@ struct CurlResponseHead {
     /// Works on bytes: header names are ASCII tokens and only the value becomes a `String`.
     mutating func take(bytes raw: UnsafeRawBufferPointer) -> Line {
         var end = raw.count
-        while end > 0, raw[end - 1] == ASCII.cr || raw[end - 1] == ASCII.lf { end -= 1 }
+        if end > 0, raw[end - 1] == ASCII.lf { end -= 1 }
+        if end > 0, raw[end - 1] == ASCII.cr { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: raw[0..<end])
         guard let first = line.first else {
-            guard let status else { return .partial }
-            return (100..<200).contains(status) ? .interimEnd : .finalEnd(status: status)
+            guard let status else { return .invalid("the response has a header line before its status line") }
+            guard (100..<200).contains(status) else { return .finalEnd(status: status) }
+            interimCount += 1
+            guard interimCount <= limits.maxInterimResponses else {
+                return .invalid("the response has more than \(limits.maxInterimResponses) interim (1xx) responses")
+            }
+            return .interimEnd
         }
         if line.starts(with: ASCII.httpSlash) {
             startHead(statusLine: line)
-            return .partial
+            return status == nil ? .invalid("the response has a malformed status line") : .partial
+        }
+        guard status != nil else { return .invalid("the response has a header line before its status line") }
+        fieldBytes += raw.count
+        guard fieldBytes <= limits.maxBytes else {
+            return .invalid("the response head has more than \(limits.maxBytes) bytes of fields")
         }
         if first == ASCII.space || first == ASCII.tab {
             // Obsolete line folding: continues the previous field's value.
-            if let last = fields.indices.last {
-                let value = fields[last].value + " " + trimmedText(line[...])
-                fields[last] = HTTPField(name: fields[last].name, value: value)
-            } else {
-                skippedLines += 1
-            }
+            guard let last = fields.indices.last else { return .invalid("the response head starts with a folded line") }
+            if let problem = ResponseHeadChecks.fieldValueProblem(line) { return .invalid(problem) }
+            let value = fields[last].value + " " + trimmedText(line[...])
+            fields[last] = HTTPField(name: fields[last].name, value: value)
             return .partial
         }
-        guard let colon = line.firstIndex(of: ASCII.colon),
-            let name = KnownFieldNames.name(spelled: line[..<colon]) ?? HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
-        else {
-            skippedLines += 1
-            return .partial
+        guard let colon = line.firstIndex(of: ASCII.colon) else { return .invalid("a header line has no colon") }
+        let valueBytes = line[(colon + 1)...]
+        if let problem = ResponseHeadChecks.fieldValueProblem(valueBytes) { return .invalid(problem) }
+        let nameBytes = line[..<colon]
+        guard let name = KnownFieldNames.name(spelled: nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else {
+            return .invalid(ResponseHeadChecks.fieldNameProblem(nameBytes) ?? "a header field name is not valid")
         }
-        fields.append(HTTPField(name: name, value: trimmedText(line[(colon + 1)...])))
+        guard fields.count < limits.maxFields else {
+            return .invalid("the response head has more than \(limits.maxFields) fields")
+        }
+        fields.append(HTTPField(name: name, value: trimmedText(valueBytes)))
         return .partial
     }
 
@@ -78,9 +105,9 @@ struct CurlResponseHead {
         fields = HTTPFields()
         // Room for a typical head at once, instead of growing 1, 2, 4, 8 as lines arrive.
         fields.reserveCapacity(8)
+        fieldBytes = 0
         status = nil
         reason = ""
-        defer { if status == nil { skippedLines += 1 } }
         guard let space = line.firstIndex(of: ASCII.space) else { return }
         var index = space
         while index < line.count, line[index] == ASCII.space { index += 1 }
@@ -91,7 +118,9 @@ struct CurlResponseHead {
             digits += 1
             index += 1
         }
-        guard digits == 3, index == line.count || line[index] == ASCII.space else { return }
+        guard digits == 3, index == line.count || line[index] == ASCII.space, ResponseHeadChecks.fieldValueProblem(line) == nil else {
+            return
+        }
         status = code
         reason = trimmedText(line[index...])
     }

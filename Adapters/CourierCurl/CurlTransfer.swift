@@ -27,7 +27,7 @@ final class CurlTransfer: @unchecked Sendable {
     // Engine-thread state.
     var easy: UnsafeMutableRawPointer?
     var headerList: CurlHeaderList?
-    var head = CurlResponseHead()
+    var head: CurlResponseHead
     var finalHead: HTTPResponse?
     /// How often the request was sent again after libcurl's spurious HTTP/2 failures.
     var http2Resends = 0
@@ -65,6 +65,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
+        self.head = CurlResponseHead(limits: context.responseHeadLimits)
     }
 
     deinit {
@@ -102,7 +103,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Clears what one response left behind, before the same transfer sends the request again.
     func prepareForNextResponse() {
-        head = CurlResponseHead()
+        head = CurlResponseHead(limits: context.responseHeadLimits)
         finalHead = nil
         bodyBuffer = nil
         earlyBody = Data()
@@ -122,9 +123,14 @@ final class CurlTransfer: @unchecked Sendable {
         switch head.take(bytes: line) {
         case .partial, .interimEnd:
             return line.count
+        case .invalid(let message):
+            failure = ResponseHeadChecks.invalid(message)
+            return 0
         case .finalEnd:
             guard let response = head.response else { return line.count }
-            if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) {
+            // The chain checks every transport's head; checking here too stops the transfer before
+            // its body is read (a small body would otherwise end the transfer first).
+            if let problem = ResponseHeadChecks.problem(in: response, limits: context.responseHeadLimits) {
                 failure = problem
                 return 0
             }

@@ -72,7 +72,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             completionHandler(.cancel)
             return
         }
-        let head = URLSessionConversion.responseHead(from: http)
         if (100..<200).contains(http.statusCode) {
             // FoundationNetworking hands over an interim response as if it were the final one and
             // then never completes the task: fail now, clearly, instead of at the deadline.
@@ -80,7 +79,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             completionHandler(.cancel)
             return
         }
-        if let problem = ResponseHeadChecks.contentLengthProblem(in: head.headerFields) {
+        // The size limits and Content-Length are checked by the chain, as for every transport.
+        let head: HTTPResponse
+        switch URLSessionConversion.responseHead(from: http) {
+        case .success(let converted): head = converted
+        case .failure(let problem):
             stop(dataTask, because: problem)
             completionHandler(.cancel)
             return

@@ -25,20 +25,27 @@ enum URLSessionConversion {
         return urlRequest
     }
 
-    /// The response head for an `HTTPURLResponse`. Header names that are not valid tokens are
-    /// dropped (a server cannot make this crash); values are kept as sent.
-    static func responseHead(from response: HTTPURLResponse) -> HTTPResponse {
+    /// The response head for an `HTTPURLResponse`, or the error for one whose fields break
+    /// ``ResponseHeadChecks``' syntax: FoundationNetworking keeps a bare CR or a control character
+    /// in a value, and it must fail here as on every transport, not be smoothed over by
+    /// `HTTPField`. (It refuses NUL and malformed names itself; see ``networkError(from:receivedHead:)``.)
+    static func responseHead(from response: HTTPURLResponse) -> Result<HTTPResponse, NetworkError> {
         var fields = HTTPFields()
         let pairs = response.allHeaderFields.compactMap { key, value -> (String, String)? in
             guard let name = key as? String else { return nil }
             return (name, "\(value)")
         }
         for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-            guard let fieldName = HTTPField.Name(name) else { continue }
+            if let problem = ResponseHeadChecks.fieldNameProblem(Array(name.utf8)) ?? ResponseHeadChecks.fieldValueProblem(value.utf8) {
+                return .failure(ResponseHeadChecks.invalid(problem))
+            }
+            guard let fieldName = HTTPField.Name(name) else {
+                return .failure(ResponseHeadChecks.invalid("a header field name is not valid"))
+            }
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let code = (100...999).contains(response.statusCode) ? response.statusCode : 500
-        return HTTPResponse(status: HTTPResponse.Status(code: code), headerFields: fields)
+        return .success(HTTPResponse(status: HTTPResponse.Status(code: code), headerFields: fields))
     }
 
     /// The NetworkError for an error URLSession reported.
@@ -84,6 +91,11 @@ enum URLSessionConversion {
             case .dataLengthExceedsMaximum: (.responseTooLarge, .receiving)
             case .badURL: (.invalidRequest, .building)
             case .requestBodyStreamExhausted: (.transportFailure, .sending)
+            case _ where !receivedHead && Self.refusedHeadMessages.contains(nsError.localizedDescription):
+                // libcurl (under FoundationNetworking) refusing a header line: a NUL byte
+                // ("Nul byte in header"), or FoundationNetworking's own header callback refusing a
+                // line it cannot parse, such as a space before the colon ("Failed writing header").
+                (.invalidResponse, .awaitingResponse)
             default: (.transportFailure, receivedHead ? .receiving : .transfer)
             }
         return NetworkError(
@@ -91,6 +103,9 @@ enum URLSessionConversion {
             nativeCode: NetworkError.NativeCode(domain: NSURLErrorDomain, code: nsError.code), underlying: error
         )
     }
+
+    /// libcurl's texts for a response head it or FoundationNetworking's header callback refused.
+    static let refusedHeadMessages: Set<String> = ["Nul byte in header", "Failed writing header"]
 
     /// The error for a `1xx` interim response, which URLSession on Linux mistakes for the final one.
     /// - Parameter status: The interim status.

@@ -15,7 +15,16 @@ extension ConformanceCases {
         case .closedWithoutResponse: (.connectionClosed, .awaitingResponse)
         case .malformedStatusLine, .conflictingContentLength: (.invalidResponse, .awaitingResponse)
         case .continueResponse, .earlyHints: transport.interimResponses == .refused ? (.unsupported, .awaitingResponse) : nil
-        case .headWithoutBlankLine: (.invalidResponse, .awaitingResponse)
+        case .headWithoutBlankLine, .bareCRInHeader, .spaceBeforeColon, .nulInHeader, .controlCharacterInHeader, .invalidFieldName,
+            .tooManyHeaders, .oversizedHead, .hugeContentLength:
+            (.invalidResponse, .awaitingResponse)
+        case .endlessInterim:
+            switch transport.interimResponses {
+            case .skipped: (.invalidResponse, .awaitingResponse)
+            case .skippedUnseen: nil
+            case .refused: (.unsupported, .awaitingResponse)
+            }
+        case .endlessBody: (.responseTooLarge, .receiving)
         case .redirectToMappedIPv6: nil
         }
     }

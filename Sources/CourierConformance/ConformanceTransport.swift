@@ -67,8 +67,12 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
 
     /// What the transport does with `1xx` interim responses before the final one.
     public enum InterimResponses: Sendable, Hashable {
-        /// Every interim response is skipped.
+        /// Every interim response is skipped, and counted against
+        /// ``ResponseHeadLimits/maxInterimResponses``.
         case skipped
+        /// Every interim response is skipped inside the transport's own library, unseen, so the
+        /// interim limit cannot apply (AsyncHTTPClient).
+        case skippedUnseen
         /// A `1xx` response fails the call as ``NetworkError/Kind/unsupported`` at once (URLSession
         /// on Linux takes it for the final response and would then hang until the deadline).
         case refused

@@ -35,6 +35,26 @@ public final class FaultServer: Sendable {
         /// loopback address, `//[::ffff:127.0.0.1]:PORT/ok`. (FoundationNetworking traps on it in
         /// `redirectRequest`, before any delegate is asked: "Invalid URL".)
         case redirectToMappedIPv6 = "redirect-to-mapped-ipv6"
+        /// A header value with a CR that is not followed by LF (`X-A: one\rtwo`).
+        case bareCRInHeader = "bare-cr-in-header"
+        /// Whitespace between a header name and its colon (`X-A : one`).
+        case spaceBeforeColon = "space-before-colon"
+        /// A NUL byte in a header value.
+        case nulInHeader = "nul-in-header"
+        /// A control character (0x01) in a header value.
+        case controlCharacterInHeader = "control-character-in-header"
+        /// A header name that is not a token (`X(A): one`).
+        case invalidFieldName = "invalid-field-name"
+        /// 10,000 header fields.
+        case tooManyHeaders = "too-many-headers"
+        /// One header of 80,000 bytes (more than 64 KiB, less than libcurl's own 100 KB line limit).
+        case oversizedHead = "oversized-head"
+        /// 1,000 `103 Early Hints` responses before a `200` with the body `final`.
+        case endlessInterim = "endless-interim"
+        /// A `Content-Length` of twenty digits (more than any body can be).
+        case hugeContentLength = "huge-content-length"
+        /// A chunked body that does not end: 64 KiB chunks until 256 MiB or the client goes away.
+        case endlessBody = "endless-body"
 
         /// The raw value, as used in the path.
         public var description: String { rawValue }
@@ -130,6 +150,26 @@ private final class FaultHandler: ChannelInboundHandler {
             let port = context.channel.localAddress?.port ?? 0
             let location = "//[::ffff:127.0.0.1]:\(port)/ok"
             answer(context, "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
+        case .bareCRInHeader:
+            answer(context, Self.okWith(header: "X-A: one\rtwo"), then: .close)
+        case .spaceBeforeColon:
+            answer(context, Self.okWith(header: "X-A : one"), then: .close)
+        case .nulInHeader:
+            answer(context, Self.okWith(header: "X-A: o\u{0}ne"), then: .close)
+        case .controlCharacterInHeader:
+            answer(context, Self.okWith(header: "X-A: o\u{1}ne"), then: .close)
+        case .invalidFieldName:
+            answer(context, Self.okWith(header: "X(A): one"), then: .close)
+        case .tooManyHeaders:
+            answer(context, Self.okWith(header: (0..<10_000).map { "X-Filler-\($0): v" }.joined(separator: "\r\n")), then: .close)
+        case .oversizedHead:
+            answer(context, Self.okWith(header: "X-Big: " + String(repeating: "a", count: 80_000)), then: .close)
+        case .endlessInterim:
+            answer(context, String(repeating: "HTTP/1.1 103 Early Hints\r\n\r\n", count: 1000) + Self.finalResponse, then: .close)
+        case .hugeContentLength:
+            answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 12345678901234567890\r\nConnection: close\r\n\r\nok", then: .close)
+        case .endlessBody:
+            sendEndlessBody(context)
         case nil:
             answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
         }
@@ -137,6 +177,37 @@ private final class FaultHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    /// A `200 ok` with one extra header line (given without its CRLF).
+    private static func okWith(header: String) -> String {
+        "HTTP/1.1 200 OK\r\n\(header)\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+    }
+
+    /// The most an endless body sends before the server gives up (bounded, like every fault).
+    private static let endlessBodyBytes = 256 << 20
+
+    /// Sends a chunked head, then 64 KiB chunks one after the other (each once the previous is
+    /// written, so nothing piles up in the server) until the client goes away or the bound is hit.
+    private func sendEndlessBody(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        var head = channel.allocator.buffer(capacity: 128)
+        head.writeString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        var buffer = channel.allocator.buffer(capacity: 65_546)
+        buffer.writeString("10000\r\n")
+        buffer.writeRepeatingByte(UInt8(ascii: "x"), count: 65_536)
+        buffer.writeString("\r\n")
+        let chunk = buffer
+        @Sendable func send(_ sent: Int) {
+            guard sent < Self.endlessBodyBytes, channel.isActive else {
+                channel.close(promise: nil)
+                return
+            }
+            channel.writeAndFlush(chunk).whenComplete { result in
+                if case .success = result { send(sent + 65_536) } else { channel.close(promise: nil) }
+            }
+        }
+        channel.writeAndFlush(head).whenComplete { _ in send(0) }
     }
 
     /// The final answer after interim responses.

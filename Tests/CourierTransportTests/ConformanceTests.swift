@@ -40,10 +40,15 @@ extension ConformanceTransport {
     }()
 
     #if AsyncHTTPClient
-        static let asyncHTTPClient = ConformanceTransport(
-            name: "ahc", nativeErrorDomain: "IOError",
-            phaseTimings: .unavailable(reason: "AsyncHTTPClient does not report phase timings"),
-            make: TransportRegistry.Entry.asyncHTTPClient().make)
+        static let asyncHTTPClient: ConformanceTransport = {
+            var transport = ConformanceTransport(
+                name: "ahc", nativeErrorDomain: "IOError",
+                phaseTimings: .unavailable(reason: "AsyncHTTPClient does not report phase timings"),
+                make: TransportRegistry.Entry.asyncHTTPClient().make)
+            // AsyncHTTPClient skips 1xx responses inside its channel handler, unseen.
+            transport.interimResponses = .skippedUnseen
+            return transport
+        }()
     #endif
 
     /// The transports again, against a server speaking HTTP/2 over TLS or cleartext HTTP/2. Left

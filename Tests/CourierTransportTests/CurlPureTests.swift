@@ -7,24 +7,76 @@ import Testing
 
 @Suite("CurlTransport's pure parts: head parsing, lifecycle, error mapping")
 struct CurlPureTests {
-    @Test("interim 1xx heads are skipped, repeated names kept in order, folded lines joined, junk skipped")
+    @Test("interim 1xx heads are skipped, repeated names kept in order, folded lines joined")
     func headParsing() {
         var head = CurlResponseHead()
         let lines = [
             "HTTP/1.1 100 Continue\r\n", "\r\n",
-            "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "X-Long: first\r\n", "\t second\r\n", "set-cookie: b=2\r\n",
-            "not a header\r\n", "Bad Name: x\r\n", "\r\n",
+            "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "X-Long: first\r\n", "\t second\r\n", "set-cookie: b=2\r\n", "\r\n",
         ]
         var results: [CurlResponseHead.Line] = []
         for line in lines { results.append(head.take(line)) }
         #expect(results[1] == .interimEnd)
         #expect(results.last == .finalEnd(status: 200))
+        #expect(!results.contains { if case .invalid = $0 { true } else { false } })
         let response = head.response
         #expect(response?.status.code == 200)
         #expect(response?.status.reasonPhrase == "OK")
         #expect(response?.headerFields[values: .setCookie] == ["a=1", "b=2"])
         #expect(response?.headerFields[HTTPField.Name("x-long")!] == "first second")
-        #expect(head.skippedLines == 2)
+    }
+
+    @Test(
+        "a malformed header line stops the head as invalid",
+        arguments: [
+            ("X-A: one\rtwo\r\n", "bare CR"), ("X-A : one\r\n", "whitespace before its colon"),
+            ("X-A\t: one\r\n", "whitespace before its colon"),
+            ("X-A: o\u{0}ne\r\n", "NUL"), ("X-A: o\u{1}ne\r\n", "control character"), ("X-A: o\u{7F}ne\r\n", "control character"),
+            ("X(A): one\r\n", "may not have"), (": one\r\n", "empty field name"), ("not a header\r\n", "no colon"),
+            ("X-A: one\r\r\n", "bare CR"), ("\t folded\r\n", "folded"),
+        ]
+    )
+    func malformedLines(line: String, reason: String) {
+        var head = CurlResponseHead()
+        #expect(head.take("HTTP/1.1 200 OK\r\n") == .partial)
+        guard case .invalid(let message) = head.take(line) else {
+            Issue.record("\(line.debugDescription) was accepted")
+            return
+        }
+        #expect(message.contains(reason), "\(message)")
+    }
+
+    @Test("a header line before any status line is invalid")
+    func lineBeforeStatus() {
+        var head = CurlResponseHead()
+        guard case .invalid = head.take("X-A: one\r\n") else {
+            Issue.record("accepted")
+            return
+        }
+    }
+
+    @Test("the limits: fields, bytes and interim responses each stop the head at the first line past them")
+    func limits() {
+        let limits = ResponseHeadLimits(maxFields: 3, maxBytes: 1024, maxInterimResponses: 2)
+        var head = CurlResponseHead(limits: limits)
+        _ = head.take("HTTP/1.1 200 OK\r\n")
+        for index in 0..<3 { #expect(head.take("X-\(index): v\r\n") == .partial) }
+        #expect(head.take("X-3: v\r\n") == .invalid("the response head has more than 3 fields"))
+
+        var big = CurlResponseHead(limits: limits)
+        _ = big.take("HTTP/1.1 200 OK\r\n")
+        #expect(big.take("X-A: " + String(repeating: "a", count: 1000) + "\r\n") == .partial)
+        #expect(
+            big.take("X-B: " + String(repeating: "b", count: 100) + "\r\n")
+                == .invalid("the response head has more than 1024 bytes of fields"))
+
+        var interim = CurlResponseHead(limits: limits)
+        for _ in 0..<2 {
+            _ = interim.take("HTTP/1.1 103 Early Hints\r\n")
+            #expect(interim.take("\r\n") == .interimEnd)
+        }
+        _ = interim.take("HTTP/1.1 103 Early Hints\r\n")
+        #expect(interim.take("\r\n") == .invalid("the response has more than 2 interim (1xx) responses"))
     }
 
     @Test("an HTTP/2 status line without a reason parses")
@@ -36,7 +88,7 @@ struct CurlPureTests {
     }
 
     @Test(
-        "status lines parse on bytes; malformed ones leave no status",
+        "status lines parse on bytes; malformed ones leave no status and are invalid",
         arguments: [
             ("HTTP/1.1 200 OK\r\n", 200, "OK"), ("HTTP/1.0 404 Not Found\r\n", 404, "Not Found"), ("HTTP/2 204\r\n", 204, ""),
             ("HTTP/1.1 503  Slow Down \r\n", 503, "Slow Down"), ("HTTP/1.1 2000 Big\r\n", nil, ""), ("HTTP/1.1 20 Short\r\n", nil, ""),
@@ -45,10 +97,10 @@ struct CurlPureTests {
     )
     func statusLines(line: String, status: Int?, reason: String) {
         var head = CurlResponseHead()
-        _ = head.take(line)
+        let result = head.take(line)
         #expect(head.status == status)
         #expect(head.reason == reason)
-        #expect(head.skippedLines == (status == nil ? 1 : 0))
+        #expect(result == (status == nil ? .invalid("the response has a malformed status line") : .partial))
     }
 
     @Test("lifecycle: a stop that overtakes the start fails the caller once, at the start, and nothing is added")

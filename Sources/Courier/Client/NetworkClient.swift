@@ -199,6 +199,7 @@ public final class NetworkClient: Sendable {
             httpVersion: call.httpVersion
         )
         context.addsRequestID = true
+        context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement
         let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
         do {

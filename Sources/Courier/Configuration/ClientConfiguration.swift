@@ -14,8 +14,15 @@ public struct ClientConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(60)
     /// The longest a transport may take to connect: 10 seconds by default.
     public var connectTimeout: Duration = .seconds(10)
-    /// The largest response body accepted: 64 MiB by default.
-    public var maxResponseBytes: Int = 64 * 1024 * 1024
+    /// The largest response body a buffered call accepts, counted after decoding: 16 MiB by
+    /// default. A body that grows past it fails as ``NetworkError/Kind/responseTooLarge`` as soon
+    /// as it does, so an endless body never holds more than this. Raise it per client, or stream
+    /// bigger bodies.
+    public var maxResponseBytes: Int = ClientConfiguration.defaultMaxResponseBytes
+    /// The default of ``maxResponseBytes``: 16 MiB.
+    public static let defaultMaxResponseBytes = 16 * 1024 * 1024
+    /// The most a response head may hold: 100 fields, 64 KiB, 10 interim responses by default.
+    public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects followed: 10 by default.
     public var maxRedirects: Int = 10
     /// Further header names whose values are secrets (redacted, never sent to another origin).
@@ -93,6 +100,7 @@ public struct ClientConfiguration: Sendable {
         if !Self.maxRedirectsRange.contains(maxRedirects) {
             throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
         }
+        try responseHeadLimits.validate(source: source)
         try validateTransportSettings(source: source)
         try retry?.validate(source: source)
         try queue?.validate(source: source)

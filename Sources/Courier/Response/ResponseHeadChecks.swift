@@ -1,18 +1,42 @@
 import HTTPTypes
 
-/// Checks every transport applies to a response head, so that a malformed head fails with the
-/// same ``NetworkError`` whichever transport read it.
+/// The checks every response head passes, so that a malformed head fails with the same
+/// ``NetworkError`` whichever transport read it.
+///
+/// The chain runs ``problem(in:limits:)`` on every head a transport returns (see `CallChain`):
+/// the size limits and `Content-Length`. The field syntax (``fieldNameProblem(_:)``,
+/// ``fieldValueProblem(_:)``) is checked where raw bytes are still visible, because
+/// `HTTPField` replaces what it cannot hold: curl's head parser and URLSession's conversion use
+/// it; AsyncHTTPClient's parser (llhttp) already refuses the same lines.
 package enum ResponseHeadChecks {
+    /// The error for a head that breaks a limit or whose `Content-Length` is not one number.
+    /// - Parameters:
+    ///   - head: The response head.
+    ///   - limits: The call's limits.
+    /// - Returns: The error, or `nil` when the head passes.
+    package static func problem(in head: HTTPResponse, limits: ResponseHeadLimits) -> NetworkError? {
+        let fields = head.headerFields
+        if fields.count > limits.maxFields {
+            return invalid("the response head has \(fields.count) fields, more than the limit of \(limits.maxFields)")
+        }
+        var bytes = 0
+        for field in fields { bytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        if bytes > limits.maxBytes {
+            return invalid("the response head has \(bytes) bytes of fields, more than the limit of \(limits.maxBytes)")
+        }
+        return contentLengthProblem(in: fields)
+    }
+
     /// The error for a head whose `Content-Length` is not one number: values that disagree
-    /// (RFC 9110, section 8.6: an unrecoverable error), or a value that is not a number. Repeated
-    /// identical values (`5, 5`) are one value.
+    /// (RFC 9110, section 8.6: an unrecoverable error), a value that is not a number, or one too
+    /// large for any body (more than 2^63 - 1). Repeated identical values (`5, 5`) are one value.
     /// - Parameter fields: The head's fields; repeated fields and comma-joined values both count.
     /// - Returns: The error, or `nil` when the length is absent or well formed.
     package static func contentLengthProblem(in fields: HTTPFields) -> NetworkError? {
         var first: Substring?
         for field in fields where field.name == .contentLength {
             // The usual case, one plain number, without splitting or trimming.
-            if first == nil, !field.value.isEmpty, field.value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            if first == nil, !field.value.isEmpty, field.value.utf8.count <= 18, field.value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 first = field.value[...]
                 continue
             }
@@ -20,6 +44,9 @@ package enum ResponseHeadChecks {
                 let value = part.trimmingWhitespace()
                 guard !value.isEmpty, value.allSatisfy(\.isASCIIDigit) else {
                     return invalid("the Content-Length \"\(field.value)\" is not a number")
+                }
+                guard Int64(value) != nil else {
+                    return invalid("the Content-Length \(value) is larger than any body can be")
                 }
                 if let first, first != value {
                     return invalid("the response has conflicting Content-Length values (\(first) and \(value))")
@@ -30,8 +57,42 @@ package enum ResponseHeadChecks {
         return nil
     }
 
-    private static func invalid(_ message: String) -> NetworkError {
+    /// Why the bytes before a field line's colon are not a field name (RFC 9110, section 5.1: a
+    /// token; whitespace before the colon is refused, RFC 9112, section 5.1), or `nil`.
+    package static func fieldNameProblem(_ name: some BidirectionalCollection<UInt8>) -> String? {
+        guard let last = name.last else { return "a header line has an empty field name" }
+        if last == 0x20 || last == 0x09 { return "a header field name is followed by whitespace before its colon" }
+        guard name.allSatisfy(isTokenByte) else { return "a header field name has a character a name may not have" }
+        return nil
+    }
+
+    /// Why a field value is not one (RFC 9110, section 5.5: no NUL, CR, LF or other control
+    /// character except horizontal tab), or `nil`.
+    package static func fieldValueProblem(_ value: some Sequence<UInt8>) -> String? {
+        for byte in value where byte < 0x20 && byte != 0x09 || byte == 0x7F {
+            switch byte {
+            case 0x00: return "a header value has a NUL byte"
+            case 0x0D: return "a header value has a bare CR"
+            case 0x0A: return "a header value has a bare LF"
+            default: return "a header value has a control character"
+            }
+        }
+        return nil
+    }
+
+    /// The error for a head that failed one of the checks above.
+    package static func invalid(_ message: String) -> NetworkError {
         NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: message)
+    }
+
+    /// Whether `byte` may appear in a token (`tchar`, RFC 9110, section 5.6.2).
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
     }
 }
 

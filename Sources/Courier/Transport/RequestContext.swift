@@ -15,6 +15,9 @@ public struct RequestContext: Sendable {
     public var connectTimeout: Duration
     /// The largest response body accepted, in bytes.
     public var maxResponseBytes: Int
+    /// The most a response head may hold. The chain checks every head against it; a transport
+    /// that reads heads itself should also stop reading there.
+    public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects the chain's follow-up link follows (transports follow none).
     public var maxRedirects: Int
     /// Header names (lowercase) that carry secrets: redacted in logs, and never sent to another
@@ -51,7 +54,7 @@ public struct RequestContext: Sendable {
         team: String? = nil,
         deadline: ContinuousClock.Instant,
         connectTimeout: Duration = .seconds(10),
-        maxResponseBytes: Int = 64 * 1024 * 1024,
+        maxResponseBytes: Int = ClientConfiguration.defaultMaxResponseBytes,
         maxRedirects: Int = 10,
         secretHeaderNames: Set<String> = [],
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),

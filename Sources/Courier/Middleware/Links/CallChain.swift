@@ -10,7 +10,9 @@ import HTTPTypes
 /// 4. follow-up (`FollowUpLink`): redirects;
 /// 5. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
 /// 6. the network middleware, once per attempt (`NetworkLink` checks that each calls `next` once);
-/// 7. the transport, after counting the attempt.
+/// 7. the transport, after counting the attempt; every head it returns passes
+///    `ResponseHeadChecks` (the call's ``ResponseHeadLimits`` and `Content-Length`) here, so a
+///    malformed head fails the same way on every transport.
 ///
 /// Every link is an ordinary ``Middleware``: none is recognised by its type, nothing runs before
 /// the fold, and `MiddlewareChainTests` pins the whole order. A link may also be a
@@ -47,7 +49,10 @@ struct CallChain: Sendable {
         self.links = links
         var next: Middleware.Next = { request, body, context in
             context.recorder.update { $0.attempts += 1 }
-            return try await transport.send(request, body: body, context: context)
+            let response = try await transport.send(request, body: body, context: context)
+            // Throwing drops the body, which stops the transfer.
+            if let problem = ResponseHeadChecks.problem(in: response.head, limits: context.responseHeadLimits) { throw problem }
+            return response
         }
         for link in links.reversed() {
             next = Self.bind(link, to: next)

@@ -1,0 +1,111 @@
+import CCurl
+import Courier
+import Foundation
+
+// Commands from any thread: the locked inbox, the engine thread's own commands, and the
+// wake-up of the loop (`curl_multi_wakeup`, only ever under the inbox lock).
+
+extension CurlEngine {
+    /// Hands a transfer to the engine; its ``CurlTransfer/headWaiter`` must already be set.
+    /// Fails the transfer at once when the engine is shutting down.
+    func submit(_ transfer: CurlTransfer) {
+        if !post(.start(transfer), requireAccepting: true) {
+            transfer.headWaiter?.resume(throwing: Self.shutDownError)
+            transfer.headWaiter = nil
+        }
+    }
+
+    /// Stops a transfer in whatever phase it is; does nothing once it has finished.
+    func stop(_ transfer: CurlTransfer, because error: NetworkError) {
+        post(.stop(transfer, error), requireAccepting: false)
+    }
+
+    /// Lets a transfer paused for backpressure read again.
+    func resume(_ transfer: CurlTransfer) {
+        post(.resume(transfer), requireAccepting: false)
+    }
+
+    /// Refuses new transfers, stops those in flight, and returns once the thread has exited and
+    /// every libcurl handle is released. Safe to call more than once.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyStopped: Bool = inbox.withLock { inbox in
+                if inbox.stopped { return true }
+                inbox.accepting = false
+                inbox.shutdownWaiters.append(continuation)
+                _ = curl_multi_wakeup(multi)  // The loop re-checks `accepting` even if this fails.
+                return false
+            }
+            if alreadyStopped { continuation.resume() }
+        }
+    }
+
+    /// Begins shutdown without waiting (for `deinit` of the transport).
+    func beginShutdown() {
+        post(nil, requireAccepting: false)
+    }
+
+    @discardableResult
+    func post(_ command: Command?, requireAccepting: Bool) -> Bool {
+        // A task running on the engine thread hands its command over directly: the loop takes
+        // `ownCommands` before it polls again. (A start during shutdown is refused when taken.)
+        if let command, isEngineThread {
+            ownCommands.append(command)
+            return true
+        }
+        return inbox.withLock { inbox in
+            guard !inbox.stopped, inbox.accepting || !requireAccepting else { return false }
+            if command == nil { inbox.accepting = false }
+            let wasEmpty = inbox.commands.isEmpty
+            if let command { inbox.commands.append(command) }
+            // Wake the loop only when the inbox turns non-empty: a loop that already has commands
+            // to take will take this one too. Under the lock, so the handle cannot be gone.
+            if wasEmpty || command == nil { _ = curl_multi_wakeup(multi) }
+            return true
+        }
+    }
+
+    /// Marks the engine stopped if no command arrived meanwhile. Under the inbox lock, so no
+    /// wakeup can be issued once this returns true.
+    func finishIfIdle() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty else { return false }
+            inbox.stopped = true
+            return true
+        }
+    }
+
+    /// Handles the commands tasks on the engine thread gave, including those they give meanwhile.
+    func handleOwnCommands() {
+        while !ownCommands.isEmpty {
+            var commands = takenOwnCommands
+            swap(&ownCommands, &commands)
+            for command in commands { handle(command) }
+            commands.removeAll(keepingCapacity: true)
+            takenOwnCommands = commands
+        }
+    }
+
+    func handle(_ command: Command) {
+        switch command {
+        case .run(let job):
+            jobs.append(job)
+        case .start(let transfer):
+            transfer.stallWatch = (transfer.activity, .now)
+            if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
+            apply(transfer.lifecycle.start(), to: transfer)
+        case .stop(let transfer, let error):
+            apply(transfer.lifecycle.stop(error), to: transfer)
+        case .resume(let transfer):
+            guard let easy = transfer.easy, transfer.paused else { return }
+            transfer.paused = false
+            transfer.stallWatch = (transfer.activity, .now)
+            counters.withLock { $0.resumes += 1 }
+            let code = curl_easy_pause(easy, ccurl_pause_continue)
+            if code != CURLE_OK {
+                let error = CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
+                apply(transfer.lifecycle.stop(error), to: transfer)
+            }
+        }
+    }
+}

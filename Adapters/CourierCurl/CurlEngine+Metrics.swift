@@ -1,0 +1,27 @@
+import CCurl
+import Courier
+import Foundation
+
+// libcurl's figures for one transfer, read once and copied into the call's recorder.
+
+extension CurlEngine {
+    func progress(of transfer: CurlTransfer) -> CurlErrorMapping.Progress {
+        guard let easy = transfer.easy else { return .init() }
+        return CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses).progress
+    }
+
+    /// Copies libcurl's figures into the call's recorder, and returns them.
+    @discardableResult
+    func record(_ transfer: CurlTransfer) -> CurlMetrics.Reading? {
+        guard let easy = transfer.easy else { return nil }
+        let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses)
+        transfer.context.recorder.update { metrics in
+            metrics.phaseTimings = .available(reading.timings)
+            metrics.httpVersion = reading.httpVersion
+            metrics.reusedConnection = reading.reused
+            metrics.remoteAddress = reading.remoteAddress
+            metrics.bytesSent = reading.bytesSent
+        }
+        return reading
+    }
+}
