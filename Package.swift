@@ -46,9 +46,12 @@ let package = Package(
     ],
     targets: [
         // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
+        // The system zlib (Debian: zlib1g-dev): the core decodes gzip and deflate bodies with it.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "Courier",
             dependencies: [
+                "CZlib",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 // API-only packages (no backends): the service picks the metrics and tracing backends.
@@ -109,6 +112,7 @@ let package = Package(
         .target(
             name: "CourierTestServer",
             dependencies: [
+                "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

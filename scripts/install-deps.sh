@@ -2,11 +2,12 @@
 # Installs the Debian packages Courier needs when they are missing. Safe to run again.
 #   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport;
 #   pkg-config: how SwiftPM finds libcurl for the CCurl system module;
-#   libxml2: FoundationXML (CourierXML) parses with it.
+#   libxml2: FoundationXML (CourierXML) parses with it;
+#   zlib1g-dev: the core decodes gzip and deflate bodies with the system zlib (CZlib).
 # With --bench it also installs wrk and nghttp2-client (h2load): courier-bench's physical limit.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2)
+packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2 zlib1g-dev)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nghttp2-client)
 fi

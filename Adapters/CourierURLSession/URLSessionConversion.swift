@@ -96,6 +96,11 @@ enum URLSessionConversion {
                 // ("Nul byte in header"), or FoundationNetworking's own header callback refusing a
                 // line it cannot parse, such as a space before the colon ("Failed writing header").
                 (.invalidResponse, .awaitingResponse)
+            case _ where Self.contentDecodingMessages.contains(where: nsError.localizedDescription.hasPrefix):
+                // libcurl (under FoundationNetworking, which always decodes) failing to undo a
+                // content coding: corrupt data, or too many codings. The same kind as Courier's
+                // own decoder gives on the other transports.
+                (.decoding, .receiving)
             default: (.transportFailure, receivedHead ? .receiving : .transfer)
             }
         return NetworkError(
@@ -106,6 +111,11 @@ enum URLSessionConversion {
 
     /// libcurl's texts for a response head it or FoundationNetworking's header callback refused.
     static let refusedHeadMessages: Set<String> = ["Nul byte in header", "Failed writing header"]
+
+    /// The beginnings of libcurl's texts for a body it could not decode.
+    static let contentDecodingMessages = [
+        "Error while processing content unencoding", "Reject response due to", "Unrecognized content encoding",
+    ]
 
     /// The error for a `1xx` interim response, which URLSession on Linux mistakes for the final one.
     /// - Parameter status: The interim status.

@@ -23,7 +23,11 @@ import Synchronization
 /// - `1xx` interim responses: FoundationNetworking takes one for the final response, so such a
 ///   call fails at once as ``NetworkError/Kind/unsupported``;
 /// - TLS settings, a total connection limit and an HTTP version choice: a client configuration
-///   that sets them is refused at start-up, naming the key.
+///   that sets them is refused at start-up, naming the key;
+/// - raw compressed bodies: FoundationNetworking always asks for and decodes gzip and deflate, so
+///   a call that sets its own `Accept-Encoding` still gets the body decoded, and a gzip stream cut
+///   short ends quietly (the call gets the part that arrived). The chain still refuses unknown or
+///   too many codings and holds the body to ``Decompression/maxRatio`` against the announced length.
 ///
 /// **A hostile or broken server can crash a process that uses this transport.** FoundationNetworking
 /// traps (a fatal error Courier cannot catch) on at least two answers, with the toolchain this
@@ -87,6 +91,10 @@ public final class URLSessionTransport: Transport {
 
     /// The registered name, `urlsession` by default.
     public var name: String { configuration.name }
+
+    /// FoundationNetworking always asks for and decodes gzip and deflate (and br and zstd when its
+    /// libcurl has them): the chain checks the codings and the ratio, and decodes nothing again.
+    public var decodesContentCodings: Bool { true }
     /// The settings this transport was made with.
     public let configuration: Configuration
 

@@ -90,6 +90,13 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var downloadBackpressure: DownloadBackpressure = .paused
     /// How the transport bounds a connection that never opens.
     public var connectTimeout: ConnectTimeout = .separate
+    /// Whether the transport's library always decodes compressed bodies, so a call that sets its
+    /// own `Accept-Encoding` still gets them decoded (URLSession).
+    public var alwaysDecodes = false
+    /// Whether a compressed body cut short fails the call. `false` where the transport's library
+    /// decodes and ends such a body quietly, so the call succeeds with the part that arrived
+    /// (URLSession: FoundationNetworking's libcurl).
+    public var detectsTruncatedCoding = true
     /// Faults that crash the whole process inside the transport's own platform library (URLSession's
     /// FoundationNetworking), which Courier cannot catch. The in-process fault cases leave them
     /// out for this transport; a test that runs each in a child process pins that the toolchain

@@ -53,12 +53,48 @@ public final class FaultServer: Sendable {
         case endlessInterim = "endless-interim"
         /// A `Content-Length` of twenty digits (more than any body can be).
         case hugeContentLength = "huge-content-length"
-        /// A chunked body that does not end: 64 KiB chunks until 256 MiB or the client goes away.
+        /// A chunked body that does not end: 64 KiB chunks until 64 MiB (four times the default body cap) or the client goes away.
         case endlessBody = "endless-body"
 
         /// The raw value, as used in the path.
         public var description: String { rawValue }
     }
+
+    /// Compressed bodies, at `/coding/<Encoded rawValue>`. Each decodes (where it decodes at all) to
+    /// ``FaultServer/decodedText``; the valid ones are sent identity-encoded when the request does
+    /// not advertise gzip in `Accept-Encoding`. Every answer says `X-Advertised: yes` or `no`.
+    public enum Encoded: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// `Content-Encoding: gzip`.
+        case gzip
+        /// `Content-Encoding: deflate`, in the zlib format.
+        case deflate
+        /// `Content-Encoding: deflate`, as raw deflate (no zlib header).
+        case rawDeflate = "raw-deflate"
+        /// `Content-Encoding: gzip, gzip`: gzip twice.
+        case doubleGzip = "double-gzip"
+        /// 64 MiB of zeros as about 64 KB of gzip.
+        case bomb
+        /// A gzip body cut in half (the `Content-Length` is right for the half).
+        case truncated
+        /// A gzip body with its middle overwritten.
+        case corrupt
+        /// `Content-Encoding: br` (not a coding Courier decodes).
+        case unknown
+        /// `Content-Encoding: gzip` six times, the body gzipped six times.
+        case chained
+
+        /// The raw value, as used in the path.
+        public var description: String { rawValue }
+    }
+
+    /// What every valid encoded body decodes to: about 43 KB of text.
+    public static let decodedText = String(repeating: "Courier decodes this body. ", count: 1600)
+
+    /// ``Encoded/gzip``'s body as sent, for a caller that asked for the raw bytes.
+    public static var gzippedText: [UInt8] { TestCompression.compress(Array(decodedText.utf8), .gzip) }
+
+    /// The size of ``Encoded/bomb`` decoded.
+    public static let bombBytes = 64 << 20
 
     /// The port it listens on (127.0.0.1).
     public let port: Int
@@ -128,6 +164,10 @@ private final class FaultHandler: ChannelInboundHandler {
         answered = true
         let head = String(decoding: received[..<end], as: UTF8.self)
         let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        if target.hasPrefix("/coding/"), let encoded = FaultServer.Encoded(rawValue: String(target.dropFirst("/coding/".count))) {
+            answer(context, encoded: encoded, requestHead: head)
+            return
+        }
         let name = target.hasPrefix("/fault/") ? String(target.dropFirst("/fault/".count)) : ""
         switch FaultServer.Fault(rawValue: name) {
         case .resetMidBody:
@@ -179,13 +219,61 @@ private final class FaultHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    private static let text = Array(FaultServer.decodedText.utf8)
+    private static let gzipped = TestCompression.compress(text, .gzip)
+    private static let bomb = TestCompression.compress([UInt8](repeating: 0, count: FaultServer.bombBytes), .gzip)
+
+    /// Sends an encoded body (see ``FaultServer/Encoded``).
+    private func answer(_ context: ChannelHandlerContext, encoded: FaultServer.Encoded, requestHead: String) {
+        let advertised = requestHead.lowercased().split(separator: "\r\n").contains { line in
+            line.hasPrefix("accept-encoding:") && line.contains("gzip")
+        }
+        let (coding, body): (String, [UInt8])
+        switch encoded {
+        case .gzip, .deflate, .rawDeflate, .doubleGzip:
+            guard advertised else {
+                answer(context, bytes: Self.text, headers: "Content-Type: text/plain\r\nX-Advertised: no\r\n")
+                return
+            }
+            switch encoded {
+            case .deflate: (coding, body) = ("deflate", TestCompression.compress(Self.text, .zlib))
+            case .rawDeflate: (coding, body) = ("deflate", TestCompression.compress(Self.text, .rawDeflate))
+            case .doubleGzip: (coding, body) = ("gzip, gzip", TestCompression.compress(Self.gzipped, .gzip))
+            default: (coding, body) = ("gzip", Self.gzipped)
+            }
+        case .bomb: (coding, body) = ("gzip", Self.bomb)
+        case .truncated: (coding, body) = ("gzip", Array(Self.gzipped.prefix(Self.gzipped.count / 2)))
+        case .corrupt:
+            var broken = Self.gzipped
+            for index in (broken.count / 3)..<(broken.count / 3 + 64) { broken[index] = 0xFF }
+            (coding, body) = ("gzip", broken)
+        case .unknown: (coding, body) = ("br", Self.gzipped)
+        case .chained:
+            var layered = Self.text
+            for _ in 0..<6 { layered = TestCompression.compress(layered, .gzip) }
+            (coding, body) = (Array(repeating: "gzip", count: 6).joined(separator: ", "), layered)
+        }
+        let headers = "Content-Type: text/plain\r\nContent-Encoding: \(coding)\r\nX-Advertised: \(advertised ? "yes" : "no")\r\n"
+        answer(context, bytes: body, headers: headers)
+    }
+
+    /// Sends a `200` with `headers` (each ending in CRLF), a Content-Length and `bytes`, then closes.
+    private func answer(_ context: ChannelHandlerContext, bytes: [UInt8], headers: String) {
+        let head = "HTTP/1.1 200 OK\r\n\(headers)Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + bytes.count)
+        buffer.writeString(head)
+        buffer.writeBytes(bytes)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
     /// A `200 ok` with one extra header line (given without its CRLF).
     private static func okWith(header: String) -> String {
         "HTTP/1.1 200 OK\r\n\(header)\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
     }
 
     /// The most an endless body sends before the server gives up (bounded, like every fault).
-    private static let endlessBodyBytes = 256 << 20
+    private static let endlessBodyBytes = 64 << 20
 
     /// Sends a chunked head, then 64 KiB chunks one after the other (each once the previous is
     /// written, so nothing piles up in the server) until the client goes away or the bound is hit.

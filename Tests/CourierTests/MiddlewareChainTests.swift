@@ -135,7 +135,7 @@ struct MiddlewareChainTests {
         #expect(mock.recordedRequests.count <= 1)
     }
 
-    @Test("one chain, built-ins included: team headers, application, retry, follow-up, queue gate, network, transport")
+    @Test("one chain, built-ins included: team headers, application, retry, follow-up, bridge, queue gate, network, transport")
     func wholeOrder() async throws {
         let mock = MockTransport()
         mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
@@ -150,7 +150,7 @@ struct MiddlewareChainTests {
             middleware: [Tagging(tag: "A", trace: trace), RetryOnce()], networkMiddleware: [Tagging(tag: "N", trace: trace)])
         #expect(
             client.chainOrder == [
-                "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "QueueGate", "Tagging",
+                "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "BridgeLink", "QueueGate", "Tagging",
                 "transport mock",
             ])
         #expect(client.middleware.count == 4, "team headers, A, RetryOnce and retry are the once-per-call middleware")

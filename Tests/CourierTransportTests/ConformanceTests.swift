@@ -26,6 +26,10 @@ extension ConformanceTransport {
         transport.connectTimeout = .boundedByStallLimit
         // FoundationNetworking traps on these (URLSessionCrashTests runs each in a child process).
         transport.crashesInToolchain = [.headWithoutBlankLine, .redirectToMappedIPv6]
+        // FoundationNetworking asks for and decodes gzip and deflate whatever the call says.
+        transport.alwaysDecodes = true
+        // ...and ends a truncated gzip stream quietly, so the call gets the part that arrived.
+        transport.detectsTruncatedCoding = false
         // FoundationNetworking delivers the body as fast as the network; a slow consumer buffers.
         transport.downloadBackpressure = .none
         return transport
@@ -116,6 +120,23 @@ struct ConformanceTests {
         arguments: ConformanceTransport.all.flatMap { transport in transport.survivableFaults.map { (transport, $0) } })
     func fault(transport: ConformanceTransport, fault: FaultServer.Fault) async throws {
         try await ConformanceCases.fault(transport, fault: fault)
+    }
+
+    @Test(
+        "compressed bodies: gzip and deflate decoded on every transport; bomb, truncated, corrupt, unknown and chained fail",
+        arguments: ConformanceTransport.all.flatMap { transport in FaultServer.Encoded.allCases.map { (transport, $0) } })
+    func decompression(transport: ConformanceTransport, encoded: FaultServer.Encoded) async throws {
+        try await ConformanceCases.decompression(transport, encoded: encoded)
+    }
+
+    @Test("a decompression bomb under a raised body cap fails on the ratio limit", arguments: ConformanceTransport.all)
+    func decompressionRatio(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.decompressionRatio(transport)
+    }
+
+    @Test("a call that sets its own Accept-Encoding gets the raw bytes", arguments: ConformanceTransport.all)
+    func decompressionOptOut(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.decompressionOptOut(transport)
     }
 
     @Test("GET sends the encoded query and headers, and decodes the JSON echo", arguments: ConformanceTransport.everyProtocol)

@@ -66,8 +66,8 @@ public final class NetworkClient: Sendable {
         }
         configuredBase = configuration.baseURL.map { text in Result { () throws(NetworkError) in try URLBuilder.parseBase(text) } }
         let chain = CallChain(
-            headerRules: configuration.headerRules, application: middleware, retry: configuration.retry, network: networkMiddleware,
-            transport: transport)
+            headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
+            decompression: configuration.decompression, network: networkMiddleware, transport: transport)
         self.chain = chain
         self.configuration = configuration
         self.transport = transport

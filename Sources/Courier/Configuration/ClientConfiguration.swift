@@ -21,6 +21,9 @@ public struct ClientConfiguration: Sendable {
     public var maxResponseBytes: Int = ClientConfiguration.defaultMaxResponseBytes
     /// The default of ``maxResponseBytes``: 16 MiB.
     public static let defaultMaxResponseBytes = 16 * 1024 * 1024
+    /// How compressed response bodies are advertised and decoded: gzip and deflate, at most 100
+    /// decoded bytes per received byte, two codings. See ``Decompression``.
+    public var decompression = Decompression()
     /// The most a response head may hold: 100 fields, 64 KiB, 10 interim responses by default.
     public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects followed: 10 by default.
@@ -101,6 +104,7 @@ public struct ClientConfiguration: Sendable {
             throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
         }
         try responseHeadLimits.validate(source: source)
+        try decompression.validate(source: source)
         try validateTransportSettings(source: source)
         try retry?.validate(source: source)
         try queue?.validate(source: source)

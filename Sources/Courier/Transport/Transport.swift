@@ -41,6 +41,12 @@ public protocol Transport: Sendable {
     /// deadline timer around the call, which saves a task group per call. The default is `false`.
     var enforcesDeadline: Bool { get }
 
+    /// Whether the transport's own library always decodes `gzip` and `deflate` bodies and cannot
+    /// be told not to (URLSession). Then the chain's bridge advertises nothing itself, decodes
+    /// nothing again, and only enforces its limits on what the transport delivers. The default
+    /// is `false`: the transport returns the bytes as they came, and Courier decodes them.
+    var decodesContentCodings: Bool { get }
+
     /// Stops the transport: fails or cancels what is in flight and releases its resources.
     /// Calls made after shutdown fail. Safe to call more than once.
     func shutdown() async
@@ -49,6 +55,9 @@ public protocol Transport: Sendable {
 extension Transport {
     /// By default a transport is not trusted to enforce the deadline: the client times the call.
     public var enforcesDeadline: Bool { false }
+
+    /// By default a transport returns bodies as they came: the chain decodes them.
+    public var decodesContentCodings: Bool { false }
 }
 
 /// A response head with its streamed body, as transports and middleware pass it along.

@@ -8,9 +8,12 @@ import HTTPTypes
 /// 2. the application middleware, once per call;
 /// 3. retry (`RetryMiddleware`, when the configuration has a retry policy);
 /// 4. follow-up (`FollowUpLink`): redirects;
-/// 5. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
-/// 6. the network middleware, once per attempt (`NetworkLink` checks that each calls `next` once);
-/// 7. the transport, after counting the attempt; every head it returns passes
+/// 5. (the response cache's slot, when it comes;)
+/// 6. the bridge (`BridgeLink`): `Accept-Encoding`, and decoding of the response body (see
+///    ``Decompression``);
+/// 7. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
+/// 8. the network middleware, once per attempt (`NetworkLink` checks that each calls `next` once);
+/// 9. the transport, after counting the attempt; every head it returns passes
 ///    `ResponseHeadChecks` (the call's ``ResponseHeadLimits`` and `Content-Length`) here, so a
 ///    malformed head fails the same way on every transport.
 ///
@@ -32,11 +35,12 @@ struct CallChain: Sendable {
     ///   - headerRules: The team header rules; no link when empty.
     ///   - application: Once-per-call middleware, in the order requests pass them.
     ///   - retry: The retry policy; no link when `nil`.
+    ///   - decompression: The bridge's content decoding.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     init(
-        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, network: [any Middleware],
-        transport: any Transport
+        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, decompression: Decompression = Decompression(),
+        network: [any Middleware], transport: any Transport
     ) {
         var links: [any Middleware] = []
         if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
@@ -44,6 +48,7 @@ struct CallChain: Sendable {
         if let retry { links.append(RetryMiddleware(policy: retry)) }
         applicationCount = links.count
         links.append(FollowUpLink())
+        links.append(BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings))
         links.append(QueueGate())
         links += network.map(NetworkLink.init)
         self.links = links

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+
+/// The chain's bridge link, between the caller's request and the wire: it advertises the content
+/// codings Courier decodes and undoes them on the response, with ``Decompression``'s rules, the
+/// same whichever transport carries the call. Runs once per hop (after follow-up).
+///
+/// - The request gets `Accept-Encoding: gzip, deflate` unless it has an `Accept-Encoding` of its
+///   own; then the response is returned as it came (the caller's opt-out).
+/// - A response with `Content-Encoding` is decoded as it is read; its head loses
+///   `Content-Encoding` and `Content-Length` (they described the encoded bytes).
+/// - With a transport that always decodes (``Transport/decodesContentCodings``), nothing is
+///   advertised or decoded again: the codings named are still checked, and the delivered body
+///   is held to the ratio against the announced length.
+struct BridgeLink: BindableLink {
+    let decompression: Decompression
+    let transportDecodes: Bool
+
+    var staysWithinDeadline: Bool { true }
+
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        guard decompression.isEnabled else { return next }
+        return { request, body, context in
+            let callerChose = request.headerFields[.acceptEncoding] != nil
+            guard !callerChose || transportDecodes else { return try await next(request, body, context) }
+            var request = request
+            if !callerChose, !transportDecodes { request.headerFields[.acceptEncoding] = Decompression.acceptEncoding }
+            let response = try await next(request, body, context)
+            return try decoded(response, method: request.method, context: context)
+        }
+    }
+
+    /// The response with its body decoded (or, when the transport decoded it, held to the limits).
+    private func decoded(_ response: TransportResponse, method: HTTPRequest.Method, context: RequestContext) throws(NetworkError)
+        -> TransportResponse
+    {
+        let head = response.head
+        guard head.headerFields.contains(.contentEncoding), Self.hasBody(status: head.status.code, method: method) else {
+            return response
+        }
+        let codings = try ContentCoding.decodingOrder(of: head.headerFields, maxCodings: decompression.maxCodings)
+        guard !codings.isEmpty else { return response }
+        let names = head.headerFields[values: .contentEncoding].joined(separator: ", ")
+        var decodedHead = head
+        decodedHead.headerFields[.contentEncoding] = nil
+        decodedHead.headerFields[.contentLength] = nil
+        let limits = DecodedBody.Limits(maxBytes: context.maxResponseBytes, maxRatio: decompression.maxRatio)
+        if transportDecodes {
+            let announced = response.body.expectedLength ?? head.headerFields[.contentLength].flatMap { Int64($0) }
+            let body = RatioCheckedBody.wrap(response.body, encodedLength: announced, names: names, limits: limits)
+            return TransportResponse(head: decodedHead, body: body)
+        }
+        let body = try DecodedBody.decode(response.body, codings: codings, names: names, limits: limits)
+        return TransportResponse(head: decodedHead, body: body)
+    }
+
+    /// Whether a response to `method` with `status` has a body to decode: not a HEAD response,
+    /// not `1xx`, `204` or `304`, and not a redirect the follow-up link will drop.
+    static func hasBody(status: Int, method: HTTPRequest.Method) -> Bool {
+        method != .head && status >= 200 && status != 204 && status != 304 && !RedirectRule.statuses.contains(status)
+    }
+}
+
+/// A body the transport already decoded, counted against the ratio to the encoded length it
+/// announced (the cap itself applies when the body is collected).
+enum RatioCheckedBody {
+    static func wrap(_ body: ResponseBody, encodedLength: Int64?, names: String, limits: DecodedBody.Limits) -> ResponseBody {
+        guard let encodedLength, encodedLength > 0 else { return body }
+        let ceiling = max(Int64(Decompression.ratioFloorBytes), encodedLength * Int64(limits.maxRatio))
+        let counter = Counter(body.makeAsyncIterator())
+        let stream = AsyncThrowingStream<Data, any Error>(unfolding: {
+            guard let chunk = try await counter.next() else { return nil }
+            if counter.total > ceiling {
+                throw NetworkError(
+                    kind: .responseTooLarge, phase: .receiving,
+                    message: "the \(names) body decodes to more than \(limits.maxRatio) times its \(encodedLength) announced bytes")
+            }
+            return chunk
+        })
+        return ResponseBody(stream: stream, expectedLength: nil)
+    }
+
+    /// Counts what a single reader took.
+    final class Counter: @unchecked Sendable {
+        private var iterator: ResponseBody.AsyncIterator
+        private(set) var total: Int64 = 0
+        init(_ iterator: ResponseBody.AsyncIterator) { self.iterator = iterator }
+        func next() async throws -> Data? {
+            let chunk = try await iterator.next()
+            total += Int64(chunk?.count ?? 0)
+            return chunk
+        }
+    }
+}

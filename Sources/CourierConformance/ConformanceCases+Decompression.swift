@@ -1,0 +1,72 @@
+import Courier
+import CourierTestServer
+import Foundation
+import HTTPTypes
+import Testing
+
+extension ConformanceCases {
+    /// What a transport must do with an encoded body: decode the valid ones (the head then has
+    /// no `Content-Encoding`), and fail the rest with the same kind on every transport.
+    public static func expectedOutcome(for encoded: FaultServer.Encoded) -> NetworkError.Kind? {
+        switch encoded {
+        case .gzip, .deflate, .rawDeflate, .doubleGzip: nil
+        case .bomb: .responseTooLarge
+        case .truncated, .corrupt, .unknown, .chained: .decoding
+        }
+    }
+
+    /// Requests advertise gzip; valid bodies arrive decoded; a bomb, a truncated or corrupt
+    /// stream, an unknown coding and six chained codings fail, never as success.
+    public static func decompression(_ transport: ConformanceTransport, encoded: FaultServer.Encoded) async throws {
+        let server = try await FaultServer.start()
+        let client = try transport.makeClient(baseURL: server.baseURL) { $0.requestTimeout = .seconds(20) }
+        let call = RawEndpoint(path: "coding/\(encoded.rawValue)")
+        if encoded == .truncated, !transport.detectsTruncatedCoding {
+            // Declared: the library decodes and ends the body quietly; the call gets a part.
+            let data = try await client.send(call)
+            #expect(data.count < FaultServer.decodedText.utf8.count)
+        } else if let kind = expectedOutcome(for: encoded) {
+            let error = await expectNetworkError(kind) { try await client.send(call) }
+            #expect(error?.phase == .receiving, "\(encoded): \(String(describing: error))")
+        } else {
+            let response = try await client.response(for: call)
+            #expect(response.head.headerFields[HTTPField.Name("x-advertised")!] == "yes")
+            #expect(response.head.headerFields[.contentEncoding] == nil)
+            #expect(response.value.count == FaultServer.decodedText.utf8.count)
+            #expect(String(decoding: response.value, as: UTF8.self) == FaultServer.decodedText)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    /// With the body cap raised past the bomb's size, the ratio limit stops it: 64 MiB from
+    /// about 64 KB is a ratio of about 1,000.
+    public static func decompressionRatio(_ transport: ConformanceTransport) async throws {
+        let server = try await FaultServer.start()
+        let client = try transport.makeClient(baseURL: server.baseURL) { configuration in
+            configuration.requestTimeout = .seconds(20)
+            configuration.maxResponseBytes = 2 * FaultServer.bombBytes
+        }
+        let error = await expectNetworkError(.responseTooLarge) { try await client.send(RawEndpoint(path: "coding/bomb")) }
+        #expect(error?.message.contains("100 times") == true, "\(String(describing: error))")
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    /// A call that sets its own `Accept-Encoding` gets the bytes as sent, `Content-Encoding` kept
+    /// (a transport whose library always decodes gets them decoded: declared).
+    public static func decompressionOptOut(_ transport: ConformanceTransport) async throws {
+        let server = try await FaultServer.start()
+        let client = try transport.makeClient(baseURL: server.baseURL) { $0.requestTimeout = .seconds(20) }
+        let call = RawEndpoint(path: "coding/gzip", headers: ["Accept-Encoding": "gzip"])
+        let response = try await client.response(for: call)
+        if transport.alwaysDecodes {
+            #expect(String(decoding: response.value, as: UTF8.self) == FaultServer.decodedText)
+        } else {
+            #expect(response.head.headerFields[.contentEncoding] == "gzip")
+            #expect(Array(response.value) == FaultServer.gzippedText)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+}
