@@ -107,22 +107,25 @@ struct ContentDecodingTests {
         #expect((first?.count ?? 0) <= DecodedBody.chunkBytes + 64 * 1024)
     }
 
-    @Test("the bridge advertises gzip and deflate, leaves a caller's own Accept-Encoding alone, and can be turned off")
-    func bridgeRequest() async throws {
-        let seen = Locked<[String?]>([])
-        let next: Middleware.Next = { request, _, _ in
-            seen.withLock { $0.append(request.headerFields[.acceptEncoding]) }
-            return TransportResponse(head: HTTPResponse(status: .ok), body: .empty)
+    @Test("the client advertises gzip and deflate unless decoding is off or the transport decodes itself")
+    func advertising() {
+        struct Decoding: Transport {
+            var name: String { "decoding" }
+            var decodesContentCodings: Bool { true }
+            func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+                TransportResponse(head: HTTPResponse(status: .ok), body: .empty)
+            }
+            func shutdown() async {}
         }
-        let context = RequestContext(requestID: "t", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "test"))
-        let plain = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/")
-        var own = plain
-        own.headerFields[.acceptEncoding] = "identity"
-        _ = try await BridgeLink(decompression: Decompression(), transportDecodes: false).bound(to: next)(plain, nil, context)
-        _ = try await BridgeLink(decompression: Decompression(), transportDecodes: false).bound(to: next)(own, nil, context)
-        _ = try await BridgeLink(decompression: Decompression(isEnabled: false), transportDecodes: false).bound(to: next)(
-            plain, nil, context)
-        _ = try await BridgeLink(decompression: Decompression(), transportDecodes: true).bound(to: next)(plain, nil, context)
-        #expect(seen.withLock { $0 } == ["gzip, deflate", "identity", nil, nil])
+        struct Plain: Transport {
+            var name: String { "plain" }
+            func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+                TransportResponse(head: HTTPResponse(status: .ok), body: .empty)
+            }
+            func shutdown() async {}
+        }
+        #expect(BridgeLink.advertises(Decompression(), transport: Plain()))
+        #expect(!BridgeLink.advertises(Decompression(isEnabled: false), transport: Plain()))
+        #expect(!BridgeLink.advertises(Decompression(), transport: Decoding()))
     }
 }

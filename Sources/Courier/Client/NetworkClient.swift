@@ -60,7 +60,13 @@ public final class NetworkClient: Sendable {
     ) throws(ConfigurationError) {
         try configuration.validate()
         do {
-            defaultFields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
+            var fields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
+            // The bridge's advertisement, computed once: a default field, so a call's own
+            // Accept-Encoding replaces it (and then gets the raw bytes; see BridgeLink).
+            if BridgeLink.advertises(configuration.decompression, transport: transport), fields[.acceptEncoding] == nil {
+                fields[.acceptEncoding] = Decompression.acceptEncoding
+            }
+            defaultFields = fields
         } catch {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }

@@ -6,7 +6,9 @@ import HTTPTypes
 /// same whichever transport carries the call. Runs once per hop (after follow-up).
 ///
 /// - The request gets `Accept-Encoding: gzip, deflate` unless it has an `Accept-Encoding` of its
-///   own; then the response is returned as it came (the caller's opt-out).
+///   own; then the response is returned as it came (the caller's opt-out). The value is added
+///   with the client's default headers, once per client (``advertises(_:transport:)``), so the
+///   link costs a call nothing until a response is encoded.
 /// - A response with `Content-Encoding` is decoded as it is read; its head loses
 ///   `Content-Encoding` and `Content-Length` (they described the encoded bytes).
 /// - With a transport that always decodes (``Transport/decodesContentCodings``), nothing is
@@ -21,13 +23,19 @@ struct BridgeLink: BindableLink {
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         guard decompression.isEnabled else { return next }
         return { request, body, context in
-            let callerChose = request.headerFields[.acceptEncoding] != nil
-            guard !callerChose || transportDecodes else { return try await next(request, body, context) }
-            var request = request
-            if !callerChose, !transportDecodes { request.headerFields[.acceptEncoding] = Decompression.acceptEncoding }
             let response = try await next(request, body, context)
+            guard response.head.headerFields.contains(.contentEncoding) else { return response }
+            // A caller that chose its own Accept-Encoding gets the bytes as they came (unless the
+            // transport decodes whatever it is told).
+            if !transportDecodes, request.headerFields[.acceptEncoding] != Decompression.acceptEncoding { return response }
             return try decoded(response, method: request.method, context: context)
         }
+    }
+
+    /// Whether requests get `Accept-Encoding: gzip, deflate` from the client: decoding is on and
+    /// the transport does not advertise and decode on its own.
+    static func advertises(_ decompression: Decompression, transport: any Transport) -> Bool {
+        decompression.isEnabled && !transport.decodesContentCodings
     }
 
     /// The response with its body decoded (or, when the transport decoded it, held to the limits).
@@ -35,9 +43,7 @@ struct BridgeLink: BindableLink {
         -> TransportResponse
     {
         let head = response.head
-        guard head.headerFields.contains(.contentEncoding), Self.hasBody(status: head.status.code, method: method) else {
-            return response
-        }
+        guard Self.hasBody(status: head.status.code, method: method) else { return response }
         let codings = try ContentCoding.decodingOrder(of: head.headerFields, maxCodings: decompression.maxCodings)
         guard !codings.isEmpty else { return response }
         let names = head.headerFields[values: .contentEncoding].joined(separator: ", ")
