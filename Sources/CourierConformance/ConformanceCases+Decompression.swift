@@ -39,8 +39,8 @@ extension ConformanceCases {
         await server.shutdown()
     }
 
-    /// With the body cap raised past the bomb's size, the ratio limit stops it: 64 MiB from
-    /// about 64 KB is a ratio of about 1,000.
+    /// With the body cap raised past the bomb's size, the ratio limit stops it: 32 MiB from
+    /// 32 MiB from about 32 KB is a ratio of about 1,000.
     public static func decompressionRatio(_ transport: ConformanceTransport) async throws {
         let server = try await FaultServer.start()
         let client = try transport.makeClient(baseURL: server.baseURL) { configuration in

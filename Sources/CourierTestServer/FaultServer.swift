@@ -53,7 +53,7 @@ public final class FaultServer: Sendable {
         case endlessInterim = "endless-interim"
         /// A `Content-Length` of twenty digits (more than any body can be).
         case hugeContentLength = "huge-content-length"
-        /// A chunked body that does not end: 64 KiB chunks until 64 MiB (four times the default body cap) or the client goes away.
+        /// A chunked body that does not end: 64 KiB chunks until 24 MiB (past the default 16 MiB body cap) or the client goes away.
         case endlessBody = "endless-body"
 
         /// The raw value, as used in the path.
@@ -72,7 +72,7 @@ public final class FaultServer: Sendable {
         case rawDeflate = "raw-deflate"
         /// `Content-Encoding: gzip, gzip`: gzip twice.
         case doubleGzip = "double-gzip"
-        /// 64 MiB of zeros as about 64 KB of gzip.
+        /// 32 MiB of zeros as about 32 KB of gzip.
         case bomb
         /// A gzip body cut in half (the `Content-Length` is right for the half).
         case truncated
@@ -94,7 +94,7 @@ public final class FaultServer: Sendable {
     public static var gzippedText: [UInt8] { TestCompression.compress(Array(decodedText.utf8), .gzip) }
 
     /// The size of ``Encoded/bomb`` decoded.
-    public static let bombBytes = 64 << 20
+    public static let bombBytes = 32 << 20
 
     /// The port it listens on (127.0.0.1).
     public let port: Int
@@ -273,7 +273,7 @@ private final class FaultHandler: ChannelInboundHandler {
     }
 
     /// The most an endless body sends before the server gives up (bounded, like every fault).
-    private static let endlessBodyBytes = 64 << 20
+    private static let endlessBodyBytes = 24 << 20
 
     /// Sends a chunked head, then 64 KiB chunks one after the other (each once the previous is
     /// written, so nothing piles up in the server) until the client goes away or the bound is hit.
