@@ -128,9 +128,10 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         case .finalEnd:
             guard let response = head.response else { return line.count }
-            // The chain checks every transport's head; checking here too stops the transfer before
+            // The chain checks every transport's head. The parser already held this one to the
+            // size limits; the Content-Length is checked here too so that the transfer stops before
             // its body is read (a small body would otherwise end the transfer first).
-            if let problem = ResponseHeadChecks.problem(in: response, limits: context.responseHeadLimits) {
+            if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) {
                 failure = problem
                 return 0
             }

@@ -91,18 +91,13 @@ public struct ClientConfiguration: Sendable {
     /// - Parameter source: Where the values came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the first value out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        if !Self.requestTimeoutRange.contains(requestTimeout) {
-            throw ConfigurationError(key: "timeouts.request", value: "\(requestTimeout)", allowed: "0.001 to 86400 seconds", source: source)
-        }
-        if !Self.connectTimeoutRange.contains(connectTimeout) {
-            throw ConfigurationError(key: "timeouts.connect", value: "\(connectTimeout)", allowed: "0.001 to 3600 seconds", source: source)
-        }
-        if !Self.maxResponseBytesRange.contains(maxResponseBytes) {
-            throw ConfigurationError(key: "maxResponseBytes", value: "\(maxResponseBytes)", allowed: "1 to \(16 << 30)", source: source)
-        }
-        if !Self.maxRedirectsRange.contains(maxRedirects) {
-            throw ConfigurationError(key: "maxRedirects", value: "\(maxRedirects)", allowed: "0 to 50", source: source)
-        }
+        try ConfigurationError.check(
+            requestTimeout, in: Self.requestTimeoutRange, key: "timeouts.request", allowed: "0.001 to 86400 seconds", source: source)
+        try ConfigurationError.check(
+            connectTimeout, in: Self.connectTimeoutRange, key: "timeouts.connect", allowed: "0.001 to 3600 seconds", source: source)
+        try ConfigurationError.check(
+            maxResponseBytes, in: Self.maxResponseBytesRange, key: "maxResponseBytes", allowed: "1 to \(16 << 30)", source: source)
+        try ConfigurationError.check(maxRedirects, in: Self.maxRedirectsRange, key: "maxRedirects", allowed: "0 to 50", source: source)
         try responseHeadLimits.validate(source: source)
         try decompression.validate(source: source)
         try validateTransportSettings(source: source)

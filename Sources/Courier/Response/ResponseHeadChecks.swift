@@ -19,12 +19,17 @@ package enum ResponseHeadChecks {
         if fields.count > limits.maxFields {
             return invalid("the response head has \(fields.count) fields, more than the limit of \(limits.maxFields)")
         }
+        // One pass: the bytes, and whether a Content-Length needs its own look.
         var bytes = 0
-        for field in fields { bytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        var hasLength = false
+        for field in fields {
+            bytes += field.name.rawName.utf8.count + field.value.utf8.count + 4
+            hasLength = hasLength || field.name == .contentLength
+        }
         if bytes > limits.maxBytes {
             return invalid("the response head has \(bytes) bytes of fields, more than the limit of \(limits.maxBytes)")
         }
-        return contentLengthProblem(in: fields)
+        return hasLength ? contentLengthProblem(in: fields) : nil
     }
 
     /// The error for a head whose `Content-Length` is not one number: values that disagree
@@ -97,7 +102,8 @@ package enum ResponseHeadChecks {
 }
 
 extension Substring {
-    fileprivate func trimmingWhitespace() -> Substring {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    func trimmingWhitespace() -> Substring {
         var text = self
         while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }

@@ -18,7 +18,7 @@ enum ContentCoding: Sendable, Equatable {
         var applied: [ContentCoding] = []
         for field in fields where field.name == .contentEncoding {
             for part in field.value.split(separator: ",") {
-                let name = part.trimmingCharacters(in: " \t").lowercased()
+                let name = part.trimmingWhitespace().lowercased()
                 switch name {
                 case "gzip", "x-gzip": applied.append(.gzip)
                 case "deflate": applied.append(.deflate)
@@ -38,14 +38,5 @@ enum ContentCoding: Sendable, Equatable {
     /// A content-decoding failure: the body cannot be trusted.
     static func failure(_ message: String) -> NetworkError {
         NetworkError(kind: .decoding, phase: .receiving, message: message)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var text = self
-        while let first = text.first, set.contains(first) { text.removeFirst() }
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        return text
     }
 }

@@ -38,12 +38,10 @@ public struct Decompression: Sendable, Hashable {
     /// - Parameter source: Where the values came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the first value out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        if !Self.maxRatioRange.contains(maxRatio) {
-            throw ConfigurationError(key: "decompression.maxRatio", value: "\(maxRatio)", allowed: "2 to 100000", source: source)
-        }
-        if !Self.maxCodingsRange.contains(maxCodings) {
-            throw ConfigurationError(key: "decompression.maxCodings", value: "\(maxCodings)", allowed: "1 to 4", source: source)
-        }
+        try ConfigurationError.check(
+            maxRatio, in: Self.maxRatioRange, key: "decompression.maxRatio", allowed: "2 to 100000", source: source)
+        try ConfigurationError.check(
+            maxCodings, in: Self.maxCodingsRange, key: "decompression.maxCodings", allowed: "1 to 4", source: source)
     }
 
     /// The `Accept-Encoding` value Courier sends: the codings it decodes.
