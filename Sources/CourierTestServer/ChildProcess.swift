@@ -22,6 +22,9 @@ public enum ChildProcess {
         public var errors: String
     }
 
+    /// Serialises ``run(_:_:timeout:)``'s launches (not the programs, which still run side by side).
+    private static let launchLock = NSLock()
+
     /// Runs `executable` with `arguments`; stops it (SIGTERM, then SIGKILL) after `timeout`.
     /// - Parameters:
     ///   - executable: The program's path.
@@ -41,7 +44,9 @@ public enum ChildProcess {
         let finished = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in finished.continuation.finish() }
         do {
-            try process.run()
+            // One launch at a time: Foundation's Process.run() is not safe to call from two
+            // threads at once (a parallel test run crashed in its memcpy while two launched).
+            try launchLock.withLock { try process.run() }
         } catch {
             throw StartError(description: "could not start \(executable): \(error)")
         }
