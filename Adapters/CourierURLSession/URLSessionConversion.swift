@@ -91,10 +91,11 @@ enum URLSessionConversion {
             case .dataLengthExceedsMaximum: (.responseTooLarge, .receiving)
             case .badURL: (.invalidRequest, .building)
             case .requestBodyStreamExhausted: (.transportFailure, .sending)
-            case _ where !receivedHead && Self.refusedHeadMessages.contains(nsError.localizedDescription):
+            case _ where !receivedHead && Self.refusedHeadMessages.contains(where: nsError.localizedDescription.hasPrefix):
                 // libcurl (under FoundationNetworking) refusing a header line: a NUL byte
                 // ("Nul byte in header"), or FoundationNetworking's own header callback refusing a
-                // line it cannot parse, such as a space before the colon ("Failed writing header").
+                // line it cannot parse, such as a space before the colon ("Failed writing header"
+                // on 7.88), or libcurl 8's own header limits.
                 (.invalidResponse, .awaitingResponse)
             case _ where Self.contentDecodingMessages.contains(where: nsError.localizedDescription.hasPrefix):
                 // libcurl (under FoundationNetworking, which always decodes) failing to undo a
@@ -109,8 +110,13 @@ enum URLSessionConversion {
         )
     }
 
-    /// libcurl's texts for a response head it or FoundationNetworking's header callback refused.
-    static let refusedHeadMessages: Set<String> = ["Nul byte in header", "Failed writing header"]
+    /// The beginnings of libcurl's texts for a response head it, or FoundationNetworking's header
+    /// callback, refused. They differ between libcurl 7.88 and 8.x: "Failed writing header" became
+    /// "Failure writing output to destination", and 8.x counts headers itself.
+    static let refusedHeadMessages = [
+        "Nul byte in header", "Failed writing header", "Failure writing output to destination", "Too many response headers",
+        "Too large response headers",
+    ]
 
     /// The beginnings of libcurl's texts for a body it could not decode.
     static let contentDecodingMessages = [
