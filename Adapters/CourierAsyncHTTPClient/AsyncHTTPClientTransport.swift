@@ -125,14 +125,42 @@
         }
 
         /// Stops both connection pools; calls in flight fail and later calls are refused.
+        ///
+        /// Returns within ``shutdownGrace`` even when a pool is still waiting for a connection
+        /// attempt: AsyncHTTPClient 1.37 cannot cancel one (its pool keeps a connection that is
+        /// starting until the attempt ends, at the connect timeout), so a call that timed out while
+        /// connecting would otherwise hold `shutdown()` up for the rest of that timeout. The pools
+        /// finish stopping in the background; they keep their clients until then.
         public func shutdown() async {
             let first = isShutDown.withLock { done in
                 defer { done = true }
                 return !done
             }
             guard first else { return }
-            try? await automaticClient.shutdown()
-            try? await http1Client.shutdown()
+            let clients = [automaticClient, http1Client]
+            let stopping = Task { for client in clients { try? await client.shutdown() } }
+            await Self.wait(for: stopping, atMost: Self.shutdownGrace)
+        }
+
+        /// The longest ``shutdown()`` waits for the connection pools to stop.
+        public static let shutdownGrace: Duration = .seconds(1)
+
+        /// Waits until `task` ends or `limit` passes, whichever comes first.
+        private static func wait(for task: Task<Void, Never>, atMost limit: Duration) async {
+            let waiter = Locked<CheckedContinuation<Void, Never>?>(nil)
+            let resume: @Sendable () -> Void = { waiter.withLock { $0.take() }?.resume() }
+            await withCheckedContinuation { continuation in
+                waiter.withLock { $0 = continuation }
+                let timer = Task {
+                    try? await Task.sleep(for: limit)
+                    resume()
+                }
+                Task {
+                    await task.value
+                    timer.cancel()
+                    resume()
+                }
+            }
         }
 
         private static func request(_ request: HTTPRequest, body: RequestBody?) -> HTTPClientRequest {

@@ -99,9 +99,6 @@ public final class CurlTransport: Transport {
     /// the global executor.
     public var executor: any TaskExecutor { engine }
 
-    /// True: libcurl's `CURLOPT_TIMEOUT_MS` is set to the time left before the call's deadline.
-    public var enforcesDeadline: Bool { true }
-
     /// Whether the caller runs on the transport's thread (for tests of ``executor``).
     var isOnTransportThread: Bool { engine.isEngineThread }
 

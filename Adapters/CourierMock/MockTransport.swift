@@ -190,14 +190,10 @@ public final class MockTransport: Transport {
         }
         if let delay = answer.delay {
             context.recorder.enter(.awaitingResponse)
-            // The mock enforces the call's deadline itself (see `enforcesDeadline`).
-            let remaining = context.remaining
-            if delay >= remaining {
-                try await Task.sleep(for: remaining)
-                throw NetworkError(
-                    kind: .timedOut, phase: .awaitingResponse, message: "the deadline passed while the mock delayed its answer by \(delay)")
-            }
-            try await Task.sleep(for: delay)
+            // On the call's clock: a test with a manual clock advances it instead of sleeping. The
+            // client's deadline cancels the wait.
+            let clock = context.clock
+            guard await clock.sleep(until: clock.now.advanced(by: delay)) else { throw CancellationError() }
         }
         switch answer.outcome {
         case .fail(let error):
@@ -214,10 +210,6 @@ public final class MockTransport: Transport {
             )
         }
     }
-
-    /// True: a stub's delay never runs past the call's deadline (the call fails as timed out when
-    /// it would), and answers are immediate otherwise, so the client needs no timer of its own.
-    public var enforcesDeadline: Bool { true }
 
     /// Makes later calls fail; recorded requests are kept.
     public func shutdown() async {

@@ -33,7 +33,12 @@ extension ConformanceCases {
     /// transport; 1xx interim responses before the final one are skipped.
     public static func fault(_ transport: ConformanceTransport, fault: FaultServer.Fault) async throws {
         let server = try await FaultServer.start()
-        let client = try transport.makeClient(baseURL: server.baseURL) { $0.requestTimeout = .seconds(10) }
+        // The deadline is on a clock that never moves: no fault may end as a timeout, however busy
+        // the machine (the transports' own backstop is the 60 s still left on it).
+        let client = try transport.makeClient(baseURL: server.baseURL) {
+            $0.requestTimeout = .seconds(60)
+            $0.timeSource = ManualTimeSource()
+        }
         let call = RawEndpoint(path: "fault/\(fault.rawValue)")
         if fault == .redirectToMappedIPv6 {
             // The follow-up link sends the hop to the IPv6-mapped loopback address: it arrives

@@ -139,33 +139,65 @@ public enum ConformanceCases {
         }
     }
 
-    /// the call's deadline applies: a slow server times out while awaiting the response.
+    /// the call's deadline applies: a slow server times out while awaiting the response. The
+    /// deadline is on a manual clock, moved once the server holds the request, so the case does
+    /// not depend on how busy the machine is.
     public static func timeout(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server)
-            let error = await expectNetworkError(.timedOut) {
-                // 2 s: enough for a loaded machine to send the request, so the deadline strikes
-                // while the server holds the answer back.
-                try await client.send(RawEndpoint(path: "delay/5000", timeout: .seconds(2)))
-            }
+            let clock = ManualTimeSource()
+            let client = try transport.makeClient(server) { $0.timeSource = clock }
+            let call = Task { try await client.send(RawEndpoint(path: "delay/60000", timeout: .seconds(30))) }
+            #expect(await eventually { server.requestsInFlight == 1 }, "the request never reached the server")
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            let error = await expectNetworkError(.timedOut) { try await call.value }
             #expect(error?.phase == .awaitingResponse)
             #expect(error?.shortDescription == "timed_out.awaiting_response")
             await client.shutdown()
         }
     }
 
-    /// a slow body cannot stretch the deadline. (The body takes 10 s; the deadline of 5 s leaves
-    /// a loaded machine ample time to deliver the head, so the deadline strikes mid-body. With 3 s,
-    /// an HTTP/2 call over TLS once had no head yet while the whole suite ran on two cores.)
+    /// a slow body cannot stretch the deadline: the deadline (on a manual clock, moved once the
+    /// head has arrived) strikes while the body still streams.
     public static func timeoutWhileReceiving(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server)
-            let error = await expectNetworkError(.timedOut) {
-                try await client.send(RawEndpoint(path: "stream/100", query: [QueryItem("delayMs", "100")], timeout: .seconds(5)))
+            let clock = ManualTimeSource()
+            let heads = HeadArrivals()
+            let client = try transport.makeClient(server, middleware: [heads]) { $0.timeSource = clock }
+            let call = Task {
+                try await client.send(RawEndpoint(path: "stream/600", query: [QueryItem("delayMs", "100")], timeout: .seconds(30)))
             }
+            #expect(await eventually { heads.count == 1 }, "the head never arrived")
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            let error = await expectNetworkError(.timedOut) { try await call.value }
             #expect(error?.phase == .receiving)
             await client.shutdown()
         }
+    }
+
+    /// the deadline ends the work under the call, not only the call: a call to a host that never
+    /// accepts the connection times out at its deadline, and `shutdown()` then returns promptly,
+    /// because no connection attempt outlives the call.
+    public static func deadlineThroughShutdown(_ transport: ConformanceTransport) async throws {
+        let blackhole = try FullBacklogListener()
+        defer { blackhole.close() }
+        let clock = ManualTimeSource()
+        let client = try transport.makeClient(baseURL: "http://127.0.0.1:\(blackhole.port)") {
+            $0.timeSource = clock
+            $0.connectTimeout = .seconds(60)
+            $0.stallTimeout = .seconds(60)
+            $0.requestTimeout = .seconds(30)
+        }
+        let call = Task { try await client.send(RawEndpoint(path: "x")) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        let error = await expectNetworkError(.timedOut) { try await call.value }
+        #expect(error?.phase == .connect || error?.phase == .sending || error?.phase == .awaitingResponse, "\(String(describing: error))")
+        let stopping = ContinuousClock.now
+        await client.shutdown()
+        let took = stopping.duration(to: .now)
+        #expect(took < .seconds(3), "shutdown() took \(took) after the call's deadline")
     }
 
     /// connection refused is a connect failure.

@@ -102,3 +102,24 @@ public func withServer<T>(mode: TestServer.Mode = .http1, _ body: (TestServer) a
         throw error
     }
 }
+
+/// Application middleware that counts the response heads that reached the client (the body may
+/// still be streaming), so a case can act once a call is receiving.
+public final class HeadArrivals: Middleware {
+    private let arrived = Locked(0)
+
+    /// Creates the counter.
+    public init() {}
+
+    /// How many heads have arrived.
+    public var count: Int { arrived.withLock { $0 } }
+
+    /// Passes the call on and counts its head.
+    public func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        let response = try await next(request, body, context)
+        arrived.withLock { $0 += 1 }
+        return response
+    }
+}

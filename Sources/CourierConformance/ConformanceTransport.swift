@@ -159,22 +159,28 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     /// A client on a fresh transport of this kind.
     /// - Parameters:
     ///   - baseURL: The base URL.
+    ///   - middleware: Application middleware for the client.
     ///   - configure: Changes to the client configuration.
     /// - Returns: The client; shut it down when done.
-    public func makeClient(baseURL: String, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
+    public func makeClient(
+        baseURL: String, middleware: [any Middleware] = [], configure: (inout ClientConfiguration) -> Void = { _ in }
+    ) throws -> NetworkClient {
         var configuration = ClientConfiguration(baseURL: baseURL, transport: name)
         configure(&configuration)
-        return try NetworkClient(configuration: configuration, transport: make(configuration))
+        return try NetworkClient(configuration: configuration, transport: make(configuration), middleware: middleware)
     }
 
     /// A client on a fresh transport of this kind, aimed at `server`: trusting the test CA for a
     /// TLS server, with HTTP/2 prior knowledge for an h2c one.
     /// - Parameters:
     ///   - server: The loopback server.
+    ///   - middleware: Application middleware for the client.
     ///   - configure: Changes to the client configuration.
     /// - Returns: The client; shut it down when done.
-    public func makeClient(_ server: TestServer, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> NetworkClient {
-        try makeClient(baseURL: server.baseURL) { configuration in
+    public func makeClient(
+        _ server: TestServer, middleware: [any Middleware] = [], configure: (inout ClientConfiguration) -> Void = { _ in }
+    ) throws -> NetworkClient {
+        try makeClient(baseURL: server.baseURL, middleware: middleware) { configuration in
             switch server.mode {
             case .http1: break
             case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM

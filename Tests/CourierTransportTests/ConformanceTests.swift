@@ -189,6 +189,13 @@ struct ConformanceTests {
         try await ConformanceCases.timeoutWhileReceiving(transport)
     }
 
+    @Test(
+        "the deadline ends a connection attempt with the call: shutdown() returns promptly afterwards",
+        arguments: ConformanceTransport.all)
+    func deadlineThroughShutdown(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.deadlineThroughShutdown(transport)
+    }
+
     @Test("connection refused is a connect failure", arguments: ConformanceTransport.all)
     func connectionRefused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.connectionRefused(transport)

@@ -1,13 +1,20 @@
-/// Runs a call's network part under its deadline, for every transport alike.
+/// The one mechanism that ends a call at its deadline, for every transport alike.
+///
+/// The client runs every call's chain under it: queue waiting, every attempt and redirect hop,
+/// retry backoff and the body read. When the deadline passes first, the work under the call is
+/// cancelled (transports stop their transfer, including a connection attempt still under way)
+/// and the call fails as ``NetworkError/Kind/timedOut`` in the phase it had reached. Transports
+/// also receive the time left (``RequestContext/remaining``) to hand to their library as a
+/// backstop, but they decide nothing about the deadline.
 enum Deadline {
-    /// Runs `operation`; if `deadline` passes first, cancels it and throws
-    /// ``NetworkError/Kind/timedOut`` in the phase the recorder shows.
+    /// Runs `operation`; if `deadline` shows on `clock` first, cancels it, waits for it to stop,
+    /// and throws ``NetworkError/Kind/timedOut`` in the phase the recorder shows.
     ///
     /// Cancellation of the calling task cancels `operation` and surfaces as
-    /// ``NetworkError/Kind/cancelled``. The timer is the shared ``DeadlineWatch``, not a system
-    /// timer per call.
+    /// ``NetworkError/Kind/cancelled``.
     static func run<T: Sendable>(
         until deadline: ContinuousClock.Instant,
+        on clock: any TimeSource,
         timeout: Duration,
         recorder: TransferRecorder,
         _ operation: @escaping @Sendable () async throws -> T
@@ -15,7 +22,7 @@ enum Deadline {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                _ = await DeadlineWatch.shared.sleep(until: deadline)
+                _ = await clock.sleep(until: deadline)
                 return nil
             }
             defer { group.cancelAll() }

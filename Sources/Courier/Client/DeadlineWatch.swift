@@ -18,6 +18,8 @@ final class DeadlineWatch: Sendable {
     }
 
     private enum Sleeper {
+        /// Has an id, not yet a continuation.
+        case pending
         /// Cancelled before its continuation was registered.
         case cancelledEarly
         case waiting(ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
@@ -51,13 +53,20 @@ final class DeadlineWatch: Sendable {
     func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID &+= 1
+            state.sleepers[state.nextID] = .pending
             return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let registration = state.withLock { state -> Registration in
-                    if case .cancelledEarly = state.sleepers.removeValue(forKey: id) { return .cancelled }
-                    if ContinuousClock.now >= deadline { return .due }
+                    if case .cancelledEarly = state.sleepers[id] {
+                        state.sleepers[id] = nil
+                        return .cancelled
+                    }
+                    if ContinuousClock.now >= deadline {
+                        state.sleepers[id] = nil
+                        return .due
+                    }
                     state.sleepers[id] = .waiting(deadline, continuation)
                     state.heap.push(Entry(deadline: deadline, id: id))
                     if let timer = state.timer, timer.target <= deadline { return .waiting(startTimer: nil) }
@@ -79,11 +88,11 @@ final class DeadlineWatch: Sendable {
                     state.sleepers[id] = nil
                     state.compactIfMostlyStale()
                     return continuation
-                case .cancelledEarly:
-                    return nil
-                case nil:
+                case .pending:
                     state.sleepers[id] = .cancelledEarly
                     return nil
+                case .cancelledEarly, nil:
+                    return nil  // already finished: a late cancellation leaves nothing behind
                 }
             }
             continuation?.resume(returning: false)

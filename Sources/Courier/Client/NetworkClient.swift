@@ -34,9 +34,6 @@ public final class NetworkClient: Sendable {
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
     private let configuredBase: Result<URLBuilder.Base, NetworkError>?
-    /// True when the transport enforces the deadline and no middleware waits on its own, so the
-    /// client's own deadline timer (a task group per call) can be skipped.
-    private let transportEndsAtDeadline: Bool
 
     /// Creates a client around a transport made in code.
     ///
@@ -87,7 +84,6 @@ public final class NetworkClient: Sendable {
         } else {
             self.queue = nil
         }
-        self.transportEndsAtDeadline = transport.enforcesDeadline && chain.links.allSatisfy(\.staysWithinDeadline)
     }
 
     /// The whole chain in the order requests pass it, built-in links included, then the transport:
@@ -155,7 +151,6 @@ public final class NetworkClient: Sendable {
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
         let start = time.now
-        let deadlineStart = ContinuousClock.now
         let recorder = TransferRecorder(transport: transport.name)
         let requestID = Self.makeRequestID()
         // The request id goes into the logger's metadata only when a line is logged: copying a
@@ -164,14 +159,14 @@ public final class NetworkClient: Sendable {
         var authority: String?
         let result = await run(
             call, placement: placement, requestID: requestID, logger: logger, recorder: recorder, start: start,
-            deadlineStart: deadlineStart, authority: &authority)
+            authority: &authority)
         report(result, of: call, requestID: requestID, logger: logger, authority: authority)
         return result
     }
 
     private func run<Output>(
         _ call: CallDescription<Output>, placement: QueuePlacement?, requestID: String, logger: Logger, recorder: TransferRecorder,
-        start: ContinuousClock.Instant, deadlineStart: ContinuousClock.Instant, authority: inout String?
+        start: ContinuousClock.Instant, authority: inout String?
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
         var sentRequest: HTTPRequest?
@@ -195,7 +190,7 @@ public final class NetworkClient: Sendable {
         var context = RequestContext(
             requestID: requestID,
             team: call.team,
-            deadline: deadlineStart.advanced(by: timeout),
+            deadline: start.advanced(by: timeout),
             connectTimeout: configuration.connectTimeout,
             maxResponseBytes: configuration.maxResponseBytes,
             maxRedirects: configuration.maxRedirects,
@@ -205,6 +200,7 @@ public final class NetworkClient: Sendable {
             httpVersion: call.httpVersion
         )
         context.addsRequestID = true
+        context.clock = time
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement
         let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
@@ -237,16 +233,11 @@ public final class NetworkClient: Sendable {
             // The phase moves on before any child task runs, so a deadline that strikes before the
             // transport is scheduled does not report the call as still being built.
             recorder.enter(placement == nil ? .sending : .queued)
-            // A queued call may wait for a slot: only the client's timer bounds that wait. (The fast
-            // path calls the chain directly, without the closure the timer needs: one allocation less.)
+            // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
             let chain = chain.run
-            if transportEndsAtDeadline && placement == nil {
-                (head, data) = try await Self.exchange(chain, built.request, built.body, context)
-            } else {
-                (head, data) = try await Deadline.run(until: context.deadline, timeout: timeout, recorder: recorder) {
-                    [context] in
-                    try await Self.exchange(chain, built.request, built.body, context)
-                }
+            (head, data) = try await Deadline.run(until: context.deadline, on: time, timeout: timeout, recorder: recorder) {
+                [context] in
+                try await Self.exchange(chain, built.request, built.body, context)
             }
         } catch {
             return fail(NetworkError.converting(error, phase: recorder.phase))

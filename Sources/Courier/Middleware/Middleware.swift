@@ -57,16 +57,4 @@ public protocol Middleware: Sendable {
         next: @escaping Next
     ) async throws -> TransportResponse
 
-    /// Whether this middleware never keeps a call waiting past `context.deadline` on its own
-    /// (it waits only in `next`, or bounds its own waits by the deadline).
-    ///
-    /// When every middleware says so and the transport enforces the deadline itself
-    /// (``Transport/enforcesDeadline``), the client skips its own deadline timer. The default is
-    /// `false`.
-    var staysWithinDeadline: Bool { get }
-}
-
-extension Middleware {
-    /// By default middleware are not trusted to stay within the deadline.
-    public var staysWithinDeadline: Bool { false }
 }

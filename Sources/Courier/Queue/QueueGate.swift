@@ -9,10 +9,6 @@ import HTTPTypes
 /// queue's limits bound the transfers really running; the body then continues as bytes in memory.
 /// Each redirect hop and each retry waits for a slot of its own.
 struct QueueGate: BindableLink {
-    /// A queued call's wait is bounded by the client's own deadline timer, which runs for every
-    /// queued call; a call without a queue never waits here.
-    var staysWithinDeadline: Bool { true }
-
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             guard let placement = context.placement else { return try await next(request, body, context) }

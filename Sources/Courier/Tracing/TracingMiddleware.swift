@@ -27,9 +27,6 @@ public struct TracingMiddleware: Middleware {
         self.writesTraceParent = writesTraceParent
     }
 
-    /// Waits only in `next`.
-    public var staysWithinDeadline: Bool { true }
-
     /// Runs the call inside a client span and adds the propagation headers.
     public func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next

@@ -9,8 +9,12 @@ public struct RequestContext: Sendable {
     public var requestID: String
     /// The team the API object belongs to, if it named one.
     public var team: String?
-    /// When the call must be finished. Transports should not run past it; Courier also enforces it.
+    /// When the call must be finished, on ``clock``. The client ends the call there (cancelling
+    /// the work under it); transports hand ``remaining`` to their library only as a backstop.
     public var deadline: ContinuousClock.Instant
+    /// The clock the deadline is on, and that links wait on (retry backoff, the mock's delays):
+    /// the configuration's ``ClientConfiguration/timeSource``.
+    public var clock: any TimeSource = SystemTimeSource()
     /// The longest a transport may spend establishing a connection.
     public var connectTimeout: Duration
     /// The largest response body accepted, in bytes.
@@ -46,7 +50,12 @@ public struct RequestContext: Sendable {
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
-    var placement: QueuePlacement?
+    var placement: QueuePlacement? {
+        get { self[QueuePlacementKey.self] }
+        set { self[QueuePlacementKey.self] = newValue }
+    }
+    /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) for most calls.
+    private var values: [ObjectIdentifier: any Sendable] = [:]
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(
@@ -80,9 +89,19 @@ public struct RequestContext: Sendable {
         return tagged
     }
 
-    /// Time left before the deadline (zero once it has passed).
+    /// Time left before the deadline on ``clock`` (zero once it has passed).
     public var remaining: Duration {
-        max(.zero, ContinuousClock.now.duration(to: deadline))
+        max(.zero, clock.now.duration(to: deadline))
+    }
+
+    /// The value stored for a key, or the key's default.
+    ///
+    /// A new per-call setting is one declaration: a ``RequestContextKey`` (and, for convenience,
+    /// a computed property that reads this subscript). Middleware set it before `next`; later links
+    /// and the transport read it.
+    public subscript<Key: RequestContextKey>(key: Key.Type) -> Key.Value {
+        get { values[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue }
+        set { values[ObjectIdentifier(key)] = newValue }
     }
 
     /// The secret header names with `Authorization`, `Cookie` and `Proxy-Authorization` (lowercase):
@@ -90,4 +109,27 @@ public struct RequestContext: Sendable {
     public var credentialHeaderNames: Set<String> {
         secretHeaderNames.union(["authorization", "proxy-authorization", "cookie"])
     }
+}
+
+/// A typed key for a per-call value carried by ``RequestContext``.
+///
+/// Declare a key to pass something from middleware to later links or to a transport without a
+/// new stored property:
+///
+/// ```swift
+/// enum TenantKey: RequestContextKey {
+///     static let defaultValue: String? = nil
+/// }
+/// context[TenantKey.self] = "acme"
+/// ```
+public protocol RequestContextKey {
+    /// The type of the value.
+    associatedtype Value: Sendable
+    /// The value read when none was set.
+    static var defaultValue: Value { get }
+}
+
+/// The queue a call waits in (see ``QueueGate``).
+enum QueuePlacementKey: RequestContextKey {
+    static var defaultValue: QueuePlacement? { nil }
 }

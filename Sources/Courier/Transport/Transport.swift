@@ -33,14 +33,6 @@ public protocol Transport: Sendable {
     /// - Throws: A ``NetworkError``, or `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse
 
-    /// Whether the transport itself ends every call at `context.deadline`, in every phase
-    /// (connecting, sending, waiting, and while the body streams), failing it with
-    /// ``NetworkError/Kind/timedOut``.
-    ///
-    /// When true, and no middleware sits in front of it, ``NetworkClient`` does not run its own
-    /// deadline timer around the call, which saves a task group per call. The default is `false`.
-    var enforcesDeadline: Bool { get }
-
     /// Whether the transport's own library always decodes `gzip` and `deflate` bodies and cannot
     /// be told not to (URLSession). Then the chain's bridge advertises nothing itself, decodes
     /// nothing again, and only enforces its limits on what the transport delivers. The default
@@ -53,9 +45,6 @@ public protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// By default a transport is not trusted to enforce the deadline: the client times the call.
-    public var enforcesDeadline: Bool { false }
-
     /// By default a transport returns bodies as they came: the chain decodes them.
     public var decodesContentCodings: Bool { false }
 }

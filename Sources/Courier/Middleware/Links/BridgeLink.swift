@@ -18,8 +18,6 @@ struct BridgeLink: BindableLink {
     let decompression: Decompression
     let transportDecodes: Bool
 
-    var staysWithinDeadline: Bool { true }
-
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         guard decompression.isEnabled else { return next }
         return { request, body, context in

@@ -33,8 +33,6 @@ struct FollowUpLink: BindableLink {
     /// A redirect's own body is read up to this much (so the connection can be reused), then dropped.
     static let drainedBytes = 64 * 1024
 
-    var staysWithinDeadline: Bool { true }
-
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             let response = try await next(request, body, context)

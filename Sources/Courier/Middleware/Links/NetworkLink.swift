@@ -6,8 +6,6 @@ struct NetworkLink: Middleware {
     /// The network middleware.
     let wrapped: any Middleware
 
-    var staysWithinDeadline: Bool { wrapped.staysWithinDeadline }
-
     func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next
     ) async throws -> TransportResponse {

@@ -7,8 +7,9 @@ import Logging
 /// ``RequestMetrics/attempts`` counts them.
 ///
 /// The client installs it last among the application middleware when
-/// ``ClientConfiguration/retry`` is set (or `retry` in the configuration file). Waits never run
-/// past the call's deadline; cancellation during a wait ends the call at once.
+/// ``ClientConfiguration/retry`` is set (or `retry` in the configuration file). Waits are on the
+/// call's clock (``RequestContext/clock``) and never run past its deadline; cancellation during a
+/// wait ends the call at once.
 public struct RetryMiddleware: Middleware, BindableLink {
     /// The policy.
     public let policy: RetryPolicy
@@ -34,9 +35,6 @@ public struct RetryMiddleware: Middleware, BindableLink {
         self.wallClock = wallClock
         self.random = random
     }
-
-    /// Waits are bounded by the deadline.
-    public var staysWithinDeadline: Bool { true }
 
     /// Runs `next`, again after a backoff while the policy allows it.
     public func intercept(
@@ -88,7 +86,9 @@ public struct RetryMiddleware: Middleware, BindableLink {
                 reason = error.shortDescription
             }
             // Give up when attempts are used up or the wait would reach the deadline.
-            guard attempt < policy.maxAttempts, ContinuousClock.now.advanced(by: wait) < context.deadline else {
+            let clock = context.clock
+            let wakeAt = clock.now.advanced(by: wait)
+            guard attempt < policy.maxAttempts, wakeAt < context.deadline else {
                 return try outcome.get()
             }
             context.logger.debug(
@@ -98,11 +98,7 @@ public struct RetryMiddleware: Middleware, BindableLink {
                     "courier.wait_ms": .stringConvertible(wait.wholeMilliseconds),
                 ])
             // The abandoned response's body stream is dropped here, which stops its transfer.
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
-                throw NetworkError.cancelled(phase: context.recorder.phase)
-            }
+            guard await clock.sleep(until: wakeAt) else { throw NetworkError.cancelled(phase: context.recorder.phase) }
             attempt += 1
         }
     }

@@ -96,9 +96,6 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
         return try await next(request, body, context)
     }
 
-    /// Waits only in `next`.
-    public var staysWithinDeadline: Bool { true }
-
     /// Team headers' layer of the chain: the rewrite, then `next`, in one async frame.
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
