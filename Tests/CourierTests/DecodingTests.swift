@@ -141,15 +141,23 @@ struct DecodingTests {
 
     @Test("decode time is measured apart from network time")
     func decodeTiming() async throws {
-        let (client, _) = try client(answer: .json(User(id: 1, name: "Ada"), delay: .milliseconds(30)))
+        let mock = MockTransport()
+        mock.stub(nil, "/thing", .json(User(id: 1, name: "Ada"), delay: .milliseconds(30)))
+        let clock = ManualTimeSource()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        // Decoding "takes" 20 ms of the client's clock.
         let slowDecoder = ResponseDecoder<User> { data, _ in
-            Thread.sleep(forTimeInterval: 0.02)
+            clock.advance(by: .milliseconds(20))
             return try JSONDecoder().decode(User.self, from: data)
         }
-        let response = try await client.response(for: Get<User>(decoder: slowDecoder))
-        let metrics = response.metrics
-        #expect((metrics.network ?? .zero) >= .milliseconds(30))
-        #expect((metrics.decode ?? .zero) >= .milliseconds(20))
-        #expect((metrics.total ?? .zero) >= (metrics.network ?? .zero) + (metrics.decode ?? .zero))
+        let call = Task { try await client.response(for: Get<User>(decoder: slowDecoder)) }
+        await clock.waitForSleepers(2)  // the deadline and the mock's 30 ms
+        clock.advance(by: .milliseconds(30))
+        let metrics = try await call.value.metrics
+        #expect(metrics.network == .milliseconds(30))
+        #expect(metrics.decode == .milliseconds(20))
+        #expect(metrics.total == .milliseconds(50))
     }
 }

@@ -98,6 +98,8 @@ struct LoggingTests {
         mock.stub(.get, "/slow", .status(200, delay: .seconds(30)))
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.logger = Logger(label: "test", factory: { _ in handler })
+        let clock = ManualTimeSource()
+        configuration.timeSource = clock
         let client = try NetworkClient(configuration: configuration, transport: mock)
         _ = try await client.send(Call(path: "big"))
         let body = handler.lines.first { $0.message == "courier.response.body" }?.metadata["courier.body"]?.description ?? ""
@@ -105,7 +107,7 @@ struct LoggingTests {
         #expect(body.count < 1100)
         #expect(handler.lines.first?.message == "courier.call.started")
         let task = Task { try await client.send(Call(path: "slow")) }
-        try await Task.sleep(for: .milliseconds(50))
+        await clock.waitForSleepers(2)  // the deadline and the mock's delay: the call is under way
         task.cancel()
         _ = try? await task.value
         let cancelled = handler.lines.first { $0.message == "courier.call.cancelled" }

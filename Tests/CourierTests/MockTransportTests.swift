@@ -106,13 +106,26 @@ struct MockTransportTests {
         }
     }
 
-    @Test("delays are honoured and interrupted by the deadline")
+    @Test("delays wait on the call's clock and are interrupted by the deadline")
     func delays() async throws {
         let mock = MockTransport()
         mock.stub(.get, "/slow", .text("late", delay: .seconds(30)))
-        let client = try makeClient(mock)
+        mock.stub(.get, "/soon", .text("on time", delay: .seconds(2)))
+        let clock = ManualTimeSource()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+
+        let soon = Task { try await client.send(Call(path: "soon", timeout: .seconds(5))) }
+        await clock.waitForSleepers(2)  // the deadline and the delay
+        clock.advance(by: .seconds(2))
+        #expect(String(decoding: try await soon.value, as: UTF8.self) == "on time")
+
+        let slow = Task { try await client.send(Call(path: "slow", timeout: .seconds(5))) }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(5))
         do {
-            _ = try await client.send(Call(path: "slow", timeout: .milliseconds(50)))
+            _ = try await slow.value
             Issue.record("must time out")
         } catch let error as NetworkError {
             #expect(error.kind == .timedOut)

@@ -126,10 +126,17 @@ struct RequestQueueTests {
 
     @Test("a call whose deadline passes while it waits times out in phase queued")
     func timeoutWhileWaiting() async throws {
-        let queue = try RequestQueue(limits: .init(maxConcurrent: 1))
-        let client = try makeQueueClient(CountingTransport(), queue: queue, timeout: .milliseconds(100))
+        let clock = ManualTimeSource()
+        let queue = try RequestQueue(limits: .init(maxConcurrent: 1), timeSource: clock)
+        let client = try makeQueueClient(CountingTransport(), queue: queue, timeout: .seconds(30), timeSource: clock)
         queue.suspend()
-        let error = await expectNetworkError(.timedOut) { try await client.send(QueuedCall(path: "late")) }
+        let call = Task { try await client.send(QueuedCall(path: "late")) }
+        #expect(await waitUntil { queue.status.waiting == 1 })
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(29))
+        #expect(queue.status.waiting == 1, "still waiting a second before its deadline")
+        clock.advance(by: .seconds(1))
+        let error = await expectNetworkError(.timedOut) { try await call.value }
         #expect(error?.phase == .queued)
         #expect(queue.status.waiting == 0)
     }

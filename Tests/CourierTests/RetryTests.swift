@@ -14,13 +14,16 @@ struct RetryTests {
         var timeout: Duration?
     }
 
-    static func client(_ mock: MockTransport, _ change: (inout RetryPolicy) -> Void = { _ in }) throws -> NetworkClient {
+    static func client(
+        _ mock: MockTransport, clock: any TimeSource = SystemTimeSource(), _ change: (inout RetryPolicy) -> Void = { _ in }
+    ) throws -> NetworkClient {
         var policy = RetryPolicy()
         policy.baseDelay = .milliseconds(1)
         policy.maxDelay = .milliseconds(4)
         change(&policy)
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.retry = policy
+        configuration.timeSource = clock
         return try NetworkClient(configuration: configuration, transport: mock)
     }
 
@@ -119,12 +122,30 @@ struct RetryTests {
     func cancelDuringWait() async throws {
         let mock = MockTransport()
         mock.stub(.get, "/x", .status(503, headers: ["Retry-After": "20"]))
-        let client = try Self.client(mock) { $0.maxRetryAfter = .seconds(30) }
+        let clock = ManualTimeSource()
+        let client = try Self.client(mock, clock: clock) { $0.maxRetryAfter = .seconds(30) }
         let task = Task { try await client.send(Call()) }
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.waitForSleepers(2)  // the deadline and the Retry-After wait
         task.cancel()
         let error = await #expect(throws: NetworkError.self) { try await task.value }
         #expect(error?.kind == .cancelled)
         #expect(mock.recordedRequests.count == 1)
+    }
+
+    @Test("the Retry-After wait is on the call's clock: the next attempt goes out when it has passed")
+    func waitOnTheClock() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/x", responses: [.status(503, headers: ["Retry-After": "20"]), .status(200)])
+        let clock = ManualTimeSource()
+        let client = try Self.client(mock, clock: clock) { $0.maxRetryAfter = .seconds(30) }
+        let task = Task { try await client.response(for: Call(timeout: .seconds(60))) }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(19))
+        #expect(mock.recordedRequests.count == 1, "no second attempt a second before Retry-After")
+        clock.advance(by: .seconds(1))
+        let response = try await task.value
+        #expect(response.head.status.code == 200)
+        #expect(response.metrics.attempts == 2)
+        #expect(mock.recordedRequests.count == 2)
     }
 }

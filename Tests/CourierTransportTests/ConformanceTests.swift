@@ -79,15 +79,6 @@ extension ConformanceTransport {
 
 @Suite("Conformance: every transport against the loopback server", .timeLimit(.minutes(3)))
 struct ConformanceTests {
-    // One case at a time: three 1 GiB uploads at once would load the machine enough to make the
-    // timed cases of other suites flaky.
-    @Test(
-        "cancelling ends the call at once in every phase, and the server sees the connection closed", .serialized,
-        arguments: ConformanceTransport.all, CancelPhase.allCases)
-    func cancelInPhase(transport: ConformanceTransport, phase: CancelPhase) async throws {
-        try await ConformanceCases.cancelInPhase(transport, phase: phase)
-    }
-
     @Test(
         "path segments, query names and values round-trip through the echo", arguments: ConformanceTransport.everyProtocol,
         ConformanceCases.encodingSamples)
@@ -98,21 +89,6 @@ struct ConformanceTests {
     @Test("HTTP/2 over TLS: the CA from the configuration, one connection for many calls", arguments: ConformanceTransport.all)
     func http2OverTLS(transport: ConformanceTransport) async throws {
         try await ConformanceCases.http2OverTLS(transport)
-    }
-
-    @Test("a body that stops for longer than the stall limit times out while receiving", arguments: ConformanceTransport.all)
-    func stall(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.stall(transport)
-    }
-
-    @Test("a slow but steady body is not a stall", arguments: ConformanceTransport.all)
-    func steadyBodyIsNotAStall(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.steadyBodyIsNotAStall(transport)
-    }
-
-    @Test("a host that never accepts times out at the connect timeout", arguments: ConformanceTransport.all)
-    func connectTimeout(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.connectTimeout(transport)
     }
 
     @Test(
@@ -187,13 +163,6 @@ struct ConformanceTests {
     @Test("a slow body cannot stretch the deadline", arguments: ConformanceTransport.everyProtocol)
     func timeoutWhileReceiving(transport: ConformanceTransport) async throws {
         try await ConformanceCases.timeoutWhileReceiving(transport)
-    }
-
-    @Test(
-        "the deadline ends a connection attempt with the call: shutdown() returns promptly afterwards",
-        arguments: ConformanceTransport.all)
-    func deadlineThroughShutdown(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.deadlineThroughShutdown(transport)
     }
 
     @Test("connection refused is a connect failure", arguments: ConformanceTransport.all)

@@ -1,0 +1,44 @@
+import Courier
+import CourierConformance
+import CourierTestServer
+import Testing
+
+/// The conformance cases whose limits are socket-level, so they run on the real clock: the stall
+/// limit, the connect timeout, how fast cancellation and `shutdown()` take effect. (The deadline
+/// and every wait in the core are on the injected clock, and their cases move a manual one.)
+///
+/// One case at a time, and `scripts/test.sh` runs this suite on its own after the rest: with the
+/// whole suite beside them on two cores, a CPU-heavy case (a decompression bomb, 64 MiB bodies)
+/// can hold a transport's reader up for seconds, which is a real stall as far as the socket is
+/// concerned.
+@Suite("Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)))
+struct ConformanceRealClockTests {
+    @Test(
+        "cancelling ends the call at once in every phase, and the server sees the connection closed",
+        arguments: ConformanceTransport.all, CancelPhase.allCases)
+    func cancelInPhase(transport: ConformanceTransport, phase: CancelPhase) async throws {
+        try await ConformanceCases.cancelInPhase(transport, phase: phase)
+    }
+
+    @Test("a body that stops for longer than the stall limit times out while receiving", arguments: ConformanceTransport.all)
+    func stall(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.stall(transport)
+    }
+
+    @Test("a slow but steady body is not a stall", arguments: ConformanceTransport.all)
+    func steadyBodyIsNotAStall(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.steadyBodyIsNotAStall(transport)
+    }
+
+    @Test("a host that never accepts times out at the connect timeout", arguments: ConformanceTransport.all)
+    func connectTimeout(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.connectTimeout(transport)
+    }
+
+    @Test(
+        "the deadline ends a connection attempt with the call: shutdown() returns promptly afterwards",
+        arguments: ConformanceTransport.all)
+    func deadlineThroughShutdown(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.deadlineThroughShutdown(transport)
+    }
+}
