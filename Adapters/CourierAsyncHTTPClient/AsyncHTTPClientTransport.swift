@@ -164,7 +164,7 @@
         }
 
         private static func request(_ request: HTTPRequest, body: RequestBody?) -> HTTPClientRequest {
-            var outgoing = HTTPClientRequest(url: "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")")
+            var outgoing = HTTPClientRequest(url: request.urlText)
             outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headerFields {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)

@@ -9,7 +9,7 @@ import Foundation
 enum URLSessionConversion {
     /// The URLRequest for a Courier request, with the call's remaining time as its timeout.
     static func urlRequest(from request: HTTPRequest, timeout: Duration) throws(NetworkError) -> URLRequest {
-        let text = "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
+        let text = request.urlText
         guard let url = URL(string: text) else {
             throw NetworkError.invalidRequest("URLSession cannot represent the URL \(Redaction.redactedURL(text))")
         }

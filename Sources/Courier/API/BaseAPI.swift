@@ -271,12 +271,14 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         waiter?.resume(with: result.mapError { $0 as any Error })
     }
 
+    /// The call, read through the same ``Endpoint`` mapping as a value type's.
     private func describe() -> CallDescription<Output> {
-        CallDescription(
-            baseURL: baseURL, path: path, method: method, query: query, headers: headers, body: body, team: team,
-            timeout: timeout, httpVersion: httpVersion, statusValidation: statusValidation, decoder: decoder, errorDecoder: errorDecoder,
-            logger: logger, apiType: type(of: self), requestQueue: requestQueue, priority: priority, tags: tags,
-            deduplication: deduplication
-        )
+        CallDescription(self)
     }
 }
+
+/// An API object is also an ``Endpoint``: its overridable properties are the endpoint's, so both
+/// reach the client through one mapping. `client.send(api)` runs the description directly,
+/// without the object's lifecycle (its ``BaseAPI/state`` and completion); use ``BaseAPI/start()``
+/// or ``BaseAPI/response()`` for those.
+extension BaseAPI: Endpoint {}

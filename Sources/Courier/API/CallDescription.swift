@@ -40,7 +40,7 @@ extension CallDescription {
             headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
             httpVersion: endpoint.httpVersion,
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
-            logger: endpoint.logger, apiType: E.self
+            logger: endpoint.logger, apiType: type(of: endpoint)
         )
         requestQueue = endpoint.requestQueue
         priority = endpoint.priority

@@ -176,7 +176,7 @@ public final class NetworkClient: Sendable {
             if error.request == nil {
                 error.request =
                     if let sentRequest {
-                        NetworkError.RequestSummary(method: sentRequest.method.rawValue, url: Self.url(of: sentRequest))
+                        NetworkError.RequestSummary(method: sentRequest.method.rawValue, url: sentRequest.urlText)
                     } else {
                         NetworkError.RequestSummary(
                             method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
@@ -220,7 +220,7 @@ public final class NetworkClient: Sendable {
                 "courier.call.started",
                 metadata: [
                     "courier.method": .string(built.request.method.rawValue),
-                    "courier.url": .string(Redaction.redactedURL(Self.url(of: built.request))),
+                    "courier.url": .string(Redaction.redactedURL(built.request.urlText)),
                     "courier.headers": .string(
                         Redaction.redactedHeaders(built.request.headerFields, extraSecretNames: context.secretHeaderNames)),
                 ])
@@ -353,11 +353,6 @@ public final class NetworkClient: Sendable {
         let prefix = data.prefix(limit)
         let text = String(decoding: prefix, as: UTF8.self)
         return data.count > limit ? text + "… (\(data.count) bytes)" : text
-    }
-
-    /// The request's URL as text (scheme, authority and path).
-    static func url(of request: HTTPRequest) -> String {
-        "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
     }
 
     /// A process-unique id: a random prefix drawn once per process, then a counter. Cheaper than

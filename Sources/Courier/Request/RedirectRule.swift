@@ -45,7 +45,7 @@ package enum RedirectRule {
                 message: "the server redirected to a Location with control characters or an encoded CR, LF or NUL", status: status)
         }
         let fromScheme = (request.scheme ?? "http").lowercased()
-        let base = URL(string: "\(fromScheme)://\(request.authority ?? "")\(request.path ?? "/")")
+        let base = URL(string: request.urlText)
         guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
             let target = URLComponents(url: resolved, resolvingAgainstBaseURL: false), let scheme = target.scheme?.lowercased()
         else {

@@ -38,7 +38,7 @@ public struct TracingMiddleware: Middleware {
         if span.isRecording {
             let authority = request.authority ?? ""
             span.attributes["http.request.method"] = request.method.rawValue
-            span.attributes["url.full"] = Redaction.redactedURL("\(request.scheme ?? "http")://\(authority)\(request.path ?? "/")")
+            span.attributes["url.full"] = Redaction.redactedURL(request.urlText)
             let (host, port) = Origin.hostAndPort(of: authority)
             span.attributes["server.address"] = host
             span.attributes["server.port"] = port ?? (request.scheme == "https" ? 443 : 80)

@@ -77,7 +77,7 @@ struct FollowUpLink: BindableLink {
                     "courier.redirect.followed",
                     metadata: [
                         "courier.status": .stringConvertible(status), "courier.hop": .stringConvertible(hops),
-                        "courier.url": .string(Redaction.redactedURL(NetworkClient.url(of: hop.request))),
+                        "courier.url": .string(Redaction.redactedURL(hop.request.urlText)),
                         "courier.cross_origin": .stringConvertible(hop.crossesOrigin),
                     ])
             }
