@@ -1,5 +1,6 @@
 import Courier
 import CourierMock
+import CourierTestServer
 import Foundation
 import Testing
 
@@ -10,11 +11,7 @@ struct FailureAlertsTests {
         let alerts = Locked<[Alert]>([])
         func deliver(_ alert: Alert) async { alerts.withLock { $0.append(alert) } }
         func waitFor(_ count: Int) async -> [Alert] {
-            for _ in 0..<200 {
-                let now = alerts.withLock { $0 }
-                if now.count >= count { return now }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+            _ = await eventually { alerts.withLock { $0.count } >= count }
             return alerts.withLock { $0 }
         }
     }

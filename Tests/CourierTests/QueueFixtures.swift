@@ -114,8 +114,8 @@ func makeQueueClient(
     return try NetworkClient(configuration: configuration, transport: transport, queue: queue)
 }
 
-/// Waits (bounded) until `condition` holds.
-func waitUntil(_ limit: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+/// Waits (bounded) until `condition` holds. The bound only catches a hang (see `eventually`).
+func waitUntil(_ limit: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
     let end = ContinuousClock.now.advanced(by: limit)
     while ContinuousClock.now < end {
         if condition() { return true }
