@@ -148,7 +148,7 @@ public enum ConformanceCases {
             let client = try transport.makeClient(server) { $0.timeSource = clock }
             let call = Task { try await client.send(RawEndpoint(path: "delay/60000", timeout: .seconds(30))) }
             #expect(await eventually { server.requestsInFlight == 1 }, "the request never reached the server")
-            await clock.waitForSleepers(1)
+            await clock.waitForAlarms(1)
             clock.advance(by: .seconds(30))
             let error = await expectNetworkError(.timedOut) { try await call.value }
             #expect(error?.phase == .awaitingResponse)
@@ -168,7 +168,7 @@ public enum ConformanceCases {
                 try await client.send(RawEndpoint(path: "stream/600", query: [QueryItem("delayMs", "100")], timeout: .seconds(30)))
             }
             #expect(await eventually { heads.count == 1 }, "the head never arrived")
-            await clock.waitForSleepers(1)
+            await clock.waitForAlarms(1)
             clock.advance(by: .seconds(30))
             let error = await expectNetworkError(.timedOut) { try await call.value }
             #expect(error?.phase == .receiving)
@@ -190,7 +190,7 @@ public enum ConformanceCases {
             $0.requestTimeout = .seconds(30)
         }
         let call = Task { try await client.send(RawEndpoint(path: "x")) }
-        await clock.waitForSleepers(1)
+        await clock.waitForAlarms(1)
         clock.advance(by: .seconds(30))
         let error = await expectNetworkError(.timedOut) { try await call.value }
         #expect(error?.phase == .connect || error?.phase == .sending || error?.phase == .awaitingResponse, "\(String(describing: error))")

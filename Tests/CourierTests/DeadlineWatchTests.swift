@@ -1,6 +1,17 @@
+import CourierTestServer
 import Testing
 
 @testable import Courier
+
+/// The system clock on a watch of the test's own, so cases do not share the process's timer.
+private struct WatchClock: TimeSource {
+    let watch = DeadlineWatch()
+    var now: ContinuousClock.Instant { ContinuousClock.now }
+    func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
+        watch.schedule(at: instant, action)
+    }
+    func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool { watch.cancel(alarm) }
+}
 
 @Suite("The shared deadline timer and its heap")
 struct DeadlineWatchTests {
@@ -19,7 +30,7 @@ struct DeadlineWatchTests {
 
     @Test("a sleeper wakes after its deadline, even one registered after a later deadline")
     func earlierDeadlineReplacesTheTimer() async {
-        let watch = DeadlineWatch()
+        let watch = WatchClock()
         let start = ContinuousClock.now
         let late = Task { await watch.sleep(until: start + .seconds(30)) }
         try? await Task.sleep(for: .milliseconds(20))  // let the late sleeper register first
@@ -34,7 +45,7 @@ struct DeadlineWatchTests {
 
     @Test("a cancelled sleeper returns false at once, before and after it registered")
     func cancellation() async {
-        let watch = DeadlineWatch()
+        let watch = WatchClock()
         let far = ContinuousClock.now + .seconds(600)
         let waiting = Task { await watch.sleep(until: far) }
         try? await Task.sleep(for: .milliseconds(20))
@@ -50,7 +61,7 @@ struct DeadlineWatchTests {
 
     @Test("thousands of finished sleepers leave nothing behind, and a late one still wakes")
     func churn() async {
-        let watch = DeadlineWatch()
+        let watch = WatchClock()
         let far = ContinuousClock.now + .seconds(600)
         for _ in 0..<20 {
             await withTaskGroup(of: Bool.self) { group in
@@ -59,9 +70,23 @@ struct DeadlineWatchTests {
                 for await passed in group { #expect(!passed) }
             }
         }
-        #expect(watch.pendingCount.sleepers == 0)
-        #expect(watch.pendingCount.heap <= 2 * 64 + 1)
+        #expect(watch.watch.pendingCount.alarms == 0)
+        #expect(watch.watch.pendingCount.heap <= 2 * 64 + 1)
         #expect(await watch.sleep(until: ContinuousClock.now + .milliseconds(10)))
         #expect(await watch.sleep(until: ContinuousClock.now - .milliseconds(10)))
+    }
+
+    @Test("an alarm rings once after its instant; a cancelled one never rings; a passed instant rings at once")
+    func alarms() async {
+        let watch = DeadlineWatch()
+        let rang = Locked<[String]>([])
+        let cancelled = watch.schedule(at: ContinuousClock.now + .milliseconds(20)) { rang.withLock { $0.append("cancelled") } }
+        _ = watch.schedule(at: ContinuousClock.now + .milliseconds(30)) { rang.withLock { $0.append("later") } }
+        _ = watch.schedule(at: ContinuousClock.now - .milliseconds(1)) { rang.withLock { $0.append("passed") } }
+        #expect(rang.withLock { $0 } == ["passed"])
+        #expect(watch.cancel(cancelled))
+        #expect(await eventually { rang.withLock { $0 } == ["passed", "later"] })
+        #expect(!watch.cancel(cancelled))
+        #expect(watch.pendingCount.alarms == 0)
     }
 }

@@ -153,7 +153,7 @@ struct DecodingTests {
             return try JSONDecoder().decode(User.self, from: data)
         }
         let call = Task { try await client.response(for: Get<User>(decoder: slowDecoder)) }
-        await clock.waitForSleepers(2)  // the deadline and the mock's 30 ms
+        await clock.waitForAlarms(2)  // the deadline and the mock's 30 ms
         clock.advance(by: .milliseconds(30))
         let metrics = try await call.value.metrics
         #expect(metrics.network == .milliseconds(30))

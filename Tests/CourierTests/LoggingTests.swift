@@ -107,7 +107,7 @@ struct LoggingTests {
         #expect(body.count < 1100)
         #expect(handler.lines.first?.message == "courier.call.started")
         let task = Task { try await client.send(Call(path: "slow")) }
-        await clock.waitForSleepers(2)  // the deadline and the mock's delay: the call is under way
+        await clock.waitForAlarms(2)  // the deadline and the mock's delay: the call is under way
         task.cancel()
         _ = try? await task.value
         let cancelled = handler.lines.first { $0.message == "courier.call.cancelled" }

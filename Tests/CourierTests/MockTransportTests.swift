@@ -117,12 +117,12 @@ struct MockTransportTests {
         let client = try NetworkClient(configuration: configuration, transport: mock)
 
         let soon = Task { try await client.send(Call(path: "soon", timeout: .seconds(5))) }
-        await clock.waitForSleepers(2)  // the deadline and the delay
+        await clock.waitForAlarms(2)  // the deadline and the delay
         clock.advance(by: .seconds(2))
         #expect(String(decoding: try await soon.value, as: UTF8.self) == "on time")
 
         let slow = Task { try await client.send(Call(path: "slow", timeout: .seconds(5))) }
-        await clock.waitForSleepers(2)
+        await clock.waitForAlarms(2)
         clock.advance(by: .seconds(5))
         do {
             _ = try await slow.value

@@ -132,7 +132,7 @@ struct RequestQueueTests {
         queue.suspend()
         let call = Task { try await client.send(QueuedCall(path: "late")) }
         #expect(await waitUntil { queue.status.waiting == 1 })
-        await clock.waitForSleepers(1)
+        await clock.waitForAlarms(1)
         clock.advance(by: .seconds(29))
         #expect(queue.status.waiting == 1, "still waiting a second before its deadline")
         clock.advance(by: .seconds(1))

@@ -125,7 +125,7 @@ struct RetryTests {
         let clock = ManualTimeSource()
         let client = try Self.client(mock, clock: clock) { $0.maxRetryAfter = .seconds(30) }
         let task = Task { try await client.send(Call()) }
-        await clock.waitForSleepers(2)  // the deadline and the Retry-After wait
+        await clock.waitForAlarms(2)  // the deadline and the Retry-After wait
         task.cancel()
         let error = await #expect(throws: NetworkError.self) { try await task.value }
         #expect(error?.kind == .cancelled)
@@ -139,7 +139,7 @@ struct RetryTests {
         let clock = ManualTimeSource()
         let client = try Self.client(mock, clock: clock) { $0.maxRetryAfter = .seconds(30) }
         let task = Task { try await client.response(for: Call(timeout: .seconds(60))) }
-        await clock.waitForSleepers(2)
+        await clock.waitForAlarms(2)
         clock.advance(by: .seconds(19))
         #expect(mock.recordedRequests.count == 1, "no second attempt a second before Retry-After")
         clock.advance(by: .seconds(1))

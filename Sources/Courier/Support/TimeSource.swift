@@ -8,16 +8,38 @@
 /// it on the real clock; and a transport's stall and connect limits are socket-level limits on the
 /// real clock.)
 ///
-/// Implementing a time source: `now` never goes backwards; `sleep(until:)` returns `true` once
-/// `now` has reached the instant, and `false` promptly when the waiting task is cancelled first.
+/// Implementing a time source: `now` never goes backwards; an alarm runs its action exactly once,
+/// when `now` reaches its instant (at once, on the scheduling thread, when it already has), and
+/// never after ``cancelAlarm(_:)`` returned `true`. Actions are short and never block. Waiting
+/// (``sleep(until:)``) is built on alarms for every time source.
 public protocol TimeSource: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
 
-    /// Suspends until this clock shows `deadline`.
-    /// - Parameter deadline: The instant to wait for; one already passed returns at once.
-    /// - Returns: `true` when the instant came, `false` when the task was cancelled first.
-    func sleep(until deadline: ContinuousClock.Instant) async -> Bool
+    /// Runs `action` once this clock reaches `instant`.
+    /// - Parameters:
+    ///   - instant: When; one already passed runs `action` at once.
+    ///   - action: What to run; short, and never blocking.
+    /// - Returns: The alarm, for ``cancelAlarm(_:)``.
+    func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm
+
+    /// Removes an alarm before it rings.
+    /// - Parameter alarm: An alarm from ``schedule(at:_:)``.
+    /// - Returns: `true` when the alarm was still waiting (its action will never run).
+    @discardableResult
+    func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool
+}
+
+/// An alarm set on a ``TimeSource``.
+public struct TimeSourceAlarm: Hashable, Sendable {
+    /// The time source's number for it.
+    public let id: UInt64
+
+    /// Wraps a time source's number for an alarm.
+    /// - Parameter id: The number; 0 for an alarm that rang at once.
+    public init(id: UInt64) {
+        self.id = id
+    }
 }
 
 /// The monotonic system clock (`ContinuousClock`).
@@ -28,47 +50,40 @@ public struct SystemTimeSource: TimeSource {
     /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { ContinuousClock.now }
 
-    /// Waits on the process's one shared timer (a heap of deadlines), not a system timer per call.
-    public func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
-        await DeadlineWatch.shared.sleep(until: deadline)
+    /// Sets the alarm on the process's one shared timer (a heap of alarms), not a system timer per call.
+    public func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
+        DeadlineWatch.shared.schedule(at: instant, action)
+    }
+
+    /// Removes the alarm from the shared timer.
+    @discardableResult
+    public func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool {
+        DeadlineWatch.shared.cancel(alarm)
     }
 }
 
-/// A clock that moves only when told to, for tests: sleepers wake when ``advance(by:)`` moves it
-/// past their instant.
+/// A clock that moves only when told to, for tests: alarms ring (and sleepers wake) when
+/// ``advance(by:)`` moves it past their instant.
 ///
 /// ```swift
 /// let time = ManualTimeSource()
 /// var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
 /// configuration.timeSource = time
 /// let call = Task { try await client.send(Slow()) }
-/// await time.waitForSleepers(1)        // the call is waiting on the clock
-/// time.advance(by: .seconds(30))       // its deadline passes: it fails as timed out
+/// await time.waitForAlarms(1)          // the call's deadline is set
+/// time.advance(by: .seconds(30))       // it passes: the call fails as timed out
 /// ```
 public final class ManualTimeSource: TimeSource {
-    private enum Sleeper {
-        /// Has an id, not yet a continuation.
-        case pending
-        /// Cancelled before its continuation was stored.
-        case cancelled
-        case waiting(ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
-    }
-
     private struct State {
         var now: ContinuousClock.Instant
-        var nextID: UInt64 = 0
-        /// Every sleep in progress; an entry leaves when its sleep returns.
-        var sleepers: [UInt64: Sleeper] = [:]
-        /// Tasks in ``waitForSleepers(_:)``: how many sleepers each waits for.
+        var alarms = AlarmTable()
+        /// Tasks in ``waitForAlarms(_:)``: how many alarms each waits for.
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-
-        var waitingCount: Int {
-            sleepers.values.count { if case .waiting = $0 { true } else { false } }
-        }
 
         /// Removes and returns the watchers whose count is reached.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-            let waiting = waitingCount
+            let waiting = alarms.count
+            guard watchers.contains(where: { $0.count <= waiting }) else { return [] }
             let ready = watchers.filter { $0.count <= waiting }.map(\.continuation)
             watchers.removeAll { $0.count <= waiting }
             return ready
@@ -85,74 +100,48 @@ public final class ManualTimeSource: TimeSource {
     /// The instant the clock shows.
     public var now: ContinuousClock.Instant { state.withLock { $0.now } }
 
-    /// How many tasks are waiting on this clock.
-    public var sleeperCount: Int { state.withLock { $0.waitingCount } }
+    /// How many alarms are set (a call's deadline, a sleeper) and have not rung.
+    public var pendingAlarms: Int { state.withLock { $0.alarms.count } }
 
-    /// Moves the clock forward and wakes every sleeper whose instant has come.
+    /// Moves the clock forward and rings every alarm whose instant has come, earliest first.
     /// - Parameter duration: How far; negative durations are ignored (the clock is monotonic).
     public func advance(by duration: Duration) {
         guard duration > .zero else { return }
-        let due = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let due = state.withLock { state -> [@Sendable () -> Void] in
             state.now = state.now.advanced(by: duration)
-            var due: [CheckedContinuation<Bool, Never>] = []
-            for (id, sleeper) in state.sleepers {
-                guard case .waiting(let deadline, let continuation) = sleeper, deadline <= state.now else { continue }
-                state.sleepers[id] = nil
-                due.append(continuation)
-            }
-            return due
+            return state.alarms.takeDue(at: state.now)
         }
-        for continuation in due { continuation.resume(returning: true) }
+        for action in due { action() }
     }
 
-    /// Suspends until ``advance(by:)`` moves the clock to `deadline` (or the task is cancelled).
-    public func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID &+= 1
-            state.sleepers[state.nextID] = .pending
-            return state.nextID
+    /// Sets an alarm that rings when ``advance(by:)`` reaches `instant`.
+    public func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
+        let (id, watchers) = state.withLock { state -> (UInt64?, [CheckedContinuation<Void, Never>]) in
+            guard state.now < instant else { return (nil, []) }
+            let id = state.alarms.add(at: instant, action)
+            return (id, state.satisfiedWatchers())
         }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let (answer, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
-                    if case .cancelled = state.sleepers[id] {
-                        state.sleepers[id] = nil
-                        return (false, [])
-                    }
-                    if state.now >= deadline {
-                        state.sleepers[id] = nil
-                        return (true, [])
-                    }
-                    state.sleepers[id] = .waiting(deadline, continuation)
-                    return (nil, state.satisfiedWatchers())
-                }
-                for watcher in watchers { watcher.resume() }
-                if let answer { continuation.resume(returning: answer) }
-            }
-        } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                switch state.sleepers[id] {
-                case .pending:
-                    state.sleepers[id] = .cancelled
-                    return nil
-                case .waiting(_, let continuation):
-                    state.sleepers[id] = nil
-                    return continuation
-                case .cancelled, nil:
-                    return nil  // already finished
-                }
-            }
-            continuation?.resume(returning: false)
+        for watcher in watchers { watcher.resume() }
+        guard let id else {
+            action()
+            return TimeSourceAlarm(id: 0)
         }
+        return TimeSourceAlarm(id: id)
     }
 
-    /// Suspends until at least `count` tasks wait on this clock, so a test advances it only once
-    /// the code under test has started waiting.
-    /// - Parameter count: How many sleepers to wait for.
-    public func waitForSleepers(_ count: Int = 1) async {
+    /// Removes an alarm before it rings.
+    @discardableResult
+    public func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool {
+        state.withLock { $0.alarms.remove(alarm.id) }
+    }
+
+    /// Suspends until at least `count` alarms are set on this clock, so a test advances it only
+    /// once the code under test is waiting (a call in flight has one: its deadline; a sleep adds one).
+    /// - Parameter count: How many alarms to wait for.
+    public func waitForAlarms(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.waitingCount >= count { return true }
+                if state.alarms.count >= count { return true }
                 state.watchers.append((count, continuation))
                 return false
             }
