@@ -21,7 +21,7 @@ enum Deadline {
         on clock: any TimeSource,
         timeout: Duration,
         recorder: TransferRecorder,
-        _ operation: @escaping @Sendable () async throws -> T
+        _ operation: @Sendable () async throws -> T
     ) async throws -> T {
         let alarm = CallAlarm()
         async let outcome = alarm.guarding(operation, until: deadline, on: clock)

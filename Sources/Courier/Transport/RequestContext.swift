@@ -50,11 +50,8 @@ public struct RequestContext: Sendable {
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
-    var placement: QueuePlacement? {
-        get { self[QueuePlacementKey.self] }
-        set { self[QueuePlacementKey.self] = newValue }
-    }
-    /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) for most calls.
+    var placement: QueuePlacement?
+    /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
@@ -127,9 +124,4 @@ public protocol RequestContextKey {
     associatedtype Value: Sendable
     /// The value read when none was set.
     static var defaultValue: Value { get }
-}
-
-/// The queue a call waits in (see ``QueueGate``).
-enum QueuePlacementKey: RequestContextKey {
-    static var defaultValue: QueuePlacement? { nil }
 }
