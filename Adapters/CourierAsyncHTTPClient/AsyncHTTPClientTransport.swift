@@ -97,10 +97,10 @@
                     message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
             }
             let client = version == .http1_1 ? http1Client : automaticClient
-            try Task.checkCancellation()
+            if context.isCancelled { throw CancellationError() }
             let response = try await execute(request, body: body, on: client, context: context)
             context.recorder.enter(.receiving)
-            return TransportResponse(head: Self.head(of: response), body: Self.body(of: response))
+            return TransportResponse(head: Self.head(of: response), body: Self.body(of: response, context: context))
         }
 
         private func execute(
@@ -113,7 +113,11 @@
                 throw NetworkError(kind: .timedOut, phase: .building, message: "the deadline passed before the request was sent")
             }
             do {
-                let response = try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining))
+                // AsyncHTTPClient stops only on Task cancellation: the call's deadline cancels the
+                // child this runs in. Its own deadline is the backstop on the real clock.
+                let response = try await context.interruptible {
+                    try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining))
+                }
                 context.recorder.update {
                     $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"
                     $0.phaseTimings = .unavailable(reason: "AsyncHTTPClient does not report phase timings")
@@ -188,10 +192,11 @@
                 status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headerFields: fields)
         }
 
-        private static func body(of response: HTTPClientResponse) -> ResponseBody {
+        private static func body(of response: HTTPClientResponse, context: RequestContext) -> ResponseBody {
             let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
             let reader = BodyReader(response.body.makeAsyncIterator())
-            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await reader.next() })
+            // Each read in a child the call's deadline can cancel (see `execute`).
+            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await context.interruptible { try await reader.next() } })
             return ResponseBody(stream: stream, expectedLength: expected)
         }
 

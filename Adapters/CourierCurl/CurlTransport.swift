@@ -66,13 +66,20 @@ public final class CurlTransport: Transport {
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         let version = context.httpVersion ?? configuration.httpVersion
         try CurlRuntime.check(version, scheme: request.scheme)
-        try Task.checkCancellation()
+        if context.isCancelled { throw CancellationError() }
         let transfer = CurlTransfer(request: request, body: body, context: context, version: version, engine: engine)
         let engine = engine
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.headWaiter = continuation
                 engine.submit(transfer)
+                // The call's deadline stops the transfer in any phase, the body's included (a
+                // finished transfer ignores it).
+                context.onDeadline {
+                    engine.stop(
+                        transfer,
+                        because: NetworkError(kind: .timedOut, phase: context.recorder.phase, message: "the call's deadline passed"))
+                }
             }
         } onCancel: {
             engine.stop(transfer, because: .cancelled(phase: context.recorder.phase))

@@ -191,9 +191,10 @@ public final class MockTransport: Transport {
         if let delay = answer.delay {
             context.recorder.enter(.awaitingResponse)
             // On the call's clock: a test with a manual clock advances it instead of sleeping. The
-            // client's deadline cancels the wait.
+            // wait ends at the call's deadline at the latest (its alarm rang first then).
             let clock = context.clock
-            guard await clock.sleep(until: clock.now.advanced(by: delay)) else { throw CancellationError() }
+            let end = min(clock.now.advanced(by: delay), context.deadline)
+            guard await clock.sleep(until: end), !context.isCancelled else { throw CancellationError() }
         }
         switch answer.outcome {
         case .fail(let error):

@@ -197,7 +197,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return failure
     }
 
-    private func stop(_ task: URLSessionTask, because error: NetworkError) {
+    /// Stops a task for a reason of Courier's own, reported instead of URLSession's "cancelled".
+    func stop(_ task: URLSessionTask, because error: NetworkError) {
         tasks.withLock { tasks in tasks[task.taskIdentifier]?.failure = error }
         task.cancel()
     }

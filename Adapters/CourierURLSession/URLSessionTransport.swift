@@ -135,7 +135,7 @@ public final class URLSessionTransport: Transport {
                 kind: .unsupported, phase: .building,
                 message: "URLSession on Linux does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
         }
-        try Task.checkCancellation()
+        if context.isCancelled { throw CancellationError() }
         // A request's own timeout replaces the session's idle timeout in FoundationNetworking, so
         // it carries the stall limit (Courier enforces the deadline itself).
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
@@ -146,7 +146,7 @@ public final class URLSessionTransport: Transport {
                 task = session.uploadTask(with: urlRequest, from: data)
             } else {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
-                try await Self.stage(body, to: file)
+                try await Self.stage(body, to: file, context: context)
                 stagedBody = file
                 // A stream over the staged file, read as libcurl sends: `uploadTask(fromFile:)`
                 // would have FoundationNetworking read the file ahead into memory.
@@ -164,10 +164,16 @@ public final class URLSessionTransport: Transport {
         delegate.register(
             task.taskIdentifier, TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody))
         context.recorder.enter(.awaitingResponse)
+        let delegate = delegate
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.attach(continuation, to: task.taskIdentifier)
                 task.resume()
+                // The call's deadline stops the task in any phase, the body's included.
+                context.onDeadline {
+                    delegate.stop(
+                        task, because: NetworkError(kind: .timedOut, phase: context.recorder.phase, message: "the call's deadline passed"))
+                }
             }
         } onCancel: {
             task.cancel()
@@ -177,12 +183,12 @@ public final class URLSessionTransport: Transport {
     /// Writes a streamed body to a file on a thread of its own: a large body takes seconds to
     /// write, and blocking a thread of Swift's cooperative pool that long stalls every other
     /// task in the process. Cancelling the calling task stops the write.
-    private static func stage(_ body: RequestBody, to file: URL) async throws {
+    private static func stage(_ body: RequestBody, to file: URL, context: RequestContext) async throws {
         final class StopFlag: Sendable {
             let raised = Atomic<Bool>(false)
         }
         let stop = StopFlag()
-        try await withTaskCancellationHandler {
+        try await context.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let writer = Thread {
                     do {

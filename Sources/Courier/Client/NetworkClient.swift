@@ -201,6 +201,8 @@ public final class NetworkClient: Sendable {
         )
         context.addsRequestID = true
         context.clock = time
+        let signal = CallDeadline()
+        context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement
         let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
@@ -229,18 +231,17 @@ public final class NetworkClient: Sendable {
         let head: HTTPResponse
         let data: Data
         let networkStart = time.now
+        // The phase moves on first, so a deadline that strikes before the transport runs does not
+        // report the call as still being built.
+        recorder.enter(placement == nil ? .sending : .queued)
+        // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
+        let alarm = Deadline.arm(signal, at: context.deadline, on: time)
         do {
-            // The phase moves on before any child task runs, so a deadline that strikes before the
-            // transport is scheduled does not report the call as still being built.
-            recorder.enter(placement == nil ? .sending : .queued)
-            // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
-            let chain = chain.run
-            (head, data) = try await Deadline.run(until: context.deadline, on: time, timeout: timeout, recorder: recorder) {
-                [context] in
-                try await Self.exchange(chain, built.request, built.body, context)
-            }
+            (head, data) = try await Self.exchange(chain.run, built.request, built.body, context)
+            time.cancelAlarm(alarm)
         } catch {
-            return fail(NetworkError.converting(error, phase: recorder.phase))
+            time.cancelAlarm(alarm)
+            return fail(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder))
         }
         recorder.update(entering: .validating) {
             $0.network = networkStart.duration(to: time.now)

@@ -35,6 +35,10 @@ import HTTPTypes
 /// - Throw ``NetworkError`` for failures you create; let errors from `next` pass unless you
 ///   handle them.
 /// - Be `Sendable` and keep no per-call state in stored properties: one instance serves every call.
+/// - A wait of your own (anything but `next`) must end when the task is cancelled or the call's
+///   deadline passes: wait under ``RequestContext/withCancellationHandler(_:onCancel:)`` or
+///   ``RequestContext/interruptible(_:)``, or sleep on ``RequestContext/clock`` no later than
+///   ``RequestContext/deadline``.
 public protocol Middleware: Sendable {
     /// The rest of the chain: later middleware, then the transport.
     typealias Next = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> TransportResponse

@@ -25,8 +25,12 @@ struct QueueGate: BindableLink {
             let (head, data) = try await exchange(request, body, context, placement, next)
             return TransportResponse(head: head, body: ResponseBody(data: data))
         }
-        let outcome = try await queue.share(key: key, onJoin: placement.onStart) {
-            try await exchange(request, body, context, placement, next)
+        // The transfer is everyone's: it runs until the last caller leaves (each at its own
+        // deadline or cancellation), not until the first caller's deadline.
+        var shared = context
+        shared.deadlineSignal = .never
+        let outcome = try await queue.share(key: key, onJoin: placement.onStart, context: context) { [shared] in
+            try await exchange(request, body, shared, placement, next)
         }
         if outcome.joined {
             context.recorder.update { $0.deduplicated = true }
@@ -44,7 +48,7 @@ struct QueueGate: BindableLink {
         let recorder = context.recorder
         let waitStart = queue.timeSource.now
         recorder.enter(.queued)
-        try await queue.acquireSlot(host: host, priority: placement.priority)
+        try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
         defer { queue.releaseSlot(host: host) }
         let waited = waitStart.duration(to: queue.timeSource.now)
         recorder.update { $0.queued += waited }

@@ -50,17 +50,18 @@ extension RequestQueue {
     /// - Parameters:
     ///   - key: From ``sharingKey(for:_:)``.
     ///   - onJoin: Called when this caller joins a transfer already in flight.
+    ///   - context: This caller's context: its deadline makes it leave, as cancellation does.
     ///   - work: The transfer, run once.
     func share(
-        key: String, onJoin: (@Sendable () -> Void)?,
+        key: String, onJoin: (@Sendable () -> Void)?, context: RequestContext,
         _ work: @escaping @Sendable () async throws -> (HTTPResponse, Data)
     ) async throws -> SharedTransfer.Outcome {
         let id = state.withLock { $0.makeID() }
-        return try await withTaskCancellationHandler {
+        return try await context.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SharedTransfer.Outcome, any Error>) in
                 enum Role { case cancelled, lead, join }
                 let role = state.withLock { state -> Role in
-                    if Task.isCancelled { return .cancelled }
+                    if context.isCancelled { return .cancelled }
                     if state.shared[key] != nil {
                         state.shared[key]?.callers[id] = SharedTransfer.Caller(continuation: continuation, leads: false)
                         return .join
@@ -93,7 +94,7 @@ extension RequestQueue {
                     if orphaned { task.cancel() }
                 }
             }
-        } onCancel: {
+        } onCancel: { [self] in
             let (caller, task) = state.withLock { state -> (SharedTransfer.Caller?, Task<Void, Never>?) in
                 guard let caller = state.shared[key]?.callers.removeValue(forKey: id) else { return (nil, nil) }
                 guard state.shared[key]?.callers.isEmpty == true else { return (caller, nil) }

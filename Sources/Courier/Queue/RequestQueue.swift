@@ -154,14 +154,15 @@ public final class RequestQueue: Sendable {
 
     /// Waits for a slot for a call to `host`.
     /// - Throws: ``NetworkError/Kind/queueFull`` when too many wait; ``NetworkError/Kind/cancelled``
-    ///   when the task is cancelled while waiting (the call leaves the queue at once).
-    func acquireSlot(host: String, priority: RequestPriority) async throws {
+    ///   when the task is cancelled or the call's deadline passes while waiting (the call leaves
+    ///   the queue at once).
+    func acquireSlot(host: String, priority: RequestPriority, context: RequestContext) async throws {
         let id = state.withLock { $0.makeID() }
-        try await withTaskCancellationHandler {
+        try await context.withCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 let action = state.withLock { state -> QueueSlots.AdmitAction? in
                     // Checked under the lock: a cancel handler that ran before this found nothing to withdraw.
-                    if Task.isCancelled { return nil }
+                    if context.isCancelled { return nil }
                     let action = state.slots.admit(id: id, host: host, priority: priority)
                     if action == .wait { state.waiters[id] = waiter }
                     return action
@@ -177,7 +178,7 @@ public final class RequestQueue: Sendable {
                             message: "queue '\(name)' already has \(limits.maxWaiting) calls waiting (limits.maxWaiting)"))
                 }
             }
-        } onCancel: {
+        } onCancel: { [self] in
             let waiter = state.withLock { state in
                 state.slots.withdraw(id: id) ? state.waiters.removeValue(forKey: id) : nil
             }
@@ -185,7 +186,7 @@ public final class RequestQueue: Sendable {
         }
     }
 
-    /// Gives back a slot taken by ``acquireSlot(host:priority:)`` and starts the calls that fit now.
+    /// Gives back a slot taken by ``acquireSlot(host:priority:context:)`` and starts the calls that fit now.
     func releaseSlot(host: String) {
         let started = state.withLock { state in Self.takeWaiters(state.slots.release(host: host), from: &state) }
         for waiter in started { waiter.resume() }

@@ -15,6 +15,8 @@ public struct RequestContext: Sendable {
     /// The clock the deadline is on, and that links wait on (retry backoff, the mock's delays):
     /// the configuration's ``ClientConfiguration/timeSource``.
     public var clock: any TimeSource = SystemTimeSource()
+    /// The deadline as a cancellation source, passed by the client's alarm on ``clock``.
+    var deadlineSignal = CallDeadline.never
     /// The longest a transport may spend establishing a connection.
     public var connectTimeout: Duration
     /// The largest response body accepted, in bytes.
@@ -89,6 +91,54 @@ public struct RequestContext: Sendable {
     /// Time left before the deadline on ``clock`` (zero once it has passed).
     public var remaining: Duration {
         max(.zero, clock.now.duration(to: deadline))
+    }
+
+    /// Whether the calling task was cancelled or the call's deadline has passed: a wait that is
+    /// about to start should not.
+    public var isCancelled: Bool { Task.isCancelled || deadlineSignal.hasPassed }
+
+    /// Whether the call's deadline has passed (the client's alarm rang).
+    public var deadlineHasPassed: Bool { deadlineSignal.hasPassed }
+
+    /// Runs `operation`; `onCancel` runs when the task is cancelled or the call's deadline passes
+    /// while it runs (at once when either already happened), so one handler stops a wait for both.
+    ///
+    /// Use it where a transport or a link waits, in place of `withTaskCancellationHandler`. As
+    /// with that function, `operation` must check ``isCancelled`` where it parks (under the same
+    /// lock as `onCancel`), since `onCancel` may run before it. `onCancel` may run twice (task
+    /// cancellation and deadline): make it idempotent.
+    /// - Parameters:
+    ///   - operation: The wait.
+    ///   - onCancel: Ends the wait; short, never blocking.
+    /// - Returns: What `operation` returns.
+    public func withCancellationHandler<T>(
+        _ operation: () async throws -> T, onCancel: @escaping @Sendable () -> Void
+    ) async rethrows -> T {
+        let token = deadlineSignal.register(onCancel)
+        defer { deadlineSignal.remove(token) }
+        return try await withTaskCancellationHandler(operation: operation, onCancel: onCancel)
+    }
+
+    /// Runs `handler` if the call's deadline passes while the call is still running (at once
+    /// when it has), for work that lives longer than one wait: a transfer whose body is read
+    /// later. Nothing runs once the call has finished.
+    /// - Parameter handler: Stops the work; short, never blocking, idempotent.
+    public func onDeadline(_ handler: @escaping @Sendable () -> Void) {
+        deadlineSignal.register(handler)
+    }
+
+    /// Runs `operation` in a child task that the call's deadline (and the caller's cancellation)
+    /// cancels: for a library that only Task cancellation stops. Costs a child task and two
+    /// executor hops; prefer ``withCancellationHandler(_:onCancel:)`` where the wait has a handle.
+    /// - Parameter operation: The work.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws (`CancellationError` or the library's own error when the
+    ///   deadline cancelled it: the client reports ``NetworkError/Kind/timedOut``).
+    public func interruptible<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
+        let interruptible = InterruptibleTask()
+        let signal = deadlineSignal
+        async let outcome = interruptible.run(operation, deadline: signal)
+        return try await outcome
     }
 
     /// The value stored for a key, or the key's default.

@@ -11,8 +11,12 @@ import HTTPTypes
 ///   validated: send it as it is (`scheme`, `authority` and `path` of the `HTTPRequest`).
 /// - Return as soon as the response head arrives, with the body as a ``ResponseBody`` stream;
 ///   stop the transfer when the body stream is terminated by its consumer.
-/// - Honour Task cancellation promptly, in every phase (bridge it with
-///   `withTaskCancellationHandler`), and stop any work that cancellation leaves behind.
+/// - Honour Task cancellation and the call's deadline promptly, in every phase, and stop any work
+///   they leave behind: bridge both at each wait with
+///   ``RequestContext/withCancellationHandler(_:onCancel:)``, tie a transfer's lifetime to the
+///   deadline with ``RequestContext/onDeadline(_:)``, or run a library that only Task cancellation
+///   stops under ``RequestContext/interruptible(_:)``. The deadline is the client's (one alarm on
+///   ``RequestContext/clock``); ``RequestContext/remaining`` may go to the library as a backstop.
 /// - Report failures as ``NetworkError`` with the most precise kind and phase, keeping the native
 ///   code and message; never crash on anything a server sends.
 /// - Report the current phase and what you measure through `context.recorder`.

@@ -1,0 +1,98 @@
+/// A call's deadline as a cancellation source: the client sets an alarm for it on the call's
+/// clock, and when it rings, every wait under the call is ended through the handlers registered
+/// here, the way Task cancellation ends them.
+///
+/// Transports and links reach it through ``RequestContext``:
+/// ``RequestContext/withCancellationHandler(_:onCancel:)`` at a wait,
+/// ``RequestContext/onDeadline(_:)`` for work that lives as long as a transfer, and
+/// ``RequestContext/interruptible(_:)`` for a library that only Task cancellation can stop.
+/// Handlers run once, outside the lock, on the thread that rings the alarm (or at once when the
+/// deadline has already passed).
+struct CallDeadline: Sendable {
+    private struct State {
+        var passed = false
+        var nextID: UInt64 = 0
+        var handlers: [UInt64: @Sendable () -> Void] = [:]
+    }
+
+    /// `nil` for a deadline that never passes: nothing to allocate, nothing registered.
+    private let state: Locked<State>?
+
+    /// A deadline that never passes (contexts made outside a client, shared transfers).
+    static let never = CallDeadline(state: nil)
+
+    private init(state: Locked<State>?) {
+        self.state = state
+    }
+
+    /// A deadline the client passes when its alarm rings.
+    init() {
+        state = Locked(State())
+    }
+
+    /// Whether the deadline has passed.
+    var hasPassed: Bool { state?.withLock { $0.passed } ?? false }
+
+    /// Marks the deadline as passed and runs every handler.
+    func pass() {
+        guard let state else { return }
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.passed else { return [] }
+            state.passed = true
+            defer { state.handlers = [:] }
+            return Array(state.handlers.values)
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` when the deadline passes, or at once when it has (never, for ``never``).
+    /// - Returns: A token for ``remove(_:)``; `nil` when nothing was stored.
+    @discardableResult
+    func register(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
+        guard let state else { return nil }
+        let id = state.withLock { state -> UInt64? in
+            guard !state.passed else { return nil }
+            state.nextID &+= 1
+            state.handlers[state.nextID] = handler
+            return state.nextID
+        }
+        if id == nil { handler() }
+        return id
+    }
+
+    /// Removes a handler that has not run.
+    func remove(_ id: UInt64?) {
+        guard let id, let state else { return }
+        state.withLock { _ = $0.handlers.removeValue(forKey: id) }
+    }
+}
+
+/// Runs work in a child task that the call's deadline cancels, for libraries that stop only on
+/// Task cancellation.
+///
+/// The child's `UnsafeCurrentTask` may only be used while the child lives: it registers itself
+/// before the work and unregisters, under the same lock, before it returns, and the deadline
+/// cancels it only under that lock, so a finished task is never touched.
+final class InterruptibleTask: Sendable {
+    /// @unchecked Sendable: only used under the lock, while the task is alive.
+    private struct RunningTask: @unchecked Sendable {
+        let task: UnsafeCurrentTask
+    }
+
+    private let running = Locked<RunningTask?>(nil)
+
+    /// Runs `operation` in the current task (a child the caller made), cancelled when `deadline` passes.
+    func run<T: Sendable>(_ operation: @Sendable () async throws -> T, deadline: CallDeadline) async throws -> T {
+        withUnsafeCurrentTask { task in
+            running.withLock { $0 = task.map(RunningTask.init) }
+        }
+        let token = deadline.register { [self] in
+            running.withLock { $0?.task.cancel() }
+        }
+        defer {
+            running.withLock { $0 = nil }
+            deadline.remove(token)
+        }
+        return try await operation()
+    }
+}
