@@ -75,10 +75,13 @@ public final class CurlTransport: Transport {
                 engine.submit(transfer)
                 // The call's deadline stops the transfer in any phase, the body's included (a
                 // finished transfer ignores it).
-                context.onDeadline {
+                // Neither the context nor the transfer strongly: the transfer holds the context,
+                // which holds this handler (a cycle would keep every transfer alive).
+                let recorder = context.recorder
+                context.onDeadline { [weak transfer] in
+                    guard let transfer else { return }
                     engine.stop(
-                        transfer,
-                        because: NetworkError(kind: .timedOut, phase: context.recorder.phase, message: "the call's deadline passed"))
+                        transfer, because: NetworkError(kind: .timedOut, phase: recorder.phase, message: "the call's deadline passed"))
                 }
             }
         } onCancel: {

@@ -169,10 +169,12 @@ public final class URLSessionTransport: Transport {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.attach(continuation, to: task.taskIdentifier)
                 task.resume()
-                // The call's deadline stops the task in any phase, the body's included.
+                // The call's deadline stops the task in any phase, the body's included. The handler
+                // does not hold the context, which holds the handler.
+                let recorder = context.recorder
                 context.onDeadline {
                     delegate.stop(
-                        task, because: NetworkError(kind: .timedOut, phase: context.recorder.phase, message: "the call's deadline passed"))
+                        task, because: NetworkError(kind: .timedOut, phase: recorder.phase, message: "the call's deadline passed"))
                 }
             }
         } onCancel: {

@@ -9,10 +9,15 @@
 /// Handlers run once, outside the lock, on the thread that rings the alarm (or at once when the
 /// deadline has already passed).
 struct CallDeadline: Sendable {
+    private struct Handler {
+        var run: @Sendable () -> Void
+    }
+
     private struct State {
         var passed = false
         var nextID: UInt64 = 0
-        var handlers: [UInt64: @Sendable () -> Void] = [:]
+        /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
+        var handlers: [UInt64: Handler] = [:]
     }
 
     /// `nil` for a deadline that never passes: nothing to allocate, nothing registered.
@@ -40,7 +45,7 @@ struct CallDeadline: Sendable {
             guard !state.passed else { return [] }
             state.passed = true
             defer { state.handlers = [:] }
-            return Array(state.handlers.values)
+            return state.handlers.values.map(\.run)
         }
         for handler in handlers { handler() }
     }
@@ -53,7 +58,7 @@ struct CallDeadline: Sendable {
         let id = state.withLock { state -> UInt64? in
             guard !state.passed else { return nil }
             state.nextID &+= 1
-            state.handlers[state.nextID] = handler
+            state.handlers[state.nextID] = Handler(run: handler)
             return state.nextID
         }
         if id == nil { handler() }

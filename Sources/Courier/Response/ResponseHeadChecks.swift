@@ -74,15 +74,34 @@ package enum ResponseHeadChecks {
     /// Why a field value is not one (RFC 9110, section 5.5: no NUL, CR, LF or other control
     /// character except horizontal tab), or `nil`.
     package static func fieldValueProblem(_ value: some Sequence<UInt8>) -> String? {
-        for byte in value where byte < 0x20 && byte != 0x09 || byte == 0x7F {
-            switch byte {
-            case 0x00: return "a header value has a NUL byte"
-            case 0x0D: return "a header value has a bare CR"
-            case 0x0A: return "a header value has a bare LF"
-            default: return "a header value has a control character"
-            }
-        }
+        for byte in value where isForbiddenInValue(byte) { return valueProblem(byte) }
         return nil
+    }
+
+    /// The same check over raw bytes. curl's head parser runs it on every header line, from
+    /// another module: the generic form is not specialised across modules there, and its
+    /// iteration allocated on every byte (about 85 `malloc`s per call over HTTP/1.1).
+    package static func fieldValueProblem(_ value: UnsafeRawBufferPointer) -> String? {
+        for byte in value where isForbiddenInValue(byte) { return valueProblem(byte) }
+        return nil
+    }
+
+    /// The same check over a part of raw bytes (see the form above).
+    package static func fieldValueProblem(_ value: Slice<UnsafeRawBufferPointer>) -> String? {
+        fieldValueProblem(UnsafeRawBufferPointer(rebasing: value))
+    }
+
+    private static func isForbiddenInValue(_ byte: UInt8) -> Bool {
+        byte < 0x20 && byte != 0x09 || byte == 0x7F
+    }
+
+    private static func valueProblem(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x00: "a header value has a NUL byte"
+        case 0x0D: "a header value has a bare CR"
+        case 0x0A: "a header value has a bare LF"
+        default: "a header value has a control character"
+        }
     }
 
     /// The error for a head that failed one of the checks above.

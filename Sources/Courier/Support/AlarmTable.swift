@@ -12,8 +12,15 @@ struct AlarmTable {
         }
     }
 
+    /// An alarm. (A struct, not a tuple: a closure stored in a generic container as a bare
+    /// function value is re-abstracted, which allocates a thunk on every alarm.)
+    private struct Alarm {
+        var instant: ContinuousClock.Instant
+        var action: @Sendable () -> Void
+    }
+
     private var nextID: UInt64 = 0
-    private var alarms: [UInt64: (instant: ContinuousClock.Instant, action: @Sendable () -> Void)] = [:]
+    private var alarms: [UInt64: Alarm] = [:]
     private var heap = MinHeap<Entry>()
 
     /// Alarms waiting to ring.
@@ -24,7 +31,7 @@ struct AlarmTable {
     /// Adds an alarm and returns its id.
     mutating func add(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
         nextID &+= 1
-        alarms[nextID] = (instant, action)
+        alarms[nextID] = Alarm(instant: instant, action: action)
         heap.push(Entry(instant: instant, id: nextID))
         return nextID
     }

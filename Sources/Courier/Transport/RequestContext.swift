@@ -122,6 +122,8 @@ public struct RequestContext: Sendable {
     /// Runs `handler` if the call's deadline passes while the call is still running (at once
     /// when it has), for work that lives longer than one wait: a transfer whose body is read
     /// later. Nothing runs once the call has finished.
+    /// The context keeps the handler until the call ends: the handler must not hold the context
+    /// (take what it needs, such as ``recorder``, before), nor strongly an object that holds it.
     /// - Parameter handler: Stops the work; short, never blocking, idempotent.
     public func onDeadline(_ handler: @escaping @Sendable () -> Void) {
         deadlineSignal.register(handler)
