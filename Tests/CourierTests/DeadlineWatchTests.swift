@@ -13,19 +13,39 @@ private struct WatchClock: TimeSource {
     func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool { watch.cancel(alarm) }
 }
 
-@Suite("The shared deadline timer and its heap")
+@Suite("The shared deadline timer and its alarm table")
 struct DeadlineWatchTests {
-    @Test("the heap pops in ascending order", arguments: [0, 1, 2, 7, 64, 1000])
-    func heapOrder(count: Int) {
-        var generator = SystemRandomNumberGenerator()
-        let values = (0..<count).map { _ in Int.random(in: -500...500, using: &generator) }
-        var heap = MinHeap<Int>()
-        for value in values { heap.push(value) }
-        #expect(heap.count == count)
-        var popped: [Int] = []
-        while let value = heap.popMin() { popped.append(value) }
-        #expect(popped == values.sorted())
-        #expect(heap.isEmpty && heap.min == nil)
+    @Test("the table rings what is due, earliest first and in the order added for one instant; removed and stale ids do nothing")
+    func alarmTable() {
+        let start = ContinuousClock.now
+        let rang = Locked<[Int]>([])
+        var table = AlarmTable()
+        func add(_ label: Int, at offset: Int) -> UInt64 {
+            table.add(at: start + .seconds(offset)) { rang.withLock { $0.append(label) } }
+        }
+        let five = add(5, at: 5)
+        _ = add(3, at: 3)
+        let removed = add(0, at: 1)
+        _ = add(31, at: 3)
+        _ = add(9, at: 9)
+        #expect(table.count == 5)
+        #expect(table.remove(removed))
+        #expect(!table.remove(removed))
+        #expect(!table.remove(0))
+        #expect(table.earliest() == start + .seconds(3))
+        for action in table.takeDue(at: start + .seconds(5)) { action() }
+        #expect(rang.withLock { $0 } == [3, 31, 5])
+        #expect(table.count == 1)
+        // A freed slot is reused, and the old id does not remove the new alarm.
+        let reused = add(7, at: 7)
+        #expect(!table.remove(five))
+        #expect(table.count == 2)
+        #expect(table.capacity == 5)
+        #expect(table.earliest() == start + .seconds(7))
+        for action in table.takeDue(at: start + .seconds(60)) { action() }
+        #expect(rang.withLock { $0 } == [3, 31, 5, 7, 9])
+        #expect(!table.remove(reused))
+        #expect(table.count == 0 && table.earliest() == nil)
     }
 
     @Test("a sleeper wakes after its deadline, even one registered after a later deadline")
@@ -71,7 +91,7 @@ struct DeadlineWatchTests {
             }
         }
         #expect(watch.watch.pendingCount.alarms == 0)
-        #expect(watch.watch.pendingCount.heap <= 2 * 64 + 1)
+        #expect(watch.watch.pendingCount.slots <= 200)  // never more than were waiting at once
         #expect(await watch.sleep(until: ContinuousClock.now + .milliseconds(10)))
         #expect(await watch.sleep(until: ContinuousClock.now - .milliseconds(10)))
     }

@@ -14,19 +14,23 @@ struct CallDeadline: Sendable {
     }
 
     private struct State {
+        /// Set only on ``never``: nothing is stored and it never passes.
+        var isNever = false
         var passed = false
         var nextID: UInt64 = 0
         /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
         var handlers: [UInt64: Handler] = [:]
     }
 
-    /// `nil` for a deadline that never passes: nothing to allocate, nothing registered.
-    private let state: Locked<State>?
+    /// One reference, never optional: a closure that captures only a `CallDeadline` (the alarm
+    /// that passes it) uses that reference as its context and allocates nothing.
+    private let state: Locked<State>
 
-    /// A deadline that never passes (contexts made outside a client, shared transfers).
-    static let never = CallDeadline(state: nil)
+    /// A deadline that never passes (contexts made outside a client, shared transfers): one
+    /// instance for the process, which stores nothing.
+    static let never = CallDeadline(state: Locked(State(isNever: true)))
 
-    private init(state: Locked<State>?) {
+    private init(state: Locked<State>) {
         self.state = state
     }
 
@@ -36,13 +40,12 @@ struct CallDeadline: Sendable {
     }
 
     /// Whether the deadline has passed.
-    var hasPassed: Bool { state?.withLock { $0.passed } ?? false }
+    var hasPassed: Bool { state.withLock { $0.passed } }
 
     /// Marks the deadline as passed and runs every handler.
     func pass() {
-        guard let state else { return }
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
-            guard !state.passed else { return [] }
+            guard !state.passed, !state.isNever else { return [] }
             state.passed = true
             defer { state.handlers = [:] }
             return state.handlers.values.map(\.run)
@@ -54,20 +57,23 @@ struct CallDeadline: Sendable {
     /// - Returns: A token for ``remove(_:)``; `nil` when nothing was stored.
     @discardableResult
     func register(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
-        guard let state else { return nil }
-        let id = state.withLock { state -> UInt64? in
+        let id = state.withLock { state -> UInt64?? in
+            guard !state.isNever else { return .some(nil) }
             guard !state.passed else { return nil }
             state.nextID &+= 1
             state.handlers[state.nextID] = Handler(run: handler)
             return state.nextID
         }
-        if id == nil { handler() }
+        guard let id else {
+            handler()
+            return nil
+        }
         return id
     }
 
     /// Removes a handler that has not run.
     func remove(_ id: UInt64?) {
-        guard let id, let state else { return }
+        guard let id else { return }
         state.withLock { _ = $0.handlers.removeValue(forKey: id) }
     }
 }

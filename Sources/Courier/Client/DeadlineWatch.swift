@@ -2,8 +2,8 @@
 ///
 /// `Task.sleep` costs a system timer per call that stays armed until its time comes, even when
 /// the call finished long before: at thousands of calls per second with 30-second deadlines that
-/// is a heap of hundreds of thousands of dead timers. Here an alarm costs a dictionary entry and a
-/// heap slot, removed when the call finishes; one timer task sleeps until the earliest alarm and is
+/// is a heap of hundreds of thousands of dead timers. Here an alarm costs a slot in an
+/// ``AlarmTable``, freed when the call finishes; one timer task sleeps until the earliest alarm and is
 /// replaced only when a new alarm is earlier than every other.
 final class DeadlineWatch: Sendable {
     /// The watch every client shares (``SystemTimeSource`` schedules here).
@@ -24,8 +24,9 @@ final class DeadlineWatch: Sendable {
     /// unless ``cancel(_:)`` removes it first.
     /// - Returns: The alarm's id.
     func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
+        let now = ContinuousClock.now
         let (id, startTimer) = state.withLock { state -> (UInt64?, UInt64?) in
-            guard ContinuousClock.now < instant else { return (nil, nil) }
+            guard now < instant else { return (nil, nil) }
             let id = state.alarms.add(at: instant, action)
             if let timer = state.timer, timer.target <= instant { return (id, nil) }
             state.generation &+= 1
@@ -46,8 +47,8 @@ final class DeadlineWatch: Sendable {
         state.withLock { $0.alarms.remove(alarm.id) }
     }
 
-    /// Alarms waiting, and heap slots (live and stale); for tests.
-    var pendingCount: (alarms: Int, heap: Int) { state.withLock { ($0.alarms.count, $0.alarms.slots) } }
+    /// Alarms waiting, and the table's slots (waiting and free); for tests.
+    var pendingCount: (alarms: Int, slots: Int) { state.withLock { ($0.alarms.count, $0.alarms.capacity) } }
 
     /// Starts a timer task that rings due alarms until none is left; a newer generation replaces it.
     private func startTimerTask(generation: UInt64, target: ContinuousClock.Instant) {

@@ -50,7 +50,7 @@ public struct SystemTimeSource: TimeSource {
     /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { ContinuousClock.now }
 
-    /// Sets the alarm on the process's one shared timer (a heap of alarms), not a system timer per call.
+    /// Sets the alarm on the process's one shared timer (a table of alarms), not a system timer per call.
     public func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
         DeadlineWatch.shared.schedule(at: instant, action)
     }
