@@ -9,10 +9,16 @@ final class DeadlineWatch: Sendable {
     /// The watch every client shares (``SystemTimeSource`` schedules here).
     static let shared = DeadlineWatch()
 
+    /// (A struct, not a tuple: an optional tuple is copied through outlined generic code.)
+    private struct Timer {
+        var generation: UInt64
+        var target: ContinuousClock.Instant
+    }
+
     private struct State {
         var alarms = AlarmTable()
-        /// The timer task's generation and the instant it sleeps until.
-        var timer: (generation: UInt64, target: ContinuousClock.Instant)?
+        /// The running timer's generation and the instant it sleeps until.
+        var timer: Timer?
         var generation: UInt64 = 0
         /// The running timer task, cancelled when a newer one replaces it.
         var timerTask: Task<Void, Never>?
@@ -28,9 +34,10 @@ final class DeadlineWatch: Sendable {
         let (id, startTimer) = state.withLock { state -> (UInt64?, UInt64?) in
             guard now < instant else { return (nil, nil) }
             let id = state.alarms.add(at: instant, action)
-            if let timer = state.timer, timer.target <= instant { return (id, nil) }
+            // (`!(a < b)` rather than `b <= a`: `<=` on an instant goes through generic code.)
+            if let target = state.timer?.target, !(instant < target) { return (id, nil) }
             state.generation &+= 1
-            state.timer = (state.generation, instant)
+            state.timer = Timer(generation: state.generation, target: instant)
             return (id, state.generation)
         }
         guard let id else {
@@ -73,7 +80,7 @@ final class DeadlineWatch: Sendable {
                         state.timer = nil
                         return (due, nil)
                     }
-                    state.timer = (generation, next)
+                    state.timer = Timer(generation: generation, target: next)
                     return (due, next)
                 }
                 for action in due { action() }

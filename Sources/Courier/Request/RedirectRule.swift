@@ -6,8 +6,14 @@ import HTTPTypes
 ///
 /// Pure: tested without a network.
 package enum RedirectRule {
-    /// The statuses that redirect, when the response has a `Location`.
-    package static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` redirects (301, 302, 303, 307 or 308), when the response has a `Location`.
+    /// (A switch, not a `Set`: it runs on every response, and hashing costs more than the compare.)
+    package static func redirects(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
 
     /// What to send next.
     package struct Next: Equatable, Sendable {

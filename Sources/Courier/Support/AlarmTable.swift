@@ -58,7 +58,7 @@ struct AlarmTable {
     mutating func takeDue(at now: ContinuousClock.Instant) -> [@Sendable () -> Void] {
         var due: [(instant: ContinuousClock.Instant, order: UInt64, action: @Sendable () -> Void)] = []
         for index in slots.indices {
-            guard let action = slots[index].action, slots[index].instant <= now else { continue }
+            guard let action = slots[index].action, !(now < slots[index].instant) else { continue }
             due.append((slots[index].instant, slots[index].order, action))
             release(index)
         }

@@ -61,7 +61,7 @@ struct BridgeLink: BindableLink {
     /// Whether a response to `method` with `status` has a body to decode: not a HEAD response,
     /// not `1xx`, `204` or `304`, and not a redirect the follow-up link will drop.
     static func hasBody(status: Int, method: HTTPRequest.Method) -> Bool {
-        method != .head && status >= 200 && status != 204 && status != 304 && !RedirectRule.statuses.contains(status)
+        method != .head && status >= 200 && status != 204 && status != 304 && !RedirectRule.redirects(status)
     }
 }
 

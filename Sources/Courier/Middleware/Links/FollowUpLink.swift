@@ -36,7 +36,8 @@ struct FollowUpLink: BindableLink {
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             let response = try await next(request, body, context)
-            guard RedirectRule.statuses.contains(response.head.status.code), response.head.headerFields.contains(.location) else {
+            // The Location check first: reading the status parses it, and most responses have no Location.
+            guard response.head.headerFields.contains(.location), RedirectRule.redirects(response.head.status.code) else {
                 return response
             }
             return try await follow(response, of: request, body: body, context: context, next: next)
@@ -50,7 +51,7 @@ struct FollowUpLink: BindableLink {
         var body = body
         var response = first
         var hops = 0
-        while RedirectRule.statuses.contains(response.head.status.code) {
+        while RedirectRule.redirects(response.head.status.code) {
             let status = response.head.status.code
             let locations = response.head.headerFields[values: .location]
             guard let location = locations.first else { break }
