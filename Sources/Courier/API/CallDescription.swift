@@ -55,13 +55,13 @@ enum RequestBuilder {
         _ call: CallDescription<Output>,
         configuration: ClientConfiguration,
         defaultFields: HTTPFields,
-        configuredBase: Result<URLBuilder.Base, NetworkError>?
+        configuredBase: ParsedBase?
     ) throws(NetworkError) -> (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>) {
         let base: URLBuilder.Base
         if let own = call.baseURL, own != configuration.baseURL {
             base = try URLBuilder.cachedBase(own)
         } else if let configuredBase {
-            base = try configuredBase.get()
+            base = try configuredBase.result.get()
         } else {
             throw .invalidRequest("no base URL: the API object names none and the client configuration has none")
         }
@@ -83,5 +83,15 @@ enum RequestBuilder {
         let request = HTTPRequest(
             method: call.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
         return (request, call.body, ownNames)
+    }
+}
+
+/// A client's base URL, parsed once (a bad one fails each call that uses it). A class, so that
+/// handing it to every call costs one retain, not a copy of the whole result.
+final class ParsedBase: Sendable {
+    let result: Result<URLBuilder.Base, NetworkError>
+
+    init(_ text: String) {
+        result = Result { () throws(NetworkError) in try URLBuilder.parseBase(text) }
     }
 }

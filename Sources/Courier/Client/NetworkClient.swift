@@ -33,7 +33,7 @@ public final class NetworkClient: Sendable {
     /// The configuration's default headers, validated once.
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
-    private let configuredBase: Result<URLBuilder.Base, NetworkError>?
+    private let configuredBase: ParsedBase?
 
     /// Creates a client around a transport made in code.
     ///
@@ -67,7 +67,7 @@ public final class NetworkClient: Sendable {
         } catch {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
-        configuredBase = configuration.baseURL.map { text in Result { () throws(NetworkError) in try URLBuilder.parseBase(text) } }
+        configuredBase = configuration.baseURL.map(ParsedBase.init)
         let chain = CallChain(
             headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
             decompression: configuration.decompression, network: networkMiddleware, transport: transport)

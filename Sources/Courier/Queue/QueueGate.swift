@@ -16,7 +16,9 @@ struct QueueGate: BindableLink {
         }
     }
 
-    private func pass(
+    /// Waits for a slot in `placement`'s queue (or joins an identical call's transfer), runs
+    /// `next`, and reads the body before freeing the slot.
+    func pass(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ placement: QueuePlacement,
         _ next: @escaping Middleware.Next
     ) async throws -> TransportResponse {

@@ -21,13 +21,20 @@ struct BridgeLink: BindableLink {
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         guard decompression.isEnabled else { return next }
         return { request, body, context in
-            let response = try await next(request, body, context)
-            guard response.head.headerFields.contains(.contentEncoding) else { return response }
-            // A caller that chose its own Accept-Encoding gets the bytes as they came (unless the
-            // transport decodes whatever it is told).
-            if !transportDecodes, request.headerFields[.acceptEncoding] != Decompression.acceptEncoding { return response }
-            return try decoded(response, method: request.method, context: context)
+            try decodedIfEncoded(try await next(request, body, context), to: request, context: context)
         }
+    }
+
+    /// The link's work on a response to `request`: decoded when it is encoded and the caller did
+    /// not choose its own `Accept-Encoding`; otherwise as it came.
+    func decodedIfEncoded(_ response: TransportResponse, to request: HTTPRequest, context: RequestContext) throws(NetworkError)
+        -> TransportResponse
+    {
+        guard decompression.isEnabled, response.head.headerFields.contains(.contentEncoding) else { return response }
+        // A caller that chose its own Accept-Encoding gets the bytes as they came (unless the
+        // transport decodes whatever it is told).
+        if !transportDecodes, request.headerFields[.acceptEncoding] != Decompression.acceptEncoding { return response }
+        return try decoded(response, method: request.method, context: context)
     }
 
     /// Whether requests get `Accept-Encoding: gzip, deflate` from the client: decoding is on and

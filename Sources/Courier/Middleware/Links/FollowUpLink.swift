@@ -36,15 +36,18 @@ struct FollowUpLink: BindableLink {
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             let response = try await next(request, body, context)
-            // The Location check first: reading the status parses it, and most responses have no Location.
-            guard response.head.headerFields.contains(.location), RedirectRule.redirects(response.head.status.code) else {
-                return response
-            }
+            guard Self.redirects(response) else { return response }
             return try await follow(response, of: request, body: body, context: context, next: next)
         }
     }
 
-    private func follow(
+    /// Whether the link follows `response`: a redirect status with a `Location`. (The Location
+    /// check first: reading the status parses it, and most responses have no Location.)
+    static func redirects(_ response: TransportResponse) -> Bool {
+        response.head.headerFields.contains(.location) && RedirectRule.redirects(response.head.status.code)
+    }
+
+    func follow(
         _ first: TransportResponse, of request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
         var request = request
