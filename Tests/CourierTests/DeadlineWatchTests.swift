@@ -29,22 +29,25 @@ struct DeadlineWatchTests {
         _ = add(31, at: 3)
         _ = add(9, at: 9)
         #expect(table.count == 5)
-        #expect(table.remove(removed))
-        #expect(!table.remove(removed))
-        #expect(!table.remove(0))
+        let removedOnce = table.remove(removed)
+        let removedTwice = table.remove(removed)
+        let removedZero = table.remove(0)
+        #expect(removedOnce && !removedTwice && !removedZero)
         #expect(table.earliest() == start + .seconds(3))
         for action in table.takeDue(at: start + .seconds(5)) { action() }
         #expect(rang.withLock { $0 } == [3, 31, 5])
         #expect(table.count == 1)
         // A freed slot is reused, and the old id does not remove the new alarm.
         let reused = add(7, at: 7)
-        #expect(!table.remove(five))
+        let staleRemoved = table.remove(five)
+        #expect(!staleRemoved)
         #expect(table.count == 2)
         #expect(table.capacity == 5)
         #expect(table.earliest() == start + .seconds(7))
         for action in table.takeDue(at: start + .seconds(60)) { action() }
         #expect(rang.withLock { $0 } == [3, 31, 5, 7, 9])
-        #expect(!table.remove(reused))
+        let rungRemoved = table.remove(reused)
+        #expect(!rungRemoved)
         #expect(table.count == 0 && table.earliest() == nil)
     }
 

@@ -162,4 +162,29 @@ struct MiddlewareChainTests {
         #expect(response.metrics.redirects == 1)
         #expect(mock.recordedRequests.map { $0.head.headerFields[HTTPField.Name("X-Team")!] } == ["t", "t"])
     }
+
+    @Test("without network middleware the built-ins run as one function: the same order, redirects, gate and attempts")
+    func wholeOrderWithoutNetworkMiddleware() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
+        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
+        let trace = Trace()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        configuration.headerRules = [try HeaderRule(headers: ["X-Team": .fixed("t")])]
+        configuration.retry = RetryPolicy()
+        configuration.queue = RequestQueue.Limits(maxConcurrent: 1)
+        let client = try NetworkClient(configuration: configuration, transport: mock, middleware: [Tagging(tag: "A", trace: trace)])
+        #expect(
+            client.chainOrder == [
+                "TeamHeadersMiddleware", "Tagging", "RetryMiddleware", "FollowUpLink", "BridgeLink", "QueueGate", "transport mock",
+            ])
+        let response = try await client.response(for: Ping())
+        #expect(trace.all == ["request A", "response A"])
+        #expect(response.value.name == "after the hop")
+        #expect(response.metrics.attempts == 2)
+        #expect(response.metrics.redirects == 1)
+        #expect(mock.recordedRequests.map { $0.head.headerFields[HTTPField.Name("X-Team")!] } == ["t", "t"])
+        #expect(mock.recordedRequests.map { $0.head.headerFields[.acceptEncoding] } == ["gzip, deflate", "gzip, deflate"])
+    }
 }

@@ -231,12 +231,16 @@ struct DistinctTeamHeadersTests {
         for _ in 0..<3 { _ = try await client.send(TeamHeadersTests.Call(path: "x")) }
         let ids = mock.recordedRequests.compactMap { $0.head.headerFields[HTTPField.Name("X-Request-ID")!] }
         #expect(Set(ids).count == 3)
-        // The form: the process's random prefix in hex, "-", then a counter in lowercase hex
-        // that grows with every call in the process.
+        // The form: the process's random prefix (eight base-32 digits), "-", then a counter in
+        // lowercase base 32 that grows with every call in the process; at most 15 bytes, so the
+        // string is stored inline.
         let parts = ids.map { $0.split(separator: "-") }
-        #expect(parts.allSatisfy { $0.count == 2 && $0.allSatisfy { part in part.allSatisfy { "0123456789abcdef".contains($0) } } })
+        let digits = "0123456789abcdefghijklmnopqrstuv"
+        #expect(parts.allSatisfy { $0.count == 2 && $0.allSatisfy { part in part.allSatisfy { digits.contains($0) } } })
+        #expect(parts.allSatisfy { $0.first?.count == 8 })
+        #expect(ids.allSatisfy { $0.utf8.count <= 15 })
         #expect(Set(parts.map { $0.first }).count == 1, "one prefix per process")
-        let counters = parts.compactMap { $0.last.flatMap { UInt64($0, radix: 16) } }
+        let counters = parts.compactMap { $0.last.flatMap { UInt64($0, radix: 32) } }
         #expect(counters.count == 3 && zip(counters, counters.dropFirst()).allSatisfy { $1 > $0 }, "\(ids)")
         #expect(
             mock.recordedRequests.allSatisfy {
