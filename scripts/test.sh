@@ -9,19 +9,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# Runs one test command; when it fails, repeats the issues it recorded at the end of the output, so
+# that the tail of a long log (all CI keeps) names what failed and where.
+run_tests() {
+  local log
+  log="$(mktemp)"
+  if "$@" 2>&1 | tee "$log"; then
+    rm -f "$log"
+    return 0
+  fi
+  echo "== failed: $*"
+  grep -A4 "recorded an issue\|Test run with.*failed\|error:\|Fatal error" "$log" | head -120 || true
+  rm -f "$log"
+  return 1
+}
 # The AsyncHTTPClient transport is behind a package trait; the tests run its conformance cases too.
 swift build --build-tests --traits AsyncHTTPClient
 # The cases on the real clock (socket-level stall and connect limits, how fast cancellation and
 # shutdown take effect) run on their own after the rest, so CPU-heavy cases cannot starve them.
 realClock=ConformanceRealClockTests
-swift test --skip-build --traits AsyncHTTPClient --skip "$realClock"
-swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
+run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock"
+run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
 libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"
   export COURIER_EXPECT_LIBCURL_MAJOR=8 LD_LIBRARY_PATH="$libcurl8${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock"
-  swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
+  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock"
+  run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
   unset COURIER_EXPECT_LIBCURL_MAJOR LD_LIBRARY_PATH
 fi
 if [ "${COURIER_SKIP_STRESS:-0}" != 1 ]; then
