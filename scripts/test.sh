@@ -19,7 +19,7 @@ run_tests() {
     return 0
   fi
   echo "== failed: $*"
-  grep -A4 "recorded an issue\|Test run with.*failed\|error:\|Fatal error" "$log" | head -120 || true
+  grep -A4 "recorded an issue\|Test run with.*failed\|error:\|Fatal error" "$log" | head -60 || true
   rm -f "$log"
   return 1
 }
