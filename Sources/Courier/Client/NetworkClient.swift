@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import Synchronization
 
 /// The configured stack that runs calls: middleware around one transport.
 ///
@@ -216,7 +217,9 @@ public final class NetworkClient: Sendable {
         }
         sentRequest = built.request
         authority = built.request.authority
-        recorder.update { $0.bytesSent = built.body?.length ?? 0 }
+        // The phase moves on before anything else, so a deadline that strikes before the transport
+        // runs does not report the call as still being built.
+        recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = built.body?.length ?? 0 }
         if logger.logLevel <= .trace {
             RequestContext.logger(logger, taggedWith: requestID).trace(
                 "courier.call.started",
@@ -231,9 +234,6 @@ public final class NetworkClient: Sendable {
         let head: HTTPResponse
         let data: Data
         let networkStart = time.now
-        // The phase moves on first, so a deadline that strikes before the transport runs does not
-        // report the call as still being built.
-        recorder.enter(placement == nil ? .sending : .queued)
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
         let alarm = Deadline.arm(signal, at: context.deadline, on: time)
         do {
@@ -243,7 +243,10 @@ public final class NetworkClient: Sendable {
             time.cancelAlarm(alarm)
             return fail(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder))
         }
-        recorder.update(entering: .validating) {
+        // Checking the status reads nothing the recorder holds: the call enters decoding right away
+        // when the status is accepted (one lock instead of two).
+        let acceptable = call.statusValidation.isAcceptable(head.status.code)
+        recorder.update(entering: acceptable ? .decoding : .validating) {
             $0.network = networkStart.duration(to: time.now)
             $0.bytesReceived = Int64(data.count)
         }
@@ -253,7 +256,7 @@ public final class NetworkClient: Sendable {
                 metadata: ["courier.status": .stringConvertible(head.status.code), "courier.body": .string(Self.bodyExcerpt(data))])
         }
 
-        guard call.statusValidation.isAcceptable(head.status.code) else {
+        guard acceptable else {
             var error = NetworkError(
                 kind: .httpStatus, phase: .validating,
                 message: "the server answered \(head.status.code) \(head.status.reasonPhrase)", status: head.status.code
@@ -263,7 +266,6 @@ public final class NetworkClient: Sendable {
             return fail(error)
         }
 
-        recorder.enter(.decoding)
         let decodeStart = time.now
         let value: Output
         do {
@@ -362,10 +364,7 @@ public final class NetworkClient: Sendable {
     /// 2^30th call of a process the id is at most 15 bytes, which Swift stores inline in the
     /// `String`: making it allocates nothing.
     private static func makeRequestID() -> String {
-        let number = requestCounter.withLock { counter -> UInt64 in
-            counter &+= 1
-            return counter
-        }
+        let number = requestCounter.wrappingAdd(1, ordering: .relaxed).newValue
         let prefix = requestIDPrefix
         let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 4) / 5)
         return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { buffer in
@@ -393,5 +392,5 @@ public final class NetworkClient: Sendable {
         let random = UInt64.random(in: 0..<(1 << 40))
         return (0..<8).reversed().map { base32Digit(UInt8((random >> UInt64($0 * 5)) & 0x1F)) }
     }()
-    private static let requestCounter = Locked<UInt64>(0)
+    private static let requestCounter = Atomic<UInt64>(0)
 }
