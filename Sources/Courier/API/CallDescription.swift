@@ -34,18 +34,19 @@ struct CallDescription<Output: Sendable>: Sendable {
 }
 
 extension CallDescription {
+    /// The description of `endpoint`, built in one initialiser call (assigning the queue fields
+    /// afterwards made Swift copy and destroy the whole generic struct on every call).
+    /// The metric label names the dynamic type, so an API object sent as its base class is still
+    /// labelled by its own class.
     init<E: Endpoint>(_ endpoint: E) where E.Output == Output {
         self.init(
             baseURL: endpoint.baseURL, path: endpoint.path, method: endpoint.method, query: endpoint.query,
             headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
             httpVersion: endpoint.httpVersion,
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
-            logger: endpoint.logger, apiType: type(of: endpoint)
+            logger: endpoint.logger, apiType: type(of: endpoint), requestQueue: endpoint.requestQueue, priority: endpoint.priority,
+            tags: endpoint.tags, deduplication: endpoint.deduplication
         )
-        requestQueue = endpoint.requestQueue
-        priority = endpoint.priority
-        tags = endpoint.tags
-        deduplication = endpoint.deduplication
     }
 }
 
