@@ -80,8 +80,7 @@ public final class CurlTransport: Transport {
                 let recorder = context.recorder
                 context.onDeadline { [weak transfer] in
                     guard let transfer else { return }
-                    engine.stop(
-                        transfer, because: NetworkError(kind: .timedOut, phase: recorder.phase, message: "the call's deadline passed"))
+                    engine.stop(transfer, because: .deadlinePassed(phase: recorder.phase))
                 }
             }
         } onCancel: {

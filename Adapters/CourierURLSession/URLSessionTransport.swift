@@ -173,8 +173,7 @@ public final class URLSessionTransport: Transport {
                 // does not hold the context, which holds the handler.
                 let recorder = context.recorder
                 context.onDeadline {
-                    delegate.stop(
-                        task, because: NetworkError(kind: .timedOut, phase: recorder.phase, message: "the call's deadline passed"))
+                    delegate.stop(task, because: .deadlinePassed(phase: recorder.phase))
                 }
             }
         } onCancel: {

@@ -137,14 +137,7 @@ struct MiddlewareChainTests {
 
     @Test("one chain, built-ins included: team headers, application, retry, follow-up, bridge, queue gate, network, transport")
     func wholeOrder() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
-        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
-        let trace = Trace()
-        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
-        configuration.exportsMetrics = false
-        configuration.headerRules = [try HeaderRule(headers: ["X-Team": .fixed("t")])]
-        configuration.retry = RetryPolicy()
+        let (mock, trace, configuration) = try Self.redirectingSetup()
         let client = try NetworkClient(
             configuration: configuration, transport: mock,
             middleware: [Tagging(tag: "A", trace: trace), RetryOnce()], networkMiddleware: [Tagging(tag: "N", trace: trace)])
@@ -165,14 +158,8 @@ struct MiddlewareChainTests {
 
     @Test("without network middleware the built-ins run as one function: the same order, redirects, gate and attempts")
     func wholeOrderWithoutNetworkMiddleware() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
-        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
-        let trace = Trace()
-        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
-        configuration.exportsMetrics = false
-        configuration.headerRules = [try HeaderRule(headers: ["X-Team": .fixed("t")])]
-        configuration.retry = RetryPolicy()
+        let (mock, trace, shared) = try Self.redirectingSetup()
+        var configuration = shared
         configuration.queue = RequestQueue.Limits(maxConcurrent: 1)
         let client = try NetworkClient(configuration: configuration, transport: mock, middleware: [Tagging(tag: "A", trace: trace)])
         #expect(
@@ -186,5 +173,18 @@ struct MiddlewareChainTests {
         #expect(response.metrics.redirects == 1)
         #expect(mock.recordedRequests.map { $0.head.headerFields[HTTPField.Name("X-Team")!] } == ["t", "t"])
         #expect(mock.recordedRequests.map { $0.head.headerFields[.acceptEncoding] } == ["gzip, deflate", "gzip, deflate"])
+    }
+
+    /// A mock that redirects `/ping` to `/pong`, a trace, and a configuration with a team header
+    /// rule and retry: what the whole-order tests share.
+    private static func redirectingSetup() throws -> (MockTransport, Trace, ClientConfiguration) {
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong"])])
+        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        configuration.headerRules = [try HeaderRule(headers: ["X-Team": .fixed("t")])]
+        configuration.retry = RetryPolicy()
+        return (mock, Trace(), configuration)
     }
 }

@@ -368,11 +368,7 @@ public final class NetworkClient: Sendable {
         let prefix = requestIDPrefix
         let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 4) / 5)
         return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { buffer in
-            var index = 0
-            for byte in prefix {
-                buffer[index] = byte
-                index += 1
-            }
+            var index = buffer.initialize(fromContentsOf: prefix)
             buffer[index] = UInt8(ascii: "-")
             index += 1
             for shift in stride(from: (digits - 1) * 5, through: 0, by: -5) {

@@ -28,6 +28,14 @@ extension NetworkError {
         NetworkError(kind: .cancelled, phase: phase, message: "the call was cancelled")
     }
 
+    /// The ``Kind/timedOut`` error a transport stops its transfer with when the call's deadline
+    /// passes (see ``RequestContext/onDeadline(_:)``); the client reports its own, with the timeout.
+    /// - Parameter phase: Where the call was when the deadline passed.
+    /// - Returns: The error.
+    package static func deadlinePassed(phase: Phase) -> NetworkError {
+        NetworkError(kind: .timedOut, phase: phase, message: "the call's deadline passed")
+    }
+
     /// An ``Kind/invalidRequest`` error: nothing was sent.
     /// - Parameter message: What is wrong with the request.
     /// - Returns: The error.
