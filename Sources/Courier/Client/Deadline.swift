@@ -14,8 +14,13 @@
 enum Deadline {
     /// Sets the call's alarm: when `deadline` shows on `clock`, `signal` passes, ending the waits
     /// under the call. Cancel the alarm as soon as the call's network part is over.
-    static func arm(_ signal: CallDeadline, at deadline: ContinuousClock.Instant, on clock: any TimeSource) -> TimeSourceAlarm {
-        clock.schedule(at: deadline) { signal.pass() }
+    /// `now` is the instant the client read last on `clock`; the system clock's watch uses it
+    /// instead of reading the clock again.
+    static func arm(
+        _ signal: CallDeadline, at deadline: ContinuousClock.Instant, on clock: any TimeSource, now: ContinuousClock.Instant
+    ) -> TimeSourceAlarm {
+        if clock is SystemTimeSource { return DeadlineWatch.shared.schedule(at: deadline, now: now) { signal.pass() } }
+        return clock.schedule(at: deadline) { signal.pass() }
     }
 
     /// What a call reports when its network part threw `error`: ``NetworkError/Kind/timedOut``

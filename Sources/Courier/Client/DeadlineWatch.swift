@@ -28,9 +28,15 @@ final class DeadlineWatch: Sendable {
 
     /// Runs `action` once `instant` has passed (at once, on this thread, when it already has),
     /// unless ``cancel(_:)`` removes it first.
+    /// - Parameters:
+    ///   - instant: When.
+    ///   - now: The current instant, when the caller has just read it (no second clock read);
+    ///     an instant read a little earlier only means a due alarm rings on the timer, not at once.
+    ///   - action: What to run.
     /// - Returns: The alarm's id.
-    func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
-        let now = ContinuousClock.now
+    func schedule(
+        at instant: ContinuousClock.Instant, now: ContinuousClock.Instant = .now, _ action: @escaping @Sendable () -> Void
+    ) -> TimeSourceAlarm {
         let (id, startTimer) = state.withLock { state -> (UInt64?, UInt64?) in
             guard now < instant else { return (nil, nil) }
             let id = state.alarms.add(at: instant, action)

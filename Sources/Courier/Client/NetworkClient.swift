@@ -170,14 +170,15 @@ public final class NetworkClient: Sendable {
         start: ContinuousClock.Instant, authority: inout String?
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
         let time = configuration.timeSource
-        var sentRequest: HTTPRequest?
 
-        func fail(_ error: NetworkError) -> Result<DecodedResponse<Output>, NetworkError> {
+        /// The failure with the request (`sent`, once built) and the metrics so far. (The request
+        /// is a parameter, not a captured copy: a call that succeeds copies nothing for this.)
+        func fail(_ error: NetworkError, sent: HTTPRequest?) -> Result<DecodedResponse<Output>, NetworkError> {
             var error = error
             if error.request == nil {
                 error.request =
-                    if let sentRequest {
-                        NetworkError.RequestSummary(method: sentRequest.method.rawValue, url: sentRequest.urlText)
+                    if let sent {
+                        NetworkError.RequestSummary(method: sent.method.rawValue, url: sent.urlText)
                     } else {
                         NetworkError.RequestSummary(
                             method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
@@ -206,28 +207,31 @@ public final class NetworkClient: Sendable {
         context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement
-        let built: (request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>)
+        // Two plain values rather than the builder's tuple: reading a field of a tuple kept across
+        // an await copied the whole tuple on every call.
+        let request: HTTPRequest
+        let body: RequestBody?
         do {
             let made = try RequestBuilder.build(
                 call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
             context.ownHeaderNames = made.ownHeaderNames
-            built = made
+            request = made.request
+            body = made.body
         } catch {
-            return fail(error)
+            return fail(error, sent: nil)
         }
-        sentRequest = built.request
-        authority = built.request.authority
+        authority = request.authority
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.
-        recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = built.body?.length ?? 0 }
+        recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
         if logger.logLevel <= .trace {
             RequestContext.logger(logger, taggedWith: requestID).trace(
                 "courier.call.started",
                 metadata: [
-                    "courier.method": .string(built.request.method.rawValue),
-                    "courier.url": .string(Redaction.redactedURL(built.request.urlText)),
+                    "courier.method": .string(request.method.rawValue),
+                    "courier.url": .string(Redaction.redactedURL(request.urlText)),
                     "courier.headers": .string(
-                        Redaction.redactedHeaders(built.request.headerFields, extraSecretNames: context.secretHeaderNames)),
+                        Redaction.redactedHeaders(request.headerFields, extraSecretNames: context.secretHeaderNames)),
                 ])
         }
 
@@ -235,19 +239,21 @@ public final class NetworkClient: Sendable {
         let data: Data
         let networkStart = time.now
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
-        let alarm = Deadline.arm(signal, at: context.deadline, on: time)
+        let alarm = Deadline.arm(signal, at: context.deadline, on: time, now: networkStart)
         do {
-            (head, data) = try await Self.exchange(chain.run, built.request, built.body, context)
+            (head, data) = try await Self.exchange(chain.run, request, body, context)
             time.cancelAlarm(alarm)
         } catch {
             time.cancelAlarm(alarm)
-            return fail(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder))
+            return fail(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder), sent: request)
         }
         // Checking the status reads nothing the recorder holds: the call enters decoding right away
         // when the status is accepted (one lock instead of two).
         let acceptable = call.statusValidation.isAcceptable(head.status.code)
+        // The network part ends where decoding starts: one clock read for both.
+        let decodeStart = time.now
         recorder.update(entering: acceptable ? .decoding : .validating) {
-            $0.network = networkStart.duration(to: time.now)
+            $0.network = networkStart.duration(to: decodeStart)
             $0.bytesReceived = Int64(data.count)
         }
         if logger.logLevel <= .trace {
@@ -263,10 +269,9 @@ public final class NetworkClient: Sendable {
             )
             error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
             error.decodedErrorBody = call.errorDecoder?.decode(data)
-            return fail(error)
+            return fail(error, sent: request)
         }
 
-        let decodeStart = time.now
         let value: Output
         do {
             value = try call.decoder.decode(data, head)
@@ -282,7 +287,7 @@ public final class NetworkClient: Sendable {
                 )
             failure.status = failure.status ?? head.status.code
             failure.responseBody = failure.responseBody ?? data.prefix(NetworkError.maximumRetainedBodyBytes)
-            return fail(failure)
+            return fail(failure, sent: request)
         }
         let end = time.now
         let metrics = recorder.updated {

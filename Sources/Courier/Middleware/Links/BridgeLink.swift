@@ -30,11 +30,17 @@ struct BridgeLink: BindableLink {
     func decodedIfEncoded(_ response: TransportResponse, to request: HTTPRequest, context: RequestContext) throws(NetworkError)
         -> TransportResponse
     {
-        guard decompression.isEnabled, response.head.headerFields.contains(.contentEncoding) else { return response }
-        // A caller that chose its own Accept-Encoding gets the bytes as they came (unless the
-        // transport decodes whatever it is told).
-        if !transportDecodes, request.headerFields[.acceptEncoding] != Decompression.acceptEncoding { return response }
+        guard decodes(response.head, of: request) else { return response }
         return try decoded(response, method: request.method, context: context)
+    }
+
+    /// Whether the link decodes a response with `head` to `request`: decoding is on, the head
+    /// names a coding, and the caller did not choose its own `Accept-Encoding` (unless the
+    /// transport decodes whatever it is told). Callers that hold the response check this first,
+    /// so a response that passes as it came is not copied.
+    func decodes(_ head: HTTPResponse, of request: HTTPRequest) -> Bool {
+        guard decompression.isEnabled, head.headerFields.contains(.contentEncoding) else { return false }
+        return transportDecodes || request.headerFields[.acceptEncoding] == Decompression.acceptEncoding
     }
 
     /// Whether requests get `Accept-Encoding: gzip, deflate` from the client: decoding is on and

@@ -143,6 +143,7 @@ struct BuiltInTail: Sendable {
         } else {
             response = try await CallChain.attempt(request, body, context, on: transport)
         }
+        guard bridge.decodes(response.head, of: request) else { return response }
         return try bridge.decodedIfEncoded(response, to: request, context: context)
     }
 
