@@ -14,12 +14,12 @@
 enum Deadline {
     /// Sets the call's alarm: when `deadline` shows on `clock`, `signal` passes, ending the waits
     /// under the call. Cancel the alarm as soon as the call's network part is over.
-    /// `now` is the instant the client read last on `clock`; the system clock's watch uses it
-    /// instead of reading the clock again.
+    /// `clock` is `nil` for the system clock (``SystemTimeSource``): the alarm goes straight to
+    /// the shared watch, with `now`, the instant the client read last, instead of a second read.
     static func arm(
-        _ signal: CallDeadline, at deadline: ContinuousClock.Instant, on clock: any TimeSource, now: ContinuousClock.Instant
+        _ signal: CallDeadline, at deadline: ContinuousClock.Instant, on clock: (any TimeSource)?, now: ContinuousClock.Instant
     ) -> TimeSourceAlarm {
-        if clock is SystemTimeSource { return DeadlineWatch.shared.schedule(at: deadline, now: now) { signal.pass() } }
+        guard let clock else { return DeadlineWatch.shared.schedule(at: deadline, now: now) { signal.pass() } }
         return clock.schedule(at: deadline) { signal.pass() }
     }
 

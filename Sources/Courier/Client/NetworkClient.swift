@@ -35,6 +35,9 @@ public final class NetworkClient: Sendable {
     private let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
     private let configuredBase: ParsedBase?
+    /// Whether the configuration's clock is the system clock, decided once (a dynamic cast per
+    /// call showed in profiles): its alarms go straight to the shared watch.
+    private let onSystemClock: Bool
 
     /// Creates a client around a transport made in code.
     ///
@@ -69,6 +72,7 @@ public final class NetworkClient: Sendable {
             throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
         configuredBase = configuration.baseURL.map(ParsedBase.init)
+        onSystemClock = configuration.timeSource is SystemTimeSource
         let chain = CallChain(
             headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
             decompression: configuration.decompression, network: networkMiddleware, transport: transport)
@@ -239,7 +243,7 @@ public final class NetworkClient: Sendable {
         let data: Data
         let networkStart = time.now
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
-        let alarm = Deadline.arm(signal, at: context.deadline, on: time, now: networkStart)
+        let alarm = Deadline.arm(signal, at: context.deadline, on: onSystemClock ? nil : time, now: networkStart)
         do {
             (head, data) = try await Self.exchange(chain.run, request, body, context)
             time.cancelAlarm(alarm)
@@ -372,8 +376,12 @@ public final class NetworkClient: Sendable {
         let number = requestCounter.wrappingAdd(1, ordering: .relaxed).newValue
         let prefix = requestIDPrefix
         let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 4) / 5)
-        return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { buffer in
-            var index = buffer.initialize(fromContentsOf: prefix)
+        return String(unsafeUninitializedCapacity: 8 + 1 + digits) { buffer in
+            var index = 0
+            for shift in stride(from: 56, through: 0, by: -8) {
+                buffer[index] = UInt8(truncatingIfNeeded: prefix >> UInt64(shift))
+                index += 1
+            }
             buffer[index] = UInt8(ascii: "-")
             index += 1
             for shift in stride(from: (digits - 1) * 5, through: 0, by: -5) {
@@ -388,10 +396,13 @@ public final class NetworkClient: Sendable {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
-    /// Eight base-32 digits drawn once per process.
-    private static let requestIDPrefix: [UInt8] = {
+    /// Eight base-32 digits drawn once per process, as ASCII bytes packed into one integer (the
+    /// first digit in the top byte): copied without an array's generic path.
+    private static let requestIDPrefix: UInt64 = {
         let random = UInt64.random(in: 0..<(1 << 40))
-        return (0..<8).reversed().map { base32Digit(UInt8((random >> UInt64($0 * 5)) & 0x1F)) }
+        return (0..<8).reversed().reduce(0) { packed, position in
+            packed << 8 | UInt64(base32Digit(UInt8((random >> UInt64(position * 5)) & 0x1F)))
+        }
     }()
     private static let requestCounter = Atomic<UInt64>(0)
 }
