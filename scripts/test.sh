@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# A crashing test process gets a short backtrace of the crashed thread: the default (full
+# symbolication of every thread of a large debug binary) spun for ten minutes on this machine.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,symbolicate=fast,threads=crashed,timeout=60s}"
 # Runs one test command; when it fails, repeats the issues it recorded at the end of the output, so
 # that the tail of a long log (all CI keeps) names what failed and where.
 run_tests() {
@@ -19,7 +22,9 @@ run_tests() {
     return 0
   fi
   echo "== failed: $*"
-  grep -A4 "recorded an issue\|Test run with.*failed\|error:\|Fatal error" "$log" | head -60 || true
+  grep -A4 "recorded an issue\|Test run with.*failed\|error:\|Fatal error\|Program crashed" "$log" | head -60 || true
+  # A crash: the crashed thread's frames.
+  grep -A25 "^Thread .* crashed:" "$log" | head -30 || true
   rm -f "$log"
   return 1
 }
