@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 /// The core and the fast adapters run their async functions on the caller's executor
@@ -216,6 +216,14 @@ let package = Package(
                 "CourierTestServer", "CourierConformance",
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The README's Swift snippets, compiled (see ReadmeSnippetTests.swift).
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: [
+                "Courier", "CourierURLSession", "CourierCurl", "CourierXML",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
