@@ -243,3 +243,9 @@ for target in package.targets where target.type != .system && target.name != "CC
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     target.swiftSettings = settings
 }
+
+// The documentation plugin only when `scripts/docs.sh` asks for it, so that building and testing
+// never fetch or compile it.
+if Context.environment["COURIER_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"))
+}

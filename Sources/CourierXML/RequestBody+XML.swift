@@ -14,11 +14,11 @@ extension RequestBody {
     /// - Parameters:
     ///   - value: The value; it must encode as a keyed or unkeyed container (a struct, a class, an
     ///     array). A single value at the top (a `String`, a raw-value enum) has no element to live
-    ///     in and fails the call with ``NetworkError/Kind/invalidRequest``.
+    ///     in and fails the call with `NetworkError.Kind.invalidRequest`.
     ///   - rootElement: The root element's name; the value's type name by default.
     ///   - namespace: The default namespace (`xmlns`) of the root element; none by default.
     ///   - encoder: The encoder; ``XMLCoding/makeEncoder()`` by default.
-    /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``
+    /// - Returns: The body; if encoding fails, the call fails with `NetworkError.Kind.invalidRequest`
     ///   before anything is sent.
     public static func xml<Value: Encodable>(
         _ value: Value, rootElement: String? = nil, namespace: String? = nil, encoder: XMLEncoder = XMLCoding.makeEncoder()

@@ -5,7 +5,7 @@ import XMLCoder
 extension ResponseDecoder where Output: Decodable {
     /// Decodes XML into any `Decodable` output.
     ///
-    /// Use it when a service answers XML whatever its `Content-Type` says; ``automatic`` already
+    /// Use it when a service answers XML whatever its `Content-Type` says; `ResponseDecoder.automatic` already
     /// picks XML for `application/xml`, `text/xml` and `+xml` responses once `CourierXML` is linked.
     ///
     /// ```swift
@@ -22,9 +22,9 @@ extension ResponseDecoder where Output: Decodable {
     /// ```
     ///
     /// A body that is not XML, does not match `Output`, declares a DTD, or is larger or deeper than
-    /// `limits` fails the call with ``NetworkError/Kind/decoding``; its
-    /// ``NetworkError/underlying`` is an ``XMLDecodingError`` naming the element path. The decode
-    /// time shows in ``RequestMetrics/decode``, apart from the network time.
+    /// `limits` fails the call with `NetworkError.Kind.decoding`; its
+    /// `NetworkError.underlying` is an ``XMLDecodingError`` naming the element path. The decode
+    /// time shows in `RequestMetrics.decode`, apart from the network time.
     ///
     /// - Parameters:
     ///   - decoder: The options; ``XMLCoding/makeDecoder()`` by default (namespaces processed,
@@ -39,7 +39,7 @@ extension ResponseDecoder where Output: Decodable {
     }
 }
 
-/// The decoder ``Courier/ResponseDecoder/automatic`` uses for XML responses. The core finds this
+/// The decoder `ResponseDecoder.automatic` uses for XML responses. The core finds this
 /// type by name when the program links `CourierXML`; you never call it.
 public enum XMLAutomaticDecoding: AutomaticXMLDecoding {
     private static let options = XMLTreeDecoding.Options(XMLCoding.makeDecoder())

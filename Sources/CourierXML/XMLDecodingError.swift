@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why an XML body could not be decoded, and where: the underlying error of a
-/// ``NetworkError/Kind/decoding`` failure from `CourierXML`.
+/// `NetworkError.Kind.decoding` failure from `CourierXML`.
 ///
 /// ```swift
 /// catch let error as NetworkError where error.kind == .decoding {

@@ -3,7 +3,7 @@
 /// Every XML document Courier decodes (plain XML and SOAP envelopes) is scanned against these
 /// limits before a parser builds anything, so a hostile or broken server cannot make the process
 /// hold a huge tree or recurse without end. A document over a limit fails the call with
-/// ``NetworkError/Kind/decoding`` and an ``XMLDecodingError`` that names the limit.
+/// `NetworkError.Kind.decoding` and an ``XMLDecodingError`` that names the limit.
 ///
 /// Document type declarations (`<!DOCTYPE …>`) are always refused: they are where external
 /// entities and entity expansion ("billion laughs") live, SOAP forbids them, and data APIs do not

@@ -101,10 +101,10 @@ public final class NetworkClient: Sendable {
     ///   - configuration: The configuration; see ``ClientConfiguration/load(environment:defaults:)``.
     ///   - registry: The transports this program links.
     ///   - middleware: Middleware, in the order requests pass them.
-    /// - Throws: ``ConfigurationError`` for an unknown transport name or a value out of range.
     ///   - networkMiddleware: Network middleware (once per attempt).
     ///   - observers: Told about every finished call.
     ///   - queue: The default queue (see the other initialiser).
+    /// - Throws: ``ConfigurationError`` for an unknown transport name or a value out of range.
     public convenience init(
         configuration: ClientConfiguration, registry: TransportRegistry, middleware: [any Middleware] = [],
         networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil

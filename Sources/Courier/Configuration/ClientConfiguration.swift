@@ -4,7 +4,7 @@ import Logging
 ///
 /// Set it in code, or load it with ``load(environment:defaults:)``, which reads a JSON file
 /// named by `COURIER_CONFIG` and the `COURIER_TRANSPORT` variable. Values are checked by
-/// ``validate()``; every default is finite.
+/// ``validate(source:)``; every default is finite.
 public struct ClientConfiguration: Sendable {
     /// The transport's registered name: `mock`, `urlsession`, and (when linked) `curl` or `ahc`.
     public var transport: String = "urlsession"

@@ -3,7 +3,7 @@ import HTTPTypes
 /// Shared behaviour wrapped around every call: headers, logging, timing, retry, caching.
 ///
 /// Use middleware for what every call of a client needs; use a ``Transport`` to change how bytes
-/// move. A client has two lists (see ``NetworkClient/init(configuration:transport:middleware:networkMiddleware:observers:)``):
+/// move. A client has two lists (see ``NetworkClient/init(configuration:transport:middleware:networkMiddleware:observers:queue:)``):
 /// - **application middleware** run once per call and may short-circuit (a cache hit) or call
 ///   `next` more than once (retry, auth refresh);
 /// - **network middleware** run once per attempt, closest to the transport, and must call `next`

@@ -11,7 +11,7 @@ import Tracing
 ///   description, or the status); the span's status is `error` for failures and 5xx.
 /// - Propagation: the tracer injects its headers (with swift-otel, the W3C `traceparent`). When it
 ///   injected no `traceparent` (no tracer bootstrapped, or a tracer with another format), Courier
-///   writes one itself, continuing ``ServiceContext/traceParent`` when the service set it.
+///   writes one itself, continuing `ServiceContext.traceParent` when the service set it.
 ///
 /// Installed by the caller as the first application middleware, so retries share the span.
 public struct TracingMiddleware: Middleware {

@@ -5,12 +5,12 @@ import XMLCoder
 
 extension ResponseDecoder where Output: Decodable {
     /// Decodes a SOAP response: the first element of the envelope's `Body` into `Output`, a `Fault`
-    /// into ``NetworkError/Kind/soapFault``.
+    /// into `NetworkError.Kind.soapFault`.
     ///
     /// Pair it with ``Courier/StatusValidation/soap`` so that faults sent with 400 or 500 reach it;
     /// ``SOAPOperation`` and ``SOAPAPI`` do both. A 400 or 500 whose body is not a SOAP fault fails
-    /// with ``NetworkError/Kind/httpStatus``; a 2xx whose body is not a SOAP envelope, or whose
-    /// element does not match `Output`, fails with ``NetworkError/Kind/decoding`` and an
+    /// with `NetworkError.Kind.httpStatus`; a 2xx whose body is not a SOAP envelope, or whose
+    /// element does not match `Output`, fails with `NetworkError.Kind.decoding` and an
     /// ``XMLDecodingError`` naming the element path (`/Envelope/Body/AddResponse/AddResult`).
     ///
     /// - Parameters:

@@ -2,7 +2,7 @@ import Courier
 import Dispatch
 import HTTPTypes
 
-/// A SOAP operation as an API object: ``BaseAPI`` with an envelope around a typed input and the
+/// A SOAP operation as an API object: `BaseAPI` with an envelope around a typed input and the
 /// typed result element as its output.
 ///
 /// Subclass it and give the service's path and the namespace; the operation's name defaults to
@@ -16,8 +16,8 @@ import HTTPTypes
 /// let sum = try await AddNumbers(client: client, input: Add(intA: 2, intB: 3)).response().AddResult
 /// ```
 ///
-/// A `Fault` fails the call with ``NetworkError/Kind/soapFault`` and the fault in
-/// ``NetworkError/soapFault``. It is single use, like every API object.
+/// A `Fault` fails the call with `NetworkError.Kind.soapFault` and the fault in
+/// ``Courier/NetworkError/soapFault``. It is single use, like every API object.
 open class SOAPAPI<Input: Encodable & Sendable, Output: Decodable & Sendable>: BaseAPI<Output>, @unchecked Sendable {
     // @unchecked Sendable: adds one `let` of a Sendable type to BaseAPI, whose own state is locked.
 

@@ -2,7 +2,7 @@ import Courier
 
 /// A SOAP `Fault`: the service's refusal, in SOAP 1.1 or 1.2 terms.
 ///
-/// A call that receives one fails with ``NetworkError/Kind/soapFault``, never with a decoding
+/// A call that receives one fails with `NetworkError.Kind.soapFault`, never with a decoding
 /// error; the fault is in the error:
 ///
 /// ```swift
@@ -56,6 +56,6 @@ public struct SOAPFault: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension NetworkError {
-    /// The SOAP fault of a ``NetworkError/Kind/soapFault`` error; `nil` for every other error.
+    /// The SOAP fault of a `NetworkError.Kind.soapFault` error; `nil` for every other error.
     public var soapFault: SOAPFault? { errorBody(as: SOAPFault.self) }
 }

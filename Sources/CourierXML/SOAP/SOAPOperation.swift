@@ -1,11 +1,11 @@
 import Courier
 import HTTPTypes
 
-/// A SOAP operation described as a value: an ``Endpoint`` whose body is an envelope around a typed
+/// A SOAP operation described as a value: an `Endpoint` whose body is an envelope around a typed
 /// input and whose output is the typed result element.
 ///
 /// Give the service's path, the namespace and the input; the operation's name defaults to the
-/// input type's name and the action to namespace + name. Run it with ``NetworkClient/send(_:)``:
+/// input type's name and the action to namespace + name. Run it with `NetworkClient.send(_:)`:
 ///
 /// ```swift
 /// struct Add: Encodable, Sendable { let intA: Int; let intB: Int }
@@ -20,8 +20,8 @@ import HTTPTypes
 /// let sum = try await client.send(AddNumbers(input: Add(intA: 2, intB: 3))).AddResult
 /// ```
 ///
-/// A `Fault` fails the call with ``NetworkError/Kind/soapFault`` and the fault in
-/// ``NetworkError/soapFault``. To add HTTP headers of your own, override `headers` starting from
+/// A `Fault` fails the call with `NetworkError.Kind.soapFault` and the fault in
+/// ``Courier/NetworkError/soapFault``. To add HTTP headers of your own, override `headers` starting from
 /// ``soapRequest``'s `httpHeaders`, which carry the `SOAPAction`.
 public protocol SOAPOperation: Endpoint where Output: Decodable {
     /// The operation's input: the body's one element.

@@ -52,7 +52,7 @@ public struct SOAPRequest<Input: Encodable & Sendable>: Sendable {
     }
 
     /// The envelope as the request body, with the version's content type. An input that cannot be
-    /// encoded fails the call with ``NetworkError/Kind/invalidRequest`` before anything is sent.
+    /// encoded fails the call with `NetworkError.Kind.invalidRequest` before anything is sent.
     /// - Parameter encoder: The encoder for the input; ``XMLCoding/makeEncoder()`` by default.
     /// - Returns: The body.
     public func body(encoder: XMLEncoder = XMLCoding.makeEncoder()) -> RequestBody {
@@ -90,6 +90,6 @@ public struct SOAPRequest<Input: Encodable & Sendable>: Sendable {
 extension StatusValidation {
     /// The statuses a SOAP response may carry: 2xx for results, 400 and 500 for faults (SOAP 1.2
     /// answers `Sender` faults with 400, everything else with 500). A 400 or 500 without a fault
-    /// still fails with ``NetworkError/Kind/httpStatus``.
+    /// still fails with `NetworkError.Kind.httpStatus`.
     public static let soap = StatusValidation { (200..<300).contains($0) || $0 == 400 || $0 == 500 }
 }
