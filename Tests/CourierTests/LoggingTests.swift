@@ -71,6 +71,24 @@ struct LoggingTests {
         #expect(!lines.contains { "\($0.message) \($0.metadata)".contains("TOPSECRET") })
     }
 
+    @Test("by default nothing about a call is logged above debug, failures included")
+    func quietByDefault() async throws {
+        let handler = CapturingLogHandler()
+        handler.logLevel = .trace
+        let mock = MockTransport()
+        mock.stub(.get, "/ok", .status(200))
+        mock.stub(.get, "/fail", .status(503))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "test", factory: { _ in handler })
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        _ = try await client.send(Call(path: "ok"))
+        _ = try? await client.send(Call(path: "fail"))
+        _ = try? await client.send(Call(path: "unstubbed"))
+        let lines = handler.lines
+        #expect(lines.filter { $0.message == "courier.call.failed" }.count == 2)
+        #expect(lines.allSatisfy { $0.level <= .debug }, "\(lines.map { "\($0.level) \($0.message)" })")
+    }
+
     @Test("an API object's own logger replaces the client's for its call")
     func perCallLogger() async throws {
         struct Logged: Endpoint {

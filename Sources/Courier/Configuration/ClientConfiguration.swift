@@ -34,9 +34,11 @@ public struct ClientConfiguration: Sendable {
     public var defaultHeaders: RequestHeaders = [:]
     /// The logger calls use; silent by default. An API object may bring its own (`logger`).
     public var logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
-    /// The level failed calls are logged at: `notice` by default. Successful and cancelled calls
-    /// are logged at `debug`, so nothing reaches `info` in normal operation.
-    public var failureLogLevel: Logger.Level = .notice
+    /// The level failed calls are logged at: `debug` by default, as swift-log asks of libraries
+    /// (the caller gets the error and decides whether it is worth a line). Successful and cancelled
+    /// calls are logged at `debug` too, so by default nothing about a call reaches `info`; raise
+    /// this (for example to `warning`) to see failures in a service's normal log.
+    public var failureLogLevel: Logger.Level = .debug
     /// Header rules per team, host and path prefix (see ``HeaderRule`` and `TeamHeadersMiddleware`);
     /// none by default.
     public var headerRules: [HeaderRule] = []
