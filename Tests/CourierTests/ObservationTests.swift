@@ -164,6 +164,36 @@ struct ObservationTests {
         #expect(parsed.parentID != incoming.parentID)
     }
 
+    /// Starts a span of its own from the current service context, as instrumented code below
+    /// Courier's span would.
+    struct ChildSpanMiddleware: Middleware {
+        let tracer: InMemoryTracer
+
+        func intercept(
+            _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+        ) async throws -> TransportResponse {
+            let span = tracer.startSpan("below", context: ServiceContext.current ?? .topLevel)
+            defer { span.end() }
+            return try await next(request, body, context)
+        }
+    }
+
+    @Test("tracing: the client span is the current context for the middleware below it")
+    func tracingSpanIsCurrentBelow() async throws {
+        let tracer = InMemoryTracer()
+        let mock = MockTransport()
+        mock.stub(.get, "/x", .status(200))
+        let client = try NetworkClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", transport: "mock"), transport: mock,
+            middleware: [TracingMiddleware(tracer: tracer), ChildSpanMiddleware(tracer: tracer)])
+        _ = try await client.send(Call(query: []))
+        let spans = tracer.finishedSpans
+        let courier = try #require(spans.first { $0.operationName == "HTTP GET" })
+        let below = try #require(spans.first { $0.operationName == "below" })
+        #expect(below.parentSpanID == courier.spanID)
+        #expect(below.traceID == courier.traceID)
+    }
+
     @Test(
         "traceparent parsing follows the W3C rules",
         arguments: [

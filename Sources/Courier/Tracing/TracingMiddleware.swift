@@ -4,7 +4,9 @@ import Tracing
 /// A client span per call (swift-distributed-tracing) with the standard HTTP attributes, and the
 /// trace propagated on the wire.
 ///
-/// - The span is named `HTTP <method>` and is a child of the task's service context.
+/// - The span is named `HTTP <method>` and is a child of the task's service context. While the
+///   rest of the chain runs, the span's context is `ServiceContext.current`, so spans that later
+///   middleware or the transport start are its children.
 /// - Attributes (OpenTelemetry HTTP client conventions): `http.request.method`, `url.full`
 ///   (redacted: no user info, token-like query values replaced), `server.address`,
 ///   `server.port`, `http.response.status_code`, `error.type` on failure (the error's bounded
@@ -49,7 +51,9 @@ public struct TracingMiddleware: Middleware {
             request.headerFields[Self.traceParentName] = TraceParent.child(of: parent.traceParent).description
         }
         do {
-            let response = try await next(request, body, context)
+            // The span is the current context for everything below it (later middleware, the
+            // transport, and any library they call), so their spans are its children.
+            let response = try await ServiceContext.withValue(span.context) { try await next(request, body, context) }
             let code = response.head.status.code
             span.attributes["http.response.status_code"] = code
             if code >= 500 {
