@@ -71,6 +71,10 @@
                 idleTimeout: Self.timeAmount(configuration.idleTimeout),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
             settings.connectionPool.retryConnectionEstablishment = false
+            // AsyncHTTPClient 1.37 starts a client span of its own for every request (with the
+            // tracer bootstrapped at the time). Courier's `TracingMiddleware` owns the call's span,
+            // so a call gets one span, not two siblings.
+            settings.tracing.tracer = nil
             settings.httpVersion = .automatic
             automaticClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
             settings.httpVersion = .http1Only
@@ -116,7 +120,8 @@
                 // AsyncHTTPClient stops only on Task cancellation: the call's deadline cancels the
                 // child this runs in. Its own deadline is the backstop on the real clock.
                 let response = try await context.interruptible {
-                    try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining))
+                    // The call's logger (with its request id), so AsyncHTTPClient's own lines join the call's.
+                    try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining), logger: context.logger)
                 }
                 context.recorder.update {
                     $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"
