@@ -120,8 +120,9 @@
                 // AsyncHTTPClient stops only on Task cancellation: the call's deadline cancels the
                 // child this runs in. Its own deadline is the backstop on the real clock.
                 let response = try await context.interruptible {
-                    // The call's logger (with its request id), so AsyncHTTPClient's own lines join the call's.
-                    try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining), logger: context.logger)
+                    // The call's logger (with its request id), so AsyncHTTPClient's own lines join the call's;
+                    // none when it would drop them (AsyncHTTPClient logs only at debug and trace).
+                    try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining), logger: context.debugLogger)
                 }
                 context.recorder.update {
                     $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"

@@ -42,6 +42,9 @@ public struct RequestContext: Sendable {
         }
     }
     private var storedLogger: Logger
+    /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
+    /// when the call's logger would drop those lines: then no tagged copy is made for the call.
+    package var debugLogger: Logger? { storedLogger.logLevel <= .debug ? logger : nil }
     /// Whether reading ``logger`` adds `courier.request_id`: set by the client.
     var addsRequestID = false
     /// Where the transport reports the phase and the metrics of this call.
