@@ -8,7 +8,7 @@ private struct WatchClock: TimeSource {
     let watch = DeadlineWatch()
     var now: ContinuousClock.Instant { ContinuousClock.now }
     func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
-        watch.schedule(at: instant, action)
+        watch.schedule(at: Moment(instant), action)
     }
     func cancelAlarm(_ alarm: TimeSourceAlarm) -> Bool { watch.cancel(alarm) }
 }
@@ -17,11 +17,11 @@ private struct WatchClock: TimeSource {
 struct DeadlineWatchTests {
     @Test("the table rings what is due, earliest first and in the order added for one instant; removed and stale ids do nothing")
     func alarmTable() {
-        let start = ContinuousClock.now
+        let start = Moment.now()
         let rang = Locked<[Int]>([])
         var table = AlarmTable()
         func add(_ label: Int, at offset: Int) -> UInt64 {
-            table.add(at: start + .seconds(offset)) { rang.withLock { $0.append(label) } }
+            table.add(at: start.advanced(by: .seconds(offset))) { rang.withLock { $0.append(label) } }
         }
         let five = add(5, at: 5)
         _ = add(3, at: 3)
@@ -33,8 +33,8 @@ struct DeadlineWatchTests {
         let removedTwice = table.remove(removed)
         let removedZero = table.remove(0)
         #expect(removedOnce && !removedTwice && !removedZero)
-        #expect(table.earliest() == start + .seconds(3))
-        for action in table.takeDue(at: start + .seconds(5)) { action() }
+        #expect(table.earliest() == start.advanced(by: .seconds(3)))
+        for action in table.takeDue(at: start.advanced(by: .seconds(5))) { action() }
         #expect(rang.withLock { $0 } == [3, 31, 5])
         #expect(table.count == 1)
         // A freed slot is reused, and the old id does not remove the new alarm.
@@ -43,8 +43,8 @@ struct DeadlineWatchTests {
         #expect(!staleRemoved)
         #expect(table.count == 2)
         #expect(table.capacity == 5)
-        #expect(table.earliest() == start + .seconds(7))
-        for action in table.takeDue(at: start + .seconds(60)) { action() }
+        #expect(table.earliest() == start.advanced(by: .seconds(7)))
+        for action in table.takeDue(at: start.advanced(by: .seconds(60))) { action() }
         #expect(rang.withLock { $0 } == [3, 31, 5, 7, 9])
         let rungRemoved = table.remove(reused)
         #expect(!rungRemoved)
@@ -103,9 +103,9 @@ struct DeadlineWatchTests {
     func alarms() async {
         let watch = DeadlineWatch()
         let rang = Locked<[String]>([])
-        let cancelled = watch.schedule(at: ContinuousClock.now + .milliseconds(20)) { rang.withLock { $0.append("cancelled") } }
-        _ = watch.schedule(at: ContinuousClock.now + .milliseconds(30)) { rang.withLock { $0.append("later") } }
-        _ = watch.schedule(at: ContinuousClock.now - .milliseconds(1)) { rang.withLock { $0.append("passed") } }
+        let cancelled = watch.schedule(at: Moment.now().advanced(by: .milliseconds(20))) { rang.withLock { $0.append("cancelled") } }
+        _ = watch.schedule(at: Moment.now().advanced(by: .milliseconds(30))) { rang.withLock { $0.append("later") } }
+        _ = watch.schedule(at: Moment.now().advanced(by: .milliseconds(-1))) { rang.withLock { $0.append("passed") } }
         #expect(rang.withLock { $0 } == ["passed"])
         #expect(watch.cancel(cancelled))
         #expect(await eventually { rang.withLock { $0 } == ["passed", "later"] })

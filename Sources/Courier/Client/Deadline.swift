@@ -16,11 +16,11 @@ enum Deadline {
     /// under the call. Cancel the alarm as soon as the call's network part is over.
     /// `clock` is `nil` for the system clock (``SystemTimeSource``): the alarm goes straight to
     /// the shared watch, with `now`, the instant the client read last, instead of a second read.
-    static func arm(
-        _ signal: CallDeadline, at deadline: ContinuousClock.Instant, on clock: (any TimeSource)?, now: ContinuousClock.Instant
-    ) -> TimeSourceAlarm {
+    /// Not inlined: what it holds lives on its own stack, not in the async caller's task memory.
+    @inline(never)
+    static func arm(_ signal: CallDeadline, at deadline: Moment, on clock: (any TimeSource)?, now: Moment) -> TimeSourceAlarm {
         guard let clock else { return DeadlineWatch.shared.schedule(at: deadline, now: now) { signal.pass() } }
-        return clock.schedule(at: deadline) { signal.pass() }
+        return clock.schedule(at: deadline.instant) { signal.pass() }
     }
 
     /// What a call reports when its network part threw `error`: ``NetworkError/Kind/timedOut``

@@ -12,7 +12,7 @@ final class DeadlineWatch: Sendable {
     /// (A struct, not a tuple: an optional tuple is copied through outlined generic code.)
     private struct Timer {
         var generation: UInt64
-        var target: ContinuousClock.Instant
+        var target: Moment
     }
 
     private struct State {
@@ -34,9 +34,7 @@ final class DeadlineWatch: Sendable {
     ///     an instant read a little earlier only means a due alarm rings on the timer, not at once.
     ///   - action: What to run.
     /// - Returns: The alarm's id.
-    func schedule(
-        at instant: ContinuousClock.Instant, now: ContinuousClock.Instant = .now, _ action: @escaping @Sendable () -> Void
-    ) -> TimeSourceAlarm {
+    func schedule(at instant: Moment, now: Moment = .now(), _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
         let (id, startTimer) = state.withLock { state -> (UInt64?, UInt64?) in
             guard now < instant else { return (nil, nil) }
             let id = state.alarms.add(at: instant, action)
@@ -64,7 +62,7 @@ final class DeadlineWatch: Sendable {
     var pendingCount: (alarms: Int, slots: Int) { state.withLock { ($0.alarms.count, $0.alarms.capacity) } }
 
     /// Starts a timer task that rings due alarms until none is left; a newer generation replaces it.
-    private func startTimerTask(generation: UInt64, target: ContinuousClock.Instant) {
+    private func startTimerTask(generation: UInt64, target: Moment) {
         let task = makeTimerTask(generation: generation, target: target)
         let replaced = state.withLock { state -> Task<Void, Never>? in
             guard state.timer?.generation == generation else { return task }  // already superseded
@@ -74,14 +72,14 @@ final class DeadlineWatch: Sendable {
         replaced?.cancel()
     }
 
-    private func makeTimerTask(generation: UInt64, target: ContinuousClock.Instant) -> Task<Void, Never> {
+    private func makeTimerTask(generation: UInt64, target: Moment) -> Task<Void, Never> {
         Task.detached { [self] in
             var target = target
             while true {
-                try? await Task.sleep(until: target, clock: .continuous)
-                let (due, next) = state.withLock { state -> ([@Sendable () -> Void], ContinuousClock.Instant?) in
+                try? await Task.sleep(until: target.instant, clock: .continuous)
+                let (due, next) = state.withLock { state -> ([@Sendable () -> Void], Moment?) in
                     guard state.timer?.generation == generation else { return ([], nil) }
-                    let due = state.alarms.takeDue(at: ContinuousClock.now)
+                    let due = state.alarms.takeDue(at: Moment.now())
                     guard let next = state.alarms.earliest() else {
                         state.timer = nil
                         return (due, nil)

@@ -151,32 +151,133 @@ public final class NetworkClient: Sendable {
         return await queue.tracking(membership) { await self.executeNow(call, placement: placement) }
     }
 
+    /// One call, in three parts: building the request and finishing (status check, decoding, the
+    /// log line and the observers) are synchronous and generic; the network part between them is
+    /// asynchronous and not generic. An async function allocates task memory for every local
+    /// whose size depends on a generic parameter, so the async part holds none.
     private func executeNow<Output>(
         _ call: CallDescription<Output>, placement: QueuePlacement?
     ) async -> Result<DecodedResponse<Output>, NetworkError> {
-        let time = configuration.timeSource
-        let start = time.now
+        let start = now()
         let recorder = TransferRecorder(transport: transport.name)
         let requestID = Self.makeRequestID()
         // The request id goes into the logger's metadata only when a line is logged: copying a
         // logger to add it costs allocations on every call.
         let logger = call.logger ?? configuration.logger
-        var authority: String?
-        let result = await run(
-            call, placement: placement, requestID: requestID, logger: logger, recorder: recorder, start: start,
-            authority: &authority)
-        report(result, of: call, requestID: requestID, logger: logger, authority: authority)
+        let exchange: Exchange
+        switch build(call) {
+        case .success(let built):
+            exchange = await network(
+                built.request, built.body, ownHeaderNames: built.ownHeaderNames, placement: placement, team: call.team,
+                timeout: call.timeout ?? configuration.requestTimeout, httpVersion: call.httpVersion, requestID: requestID,
+                logger: logger, recorder: recorder, start: start)
+        case .failure(let error):
+            exchange = .failed(error, sent: nil)
+        }
+        return finish(call, exchange, requestID: requestID, logger: logger, recorder: recorder, start: start)
+    }
+
+    /// What a call's network part ended with (not generic: see ``executeNow(_:placement:)``).
+    private enum Exchange {
+        /// A response head and its whole body, for `sent`; the network part began at `networkStart`.
+        case received(HTTPResponse, Data, sent: HTTPRequest, networkStart: Moment)
+        /// The call failed; `sent` is `nil` when it failed before its request was built.
+        case failed(NetworkError, sent: HTTPRequest?)
+
+        var sent: HTTPRequest? {
+            switch self {
+            case .received(_, _, let sent, _): sent
+            case .failed(_, let sent): sent
+            }
+        }
+    }
+
+    /// The configuration's clock, now.
+    private func now() -> Moment {
+        onSystemClock ? Moment.now() : Moment.now(on: configuration.timeSource)
+    }
+
+    /// The call's request, or why it cannot be built.
+    @inline(never)
+    private func build<Output>(
+        _ call: CallDescription<Output>
+    ) -> Result<(request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>), NetworkError> {
+        Result { () throws(NetworkError) in
+            try RequestBuilder.build(call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
+        }
+    }
+
+    /// The network part of a call: its context, its deadline, the chain, and the whole body.
+    private func network(
+        _ request: HTTPRequest, _ body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>, placement: QueuePlacement?, team: String?,
+        timeout: Duration, httpVersion: HTTPVersionPreference?, requestID: String, logger: Logger, recorder: TransferRecorder,
+        start: Moment
+    ) async -> Exchange {
+        let time = configuration.timeSource
+        var context = RequestContext(
+            requestID: requestID, team: team, deadlineMoment: start.advanced(by: timeout), connectTimeout: configuration.connectTimeout,
+            maxResponseBytes: configuration.maxResponseBytes, maxRedirects: configuration.maxRedirects,
+            secretHeaderNames: configuration.secretHeaderNames, logger: logger, recorder: recorder, httpVersion: httpVersion)
+        context.addsRequestID = true
+        context.clock = time
+        let signal = CallDeadline()
+        context.deadlineSignal = signal
+        context.responseHeadLimits = configuration.responseHeadLimits
+        context.placement = placement
+        context.ownHeaderNames = ownHeaderNames
+        // The phase moves on before anything else, so a deadline that strikes before the transport
+        // runs does not report the call as still being built.
+        recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
+        if logger.logLevel <= .trace { Self.traceStart(request, context: context, logger: logger) }
+
+        let networkStart = now()
+        // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
+        let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: onSystemClock ? nil : time, now: networkStart)
+        do {
+            let response = try await chain.run(request, body, context)
+            recorder.enter(.receiving)
+            let data: Data
+            if let buffered = try response.body.bufferedBytes(upTo: context.maxResponseBytes) {
+                data = buffered
+            } else {
+                data = try await response.body.collect(upTo: context.maxResponseBytes)
+            }
+            time.cancelAlarm(alarm)
+            return .received(response.head, data, sent: request, networkStart: networkStart)
+        } catch {
+            time.cancelAlarm(alarm)
+            return .failed(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder), sent: request)
+        }
+    }
+
+    @inline(never)
+    private static func traceStart(_ request: HTTPRequest, context: RequestContext, logger: Logger) {
+        RequestContext.logger(logger, taggedWith: context.requestID).trace(
+            "courier.call.started",
+            metadata: [
+                "courier.method": .string(request.method.rawValue),
+                "courier.url": .string(Redaction.redactedURL(request.urlText)),
+                "courier.headers": .string(Redaction.redactedHeaders(request.headerFields, extraSecretNames: context.secretHeaderNames)),
+            ])
+    }
+
+    /// The call's result from its exchange (status check, decoding, the metrics), logged and told
+    /// to the observers.
+    @inline(never)
+    private func finish<Output>(
+        _ call: CallDescription<Output>, _ exchange: Exchange, requestID: String, logger: Logger, recorder: TransferRecorder,
+        start: Moment
+    ) -> Result<DecodedResponse<Output>, NetworkError> {
+        let result = outcome(of: call, exchange, requestID: requestID, logger: logger, recorder: recorder, start: start)
+        report(result, of: call, requestID: requestID, logger: logger, authority: exchange.sent?.authority)
         return result
     }
 
-    private func run<Output>(
-        _ call: CallDescription<Output>, placement: QueuePlacement?, requestID: String, logger: Logger, recorder: TransferRecorder,
-        start: ContinuousClock.Instant, authority: inout String?
-    ) async -> Result<DecodedResponse<Output>, NetworkError> {
-        let time = configuration.timeSource
-
-        /// The failure with the request (`sent`, once built) and the metrics so far. (The request
-        /// is a parameter, not a captured copy: a call that succeeds copies nothing for this.)
+    private func outcome<Output>(
+        of call: CallDescription<Output>, _ exchange: Exchange, requestID: String, logger: Logger, recorder: TransferRecorder,
+        start: Moment
+    ) -> Result<DecodedResponse<Output>, NetworkError> {
+        /// The failure with the request (`sent`, once built) and the metrics so far.
         func fail(_ error: NetworkError, sent: HTTPRequest?) -> Result<DecodedResponse<Output>, NetworkError> {
             var error = error
             if error.request == nil {
@@ -188,74 +289,27 @@ public final class NetworkClient: Sendable {
                             method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
                     }
             }
-            error.metrics = recorder.updated { $0.total = start.duration(to: time.now) }
+            let end = now()
+            error.metrics = recorder.updated { $0.total = start.duration(to: end) }
             return .failure(error)
-        }
-
-        let timeout = call.timeout ?? configuration.requestTimeout
-        var context = RequestContext(
-            requestID: requestID,
-            team: call.team,
-            deadline: start.advanced(by: timeout),
-            connectTimeout: configuration.connectTimeout,
-            maxResponseBytes: configuration.maxResponseBytes,
-            maxRedirects: configuration.maxRedirects,
-            secretHeaderNames: configuration.secretHeaderNames,
-            logger: logger,
-            recorder: recorder,
-            httpVersion: call.httpVersion
-        )
-        context.addsRequestID = true
-        context.clock = time
-        let signal = CallDeadline()
-        context.deadlineSignal = signal
-        context.responseHeadLimits = configuration.responseHeadLimits
-        context.placement = placement
-        // Two plain values rather than the builder's tuple: reading a field of a tuple kept across
-        // an await copied the whole tuple on every call.
-        let request: HTTPRequest
-        let body: RequestBody?
-        do {
-            let made = try RequestBuilder.build(
-                call, configuration: configuration, defaultFields: defaultFields, configuredBase: configuredBase)
-            context.ownHeaderNames = made.ownHeaderNames
-            request = made.request
-            body = made.body
-        } catch {
-            return fail(error, sent: nil)
-        }
-        authority = request.authority
-        // The phase moves on before anything else, so a deadline that strikes before the transport
-        // runs does not report the call as still being built.
-        recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
-        if logger.logLevel <= .trace {
-            RequestContext.logger(logger, taggedWith: requestID).trace(
-                "courier.call.started",
-                metadata: [
-                    "courier.method": .string(request.method.rawValue),
-                    "courier.url": .string(Redaction.redactedURL(request.urlText)),
-                    "courier.headers": .string(
-                        Redaction.redactedHeaders(request.headerFields, extraSecretNames: context.secretHeaderNames)),
-                ])
         }
 
         let head: HTTPResponse
         let data: Data
-        let networkStart = time.now
-        // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
-        let alarm = Deadline.arm(signal, at: context.deadline, on: onSystemClock ? nil : time, now: networkStart)
-        do {
-            (head, data) = try await Self.exchange(chain.run, request, body, context)
-            time.cancelAlarm(alarm)
-        } catch {
-            time.cancelAlarm(alarm)
-            return fail(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder), sent: request)
+        let request: HTTPRequest
+        let networkStart: Moment
+        switch exchange {
+        case .failed(let error, let sent):
+            return fail(error, sent: sent)
+        case .received(let received, let body, let sent, let began):
+            (head, data, request, networkStart) = (received, body, sent, began)
         }
         // Checking the status reads nothing the recorder holds: the call enters decoding right away
         // when the status is accepted (one lock instead of two).
-        let acceptable = call.statusValidation.isAcceptable(head.status.code)
+        let status = head.status
+        let acceptable = call.statusValidation.isAcceptable(status.code)
         // The network part ends where decoding starts: one clock read for both.
-        let decodeStart = time.now
+        let decodeStart = now()
         recorder.update(entering: acceptable ? .decoding : .validating) {
             $0.network = networkStart.duration(to: decodeStart)
             $0.bytesReceived = Int64(data.count)
@@ -263,13 +317,13 @@ public final class NetworkClient: Sendable {
         if logger.logLevel <= .trace {
             RequestContext.logger(logger, taggedWith: requestID).trace(
                 "courier.response.body",
-                metadata: ["courier.status": .stringConvertible(head.status.code), "courier.body": .string(Self.bodyExcerpt(data))])
+                metadata: ["courier.status": .stringConvertible(status.code), "courier.body": .string(Self.bodyExcerpt(data))])
         }
 
         guard acceptable else {
             var error = NetworkError(
                 kind: .httpStatus, phase: .validating,
-                message: "the server answered \(head.status.code) \(head.status.reasonPhrase)", status: head.status.code
+                message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code
             )
             error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
             error.decodedErrorBody = call.errorDecoder?.decode(data)
@@ -280,35 +334,26 @@ public final class NetworkClient: Sendable {
         do {
             value = try call.decoder.decode(data, head)
         } catch {
-            recorder.update { $0.decode = decodeStart.duration(to: time.now) }
+            let end = now()
+            recorder.update { $0.decode = decodeStart.duration(to: end) }
             // A decoder that throws a NetworkError chose the call's error (a SOAP fault is one);
             // anything else is a decoding failure.
             var failure =
                 error as? NetworkError
                 ?? NetworkError(
                     kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(Output.self): \(error)",
-                    status: head.status.code, underlying: error
+                    status: status.code, underlying: error
                 )
-            failure.status = failure.status ?? head.status.code
+            failure.status = failure.status ?? status.code
             failure.responseBody = failure.responseBody ?? data.prefix(NetworkError.maximumRetainedBodyBytes)
             return fail(failure, sent: request)
         }
-        let end = time.now
+        let end = now()
         let metrics = recorder.updated {
             $0.decode = decodeStart.duration(to: end)
             $0.total = start.duration(to: end)
         }
         return .success(DecodedResponse(value: value, head: head, metrics: metrics))
-    }
-
-    /// Sends the request through `chain` and reads the whole body.
-    private static func exchange(
-        _ chain: Middleware.Next, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext
-    ) async throws -> (HTTPResponse, Data) {
-        let response = try await chain(request, body, context)
-        context.recorder.enter(.receiving)
-        let data = try await response.body.collect(upTo: context.maxResponseBytes)
-        return (response.head, data)
     }
 
     /// Logs the outcome (one fixed message per outcome) and tells the observers.

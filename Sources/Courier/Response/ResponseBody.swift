@@ -12,7 +12,20 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     enum Storage: Sendable {
         case buffered(Data)
-        case stream(AsyncThrowingStream<Data, any Error>)
+        case stream(Chunks)
+    }
+
+    /// The transport's stream, behind a reference. `AsyncThrowingStream` is not frozen, so a value
+    /// holding it has a size known only at run time: every response, buffered ones included,
+    /// would be copied through value witnesses and would cost a task allocation in each async
+    /// function that holds one. The box keeps ``ResponseBody`` (and ``TransportResponse``) of a
+    /// fixed size, for one allocation per streamed body.
+    final class Chunks: Sendable {
+        let stream: AsyncThrowingStream<Data, any Error>
+
+        init(_ stream: AsyncThrowingStream<Data, any Error>) {
+            self.stream = stream
+        }
     }
 
     let storage: Storage
@@ -35,7 +48,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///   - stream: The chunks; finishing with an error fails the call.
     ///   - expectedLength: The announced length, if any.
     public init(stream: AsyncThrowingStream<Data, any Error>, expectedLength: Int64?) {
-        storage = .stream(stream)
+        storage = .stream(Chunks(stream))
         self.expectedLength = expectedLength
     }
 
@@ -62,7 +75,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         switch storage {
         case .buffered(let data): AsyncIterator(buffered: data, streamIterator: nil)
-        case .stream(let stream): AsyncIterator(buffered: nil, streamIterator: stream.makeAsyncIterator())
+        case .stream(let chunks): AsyncIterator(buffered: nil, streamIterator: chunks.stream.makeAsyncIterator())
         }
     }
 
@@ -77,6 +90,24 @@ public struct ResponseBody: AsyncSequence, Sendable {
             throw NetworkError.responseTooLarge(limit: limit, announced: expectedLength)
         }
         if case .buffered(let data) = storage { return data }
+        return try await collectStream(upTo: limit)
+    }
+
+    /// The whole body when it is already in memory, checked against `limit`; `nil` for a stream.
+    /// Synchronous, so a caller that holds a buffered body never enters an async function for it.
+    /// - Throws: ``NetworkError/Kind/responseTooLarge``.
+    func bufferedBytes(upTo limit: Int) throws -> Data? {
+        guard case .buffered(let data) = storage else { return nil }
+        guard data.count <= limit else {
+            throw NetworkError.responseTooLarge(limit: limit, announced: expectedLength ?? Int64(data.count))
+        }
+        return data
+    }
+
+    /// Reads a streamed body. Its own function: the stream's iterator (of a size known only at
+    /// run time) is allocated here, not by every ``collect(upTo:)`` of a buffered body.
+    @inline(never)
+    private func collectStream(upTo limit: Int) async throws -> Data {
         var whole = Data()
         if let expectedLength, expectedLength > 0 { whole.reserveCapacity(Int(expectedLength)) }
         for try await chunk in self {

@@ -8,11 +8,12 @@
 /// through a free list, with no hashing, no ordering and no allocation once the array has grown to
 /// the most alarms ever waiting at once. Finding what is due and the earliest instant scans the
 /// slots, which the clock does only when its timer rings (about once per alarm that really rings,
-/// or once per lifetime of the alarms waiting).
+/// or once per lifetime of the alarms waiting). Instants are ``Moment``s, so a slot has a fixed
+/// size and the array's code is specialised.
 struct AlarmTable {
     /// One slot: a waiting alarm, or a free one (no action).
     private struct Slot {
-        var instant: ContinuousClock.Instant
+        var instant: Moment
         /// (In a struct, not a bare closure in a generic array: that would be re-abstracted, an
         /// allocation per alarm.)
         var action: (@Sendable () -> Void)?
@@ -33,7 +34,7 @@ struct AlarmTable {
     var capacity: Int { slots.count }
 
     /// Adds an alarm and returns its id (never 0).
-    mutating func add(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+    mutating func add(at instant: Moment, _ action: @escaping @Sendable () -> Void) -> UInt64 {
         count += 1
         added &+= 1
         if let index = free.popLast() {
@@ -55,8 +56,8 @@ struct AlarmTable {
 
     /// Removes and returns the actions of every alarm due at `now`, earliest first (in the order
     /// they were added, for one instant).
-    mutating func takeDue(at now: ContinuousClock.Instant) -> [@Sendable () -> Void] {
-        var due: [(instant: ContinuousClock.Instant, order: UInt64, action: @Sendable () -> Void)] = []
+    mutating func takeDue(at now: Moment) -> [@Sendable () -> Void] {
+        var due: [(instant: Moment, order: UInt64, action: @Sendable () -> Void)] = []
         for index in slots.indices {
             guard let action = slots[index].action, !(now < slots[index].instant) else { continue }
             due.append((slots[index].instant, slots[index].order, action))
@@ -68,8 +69,8 @@ struct AlarmTable {
     }
 
     /// The instant of the earliest alarm still waiting.
-    func earliest() -> ContinuousClock.Instant? {
-        var earliest: ContinuousClock.Instant?
+    func earliest() -> Moment? {
+        var earliest: Moment?
         for slot in slots where slot.action != nil {
             if earliest.map({ slot.instant < $0 }) ?? true { earliest = slot.instant }
         }

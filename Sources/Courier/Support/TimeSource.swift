@@ -52,7 +52,7 @@ public struct SystemTimeSource: TimeSource {
 
     /// Sets the alarm on the process's one shared timer (a table of alarms), not a system timer per call.
     public func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
-        DeadlineWatch.shared.schedule(at: instant, action)
+        DeadlineWatch.shared.schedule(at: Moment(instant), action)
     }
 
     /// Removes the alarm from the shared timer.
@@ -109,7 +109,7 @@ public final class ManualTimeSource: TimeSource {
         guard duration > .zero else { return }
         let due = state.withLock { state -> [@Sendable () -> Void] in
             state.now = state.now.advanced(by: duration)
-            return state.alarms.takeDue(at: state.now)
+            return state.alarms.takeDue(at: Moment(state.now))
         }
         for action in due { action() }
     }
@@ -118,7 +118,7 @@ public final class ManualTimeSource: TimeSource {
     public func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm {
         let (id, watchers) = state.withLock { state -> (UInt64?, [CheckedContinuation<Void, Never>]) in
             guard state.now < instant else { return (nil, []) }
-            let id = state.alarms.add(at: instant, action)
+            let id = state.alarms.add(at: Moment(instant), action)
             return (id, state.satisfiedWatchers())
         }
         for watcher in watchers { watcher.resume() }

@@ -11,7 +11,12 @@ public struct RequestContext: Sendable {
     public var team: String?
     /// When the call must be finished, on ``clock``. The client ends the call there (cancelling
     /// the work under it); transports hand ``remaining`` to their library only as a backstop.
-    public var deadline: ContinuousClock.Instant
+    public var deadline: ContinuousClock.Instant {
+        get { deadlineMoment.instant }
+        set { deadlineMoment = Moment(newValue) }
+    }
+    /// ``deadline`` as stored: a ``Moment`` keeps the context's size fixed (see there).
+    var deadlineMoment: Moment
     /// The clock the deadline is on, and that links wait on (retry backoff, the mock's delays):
     /// the configuration's ``ClientConfiguration/timeSource``.
     public var clock: any TimeSource = SystemTimeSource()
@@ -72,9 +77,20 @@ public struct RequestContext: Sendable {
         recorder: TransferRecorder,
         httpVersion: HTTPVersionPreference? = nil
     ) {
+        self.init(
+            requestID: requestID, team: team, deadlineMoment: Moment(deadline), connectTimeout: connectTimeout,
+            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects, secretHeaderNames: secretHeaderNames, logger: logger,
+            recorder: recorder, httpVersion: httpVersion)
+    }
+
+    /// The client's initialiser: the deadline as a ``Moment``.
+    init(
+        requestID: String, team: String?, deadlineMoment: Moment, connectTimeout: Duration, maxResponseBytes: Int, maxRedirects: Int,
+        secretHeaderNames: Set<String>, logger: Logger, recorder: TransferRecorder, httpVersion: HTTPVersionPreference?
+    ) {
         self.requestID = requestID
         self.team = team
-        self.deadline = deadline
+        self.deadlineMoment = deadlineMoment
         self.connectTimeout = connectTimeout
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
@@ -93,7 +109,7 @@ public struct RequestContext: Sendable {
 
     /// Time left before the deadline on ``clock`` (zero once it has passed).
     public var remaining: Duration {
-        max(.zero, clock.now.duration(to: deadline))
+        max(.zero, Moment.now(on: clock).duration(to: deadlineMoment))
     }
 
     /// Whether the calling task was cancelled or the call's deadline has passed: a wait that is
