@@ -151,13 +151,7 @@ public final class MockTransport: Transport {
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         context.recorder.update { $0.phaseTimings = .unavailable(reason: "the mock transport does no network I/O") }
         var recordedBody: Data?
-        if let body {
-            var collected = Data()
-            for try await chunk in body.chunks() where collected.count < configuration.maxRecordedBodyBytes {
-                collected.append(chunk.prefix(configuration.maxRecordedBodyBytes - collected.count))
-            }
-            recordedBody = collected
-        }
+        if let body { recordedBody = try await record(body) }
         let recorded = RecordedRequest(head: request, body: recordedBody)
         let responder: Responder? = try state.withLock { state in
             guard !state.isShutDown else {
@@ -188,14 +182,7 @@ public final class MockTransport: Transport {
             }
             return TransportResponse(head: HTTPResponse(status: .notFound))
         }
-        if let delay = answer.delay {
-            context.recorder.enter(.awaitingResponse)
-            // On the call's clock: a test with a manual clock advances it instead of sleeping. The
-            // wait ends at the call's deadline at the latest (its alarm rang first then).
-            let clock = context.clock
-            let end = min(clock.now.advanced(by: delay), context.deadline)
-            guard await clock.sleep(until: end), !context.isCancelled else { throw CancellationError() }
-        }
+        if let delay = answer.delay { try await wait(delay, context: context) }
         switch answer.outcome {
         case .fail(let error):
             throw error
@@ -210,6 +197,29 @@ public final class MockTransport: Transport {
                 body: ResponseBody(data: noBody ? Data() : data)
             )
         }
+    }
+
+    /// The first ``Configuration/maxRecordedBodyBytes`` of a request body. (This and ``wait(_:context:)``
+    /// are functions of their own, not inlined: the values they hold have sizes known only at run
+    /// time, and an async function allocates task memory for such values on every call, whether
+    /// or not it reaches them.)
+    @inline(never)
+    private func record(_ body: RequestBody) async throws -> Data {
+        var collected = Data()
+        for try await chunk in body.chunks() where collected.count < configuration.maxRecordedBodyBytes {
+            collected.append(chunk.prefix(configuration.maxRecordedBodyBytes - collected.count))
+        }
+        return collected
+    }
+
+    /// Waits out a stub's delay on the call's clock: a test with a manual clock advances it instead
+    /// of sleeping. The wait ends at the call's deadline at the latest (its alarm rang first then).
+    @inline(never)
+    private func wait(_ delay: Duration, context: RequestContext) async throws {
+        context.recorder.enter(.awaitingResponse)
+        let clock = context.clock
+        let end = min(clock.now.advanced(by: delay), context.deadline)
+        guard await clock.sleep(until: end), !context.isCancelled else { throw CancellationError() }
     }
 
     /// Makes later calls fail; recorded requests are kept.

@@ -133,7 +133,7 @@ public final class NetworkClient: Sendable {
     /// caller runs (`nonisolated(nonsending)`), so a call pays for no executor switch but this one.
     @concurrent
     public func response<E: Endpoint>(for endpoint: E) async throws -> DecodedResponse<E.Output> {
-        try await execute(CallDescription(endpoint)).get()
+        try await perform(CallDescription(endpoint))
     }
 
     /// Stops the transport. Calls made afterwards fail.
@@ -141,14 +141,31 @@ public final class NetworkClient: Sendable {
         await transport.shutdown()
     }
 
-    /// Runs one call: build, middleware and transport under the deadline, status check, decode,
-    /// then the log line and the observers. Never throws: every failure comes back as a
-    /// ``NetworkError`` with the metrics so far.
+    /// Runs one call (see ``perform(_:)``), its failure as a value.
     func execute<Output>(_ call: CallDescription<Output>) async -> Result<DecodedResponse<Output>, NetworkError> {
-        guard let queue = call.requestQueue ?? queue else { return await executeNow(call, placement: nil) }
+        do throws(NetworkError) {
+            return .success(try await perform(call))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs one call: build, middleware and transport under the deadline, status check, decode,
+    /// then the log line and the observers. Every failure is a ``NetworkError`` with the metrics
+    /// so far. (It throws rather than returning a `Result`: a `Result` of the output's type is one
+    /// more type metadata lookup per call, at each level that holds one.)
+    func perform<Output>(_ call: CallDescription<Output>) async throws(NetworkError) -> DecodedResponse<Output> {
+        guard let queue = call.requestQueue ?? queue else { return try await executeNow(call, placement: nil) }
         let placement = QueuePlacement(queue: queue, priority: call.priority, deduplication: call.deduplication, onStart: call.onStart)
         let membership = CallMembership(tags: call.tags, team: call.team, batch: call.batch)
-        return await queue.tracking(membership) { await self.executeNow(call, placement: placement) }
+        let result = await queue.tracking(membership) { () async -> Result<DecodedResponse<Output>, NetworkError> in
+            do throws(NetworkError) {
+                return .success(try await self.executeNow(call, placement: placement))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// One call, in three parts: building the request and finishing (status check, decoding, the
@@ -157,7 +174,7 @@ public final class NetworkClient: Sendable {
     /// whose size depends on a generic parameter, so the async part holds none.
     private func executeNow<Output>(
         _ call: CallDescription<Output>, placement: QueuePlacement?
-    ) async -> Result<DecodedResponse<Output>, NetworkError> {
+    ) async throws(NetworkError) -> DecodedResponse<Output> {
         let start = now()
         let recorder = TransferRecorder(transport: transport.name)
         let requestID = Self.makeRequestID()
@@ -174,7 +191,7 @@ public final class NetworkClient: Sendable {
         case .failure(let error):
             exchange = .failed(error, sent: nil)
         }
-        return finish(call, exchange, requestID: requestID, logger: logger, recorder: recorder, start: start)
+        return try finish(call, exchange, requestID: requestID, logger: logger, recorder: recorder, start: start)
     }
 
     /// What a call's network part ended with (not generic: see ``executeNow(_:placement:)``).
@@ -183,13 +200,6 @@ public final class NetworkClient: Sendable {
         case received(HTTPResponse, Data, sent: HTTPRequest, networkStart: Moment)
         /// The call failed; `sent` is `nil` when it failed before its request was built.
         case failed(NetworkError, sent: HTTPRequest?)
-
-        var sent: HTTPRequest? {
-            switch self {
-            case .received(_, _, let sent, _): sent
-            case .failed(_, let sent): sent
-            }
-        }
     }
 
     /// The configuration's clock, now.
@@ -262,145 +272,157 @@ public final class NetworkClient: Sendable {
     }
 
     /// The call's result from its exchange (status check, decoding, the metrics), logged and told
-    /// to the observers.
+    /// to the observers. Only decoding and the result depend on `Output`; the rest is in plain
+    /// functions, so the output's type metadata is looked up once here.
     @inline(never)
     private func finish<Output>(
-        _ call: CallDescription<Output>, _ exchange: Exchange, requestID: String, logger: Logger, recorder: TransferRecorder,
-        start: Moment
-    ) -> Result<DecodedResponse<Output>, NetworkError> {
-        let result = outcome(of: call, exchange, requestID: requestID, logger: logger, recorder: recorder, start: start)
-        report(result, of: call, requestID: requestID, logger: logger, authority: exchange.sent?.authority)
-        return result
-    }
-
-    private func outcome<Output>(
-        of call: CallDescription<Output>, _ exchange: Exchange, requestID: String, logger: Logger, recorder: TransferRecorder,
-        start: Moment
-    ) -> Result<DecodedResponse<Output>, NetworkError> {
-        /// The failure with the request (`sent`, once built) and the metrics so far.
-        func fail(_ error: NetworkError, sent: HTTPRequest?) -> Result<DecodedResponse<Output>, NetworkError> {
-            var error = error
-            if error.request == nil {
-                error.request =
-                    if let sent {
-                        NetworkError.RequestSummary(method: sent.method.rawValue, url: sent.urlText)
-                    } else {
-                        NetworkError.RequestSummary(
-                            method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
-                    }
+        _ call: CallDescription<Output>, _ exchange: consuming Exchange, requestID: String, logger: Logger,
+        recorder: TransferRecorder, start: Moment
+    ) throws(NetworkError) -> DecodedResponse<Output> {
+        let ending = CallEnding(requestID: requestID, logger: logger, recorder: recorder, start: start)
+        switch consume exchange {
+        case .failed(let error, let sent):
+            let failure = failed(error, sent: sent, unsent: call, ending)
+            report(failure, of: call, ending, authority: sent?.authority)
+            throw failure
+        case .received(let head, let data, let sent, let networkStart):
+            let status = head.status
+            // Checking the status reads nothing the recorder holds: the call enters decoding
+            // right away when the status is accepted (one lock instead of two).
+            let acceptable = call.statusValidation.isAcceptable(status.code)
+            // The network part ends where decoding starts: one clock read for both.
+            let decodeStart = now()
+            recorder.update(entering: acceptable ? .decoding : .validating) {
+                $0.network = networkStart.duration(to: decodeStart)
+                $0.bytesReceived = Int64(data.count)
+            }
+            if logger.logLevel <= .trace { Self.traceBody(data, status: status, ending) }
+            guard acceptable else {
+                let failure = failed(refused(status, data: data, errorDecoder: call.errorDecoder), sent: sent, unsent: call, ending)
+                report(failure, of: call, ending, authority: sent.authority)
+                throw failure
+            }
+            let value: Output
+            do {
+                value = try call.decoder.decode(data, head)
+            } catch {
+                let end = now()
+                recorder.update { $0.decode = decodeStart.duration(to: end) }
+                let failure = failed(
+                    Self.decodingFailure(error, of: Output.self, status: status.code, data: data), sent: sent, unsent: call, ending)
+                report(failure, of: call, ending, authority: sent.authority)
+                throw failure
             }
             let end = now()
-            error.metrics = recorder.updated { $0.total = start.duration(to: end) }
-            return .failure(error)
+            let metrics = recorder.updated {
+                $0.decode = decodeStart.duration(to: end)
+                $0.total = start.duration(to: end)
+            }
+            report(status: status.code, metrics: metrics, of: call, ending, authority: sent.authority)
+            return DecodedResponse(value: value, head: head, metrics: metrics)
         }
+    }
 
-        let head: HTTPResponse
-        let data: Data
-        let request: HTTPRequest
-        let networkStart: Moment
-        switch exchange {
-        case .failed(let error, let sent):
-            return fail(error, sent: sent)
-        case .received(let received, let body, let sent, let began):
-            (head, data, request, networkStart) = (received, body, sent, began)
-        }
-        // Checking the status reads nothing the recorder holds: the call enters decoding right away
-        // when the status is accepted (one lock instead of two).
-        let status = head.status
-        let acceptable = call.statusValidation.isAcceptable(status.code)
-        // The network part ends where decoding starts: one clock read for both.
-        let decodeStart = now()
-        recorder.update(entering: acceptable ? .decoding : .validating) {
-            $0.network = networkStart.duration(to: decodeStart)
-            $0.bytesReceived = Int64(data.count)
-        }
-        if logger.logLevel <= .trace {
-            RequestContext.logger(logger, taggedWith: requestID).trace(
-                "courier.response.body",
-                metadata: ["courier.status": .stringConvertible(status.code), "courier.body": .string(Self.bodyExcerpt(data))])
-        }
+    /// What finishing a call needs besides its description and its exchange.
+    private struct CallEnding {
+        let requestID: String
+        let logger: Logger
+        let recorder: TransferRecorder
+        let start: Moment
+    }
 
-        guard acceptable else {
-            var error = NetworkError(
-                kind: .httpStatus, phase: .validating,
-                message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code
-            )
-            error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
-            error.decodedErrorBody = call.errorDecoder?.decode(data)
-            return fail(error, sent: request)
-        }
-
-        let value: Output
-        do {
-            value = try call.decoder.decode(data, head)
-        } catch {
-            let end = now()
-            recorder.update { $0.decode = decodeStart.duration(to: end) }
-            // A decoder that throws a NetworkError chose the call's error (a SOAP fault is one);
-            // anything else is a decoding failure.
-            var failure =
-                error as? NetworkError
-                ?? NetworkError(
-                    kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(Output.self): \(error)",
-                    status: status.code, underlying: error
-                )
-            failure.status = failure.status ?? status.code
-            failure.responseBody = failure.responseBody ?? data.prefix(NetworkError.maximumRetainedBodyBytes)
-            return fail(failure, sent: request)
+    /// `error` with the request (`sent` once built, else the call's method and URL as described)
+    /// and the metrics so far.
+    private func failed<Output>(
+        _ error: NetworkError, sent: HTTPRequest?, unsent call: CallDescription<Output>, _ ending: CallEnding
+    ) -> NetworkError {
+        var error = error
+        if error.request == nil {
+            error.request =
+                if let sent {
+                    NetworkError.RequestSummary(method: sent.method.rawValue, url: sent.urlText)
+                } else {
+                    NetworkError.RequestSummary(
+                        method: call.method.rawValue, url: (call.baseURL ?? configuration.baseURL ?? "") + "/" + call.path)
+                }
         }
         let end = now()
-        let metrics = recorder.updated {
-            $0.decode = decodeStart.duration(to: end)
-            $0.total = start.duration(to: end)
-        }
-        return .success(DecodedResponse(value: value, head: head, metrics: metrics))
+        error.metrics = ending.recorder.updated { $0.total = ending.start.duration(to: end) }
+        return error
     }
 
-    /// Logs the outcome (one fixed message per outcome) and tells the observers.
+    /// The failure for a status the call does not accept, with the start of the body and the
+    /// error decoder's reading of it.
+    private func refused(_ status: HTTPResponse.Status, data: Data, errorDecoder: ErrorBodyDecoder?) -> NetworkError {
+        var error = NetworkError(
+            kind: .httpStatus, phase: .validating, message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code)
+        error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
+        error.decodedErrorBody = errorDecoder?.decode(data)
+        return error
+    }
+
+    /// The failure for a decoder that threw `error`: a ``NetworkError`` it threw chose the call's
+    /// error (a SOAP fault is one); anything else is a decoding failure.
+    private static func decodingFailure(_ error: any Error, of output: Any.Type, status: Int, data: Data) -> NetworkError {
+        var failure =
+            error as? NetworkError
+            ?? NetworkError(
+                kind: .decoding, phase: .decoding, message: "the body could not be decoded as \(output): \(error)", status: status,
+                underlying: error)
+        failure.status = failure.status ?? status
+        failure.responseBody = failure.responseBody ?? data.prefix(NetworkError.maximumRetainedBodyBytes)
+        return failure
+    }
+
+    @inline(never)
+    private static func traceBody(_ data: Data, status: HTTPResponse.Status, _ ending: CallEnding) {
+        RequestContext.logger(ending.logger, taggedWith: ending.requestID).trace(
+            "courier.response.body", metadata: ["courier.status": .stringConvertible(status.code), "courier.body": .string(bodyExcerpt(data))])
+    }
+
+    /// Logs a success and tells the observers.
     private func report<Output>(
-        _ result: Result<DecodedResponse<Output>, NetworkError>, of call: CallDescription<Output>, requestID: String, logger: Logger,
+        status: Int, metrics: RequestMetrics, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?
+    ) {
+        if ending.logger.logLevel <= .debug {
+            RequestContext.logger(ending.logger, taggedWith: ending.requestID).debug(
+                "courier.call.succeeded",
+                metadata: [
+                    "courier.status": .stringConvertible(status), "courier.attempts": .stringConvertible(metrics.attempts),
+                    "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
+                ])
+        }
+        notify(status: status, error: nil, metrics: metrics, of: call, ending, authority: authority)
+    }
+
+    /// Logs a failure (one fixed message per outcome) and tells the observers.
+    private func report<Output>(_ failure: NetworkError, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?) {
+        let metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
+        let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
+        if ending.logger.logLevel <= level {
+            RequestContext.logger(ending.logger, taggedWith: ending.requestID).log(
+                level: level,
+                failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed",
+                metadata: [
+                    "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
+                    "courier.status": .stringConvertible(failure.status ?? 0),
+                    "courier.request": .string(failure.request?.description ?? ""),
+                    "courier.attempts": .stringConvertible(metrics.attempts),
+                    "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
+                ])
+        }
+        notify(status: failure.status, error: failure, metrics: metrics, of: call, ending, authority: authority)
+    }
+
+    /// Tells the observers about a finished call.
+    private func notify<Output>(
+        status: Int?, error: NetworkError?, metrics: RequestMetrics, of call: CallDescription<Output>, _ ending: CallEnding,
         authority: String?
     ) {
-        let error: NetworkError?
-        let status: Int?
-        let metrics: RequestMetrics
-        switch result {
-        case .success(let response):
-            error = nil
-            status = response.head.status.code
-            metrics = response.metrics
-            if logger.logLevel <= .debug {
-                RequestContext.logger(logger, taggedWith: requestID).debug(
-                    "courier.call.succeeded",
-                    metadata: [
-                        "courier.status": .stringConvertible(response.head.status.code),
-                        "courier.attempts": .stringConvertible(metrics.attempts),
-                        "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
-                    ])
-            }
-        case .failure(let failure):
-            error = failure
-            status = failure.status
-            metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
-            let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
-            if logger.logLevel <= level {
-                RequestContext.logger(logger, taggedWith: requestID).log(
-                    level: level,
-                    failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed",
-                    metadata: [
-                        "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
-                        "courier.status": .stringConvertible(failure.status ?? 0),
-                        "courier.request": .string(failure.request?.description ?? ""),
-                        "courier.attempts": .stringConvertible(metrics.attempts),
-                        "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
-                    ])
-            }
-        }
         guard !observers.isEmpty else { return }
         let record = CallRecord(
-            requestID: requestID, endpoint: EndpointLabels.shared.label(for: call.apiType), team: call.team,
-            method: call.method.rawValue, host: authority ?? "", status: status, error: error,
-            metrics: metrics)
+            requestID: ending.requestID, endpoint: EndpointLabels.shared.label(for: call.apiType), team: call.team,
+            method: call.method.rawValue, host: authority ?? "", status: status, error: error, metrics: metrics)
         for observer in observers { observer.callFinished(record) }
     }
 
