@@ -23,7 +23,9 @@ package enum ResponseHeadChecks {
         var bytes = 0
         var hasLength = false
         for field in fields {
-            bytes += field.name.rawName.utf8.count + field.value.utf8.count + 4
+            // (The value's bytes as stored: a transport that builds fields from bytes keeps them
+            // as bytes, and reading `value` would make a new string.)
+            bytes += field.name.rawName.utf8.count + field.withUnsafeBytesOfValue(\.count) + 4
             hasLength = hasLength || field.name == .contentLength
         }
         if bytes > limits.maxBytes {
@@ -39,11 +41,17 @@ package enum ResponseHeadChecks {
     /// - Returns: The error, or `nil` when the length is absent or well formed.
     package static func contentLengthProblem(in fields: HTTPFields) -> NetworkError? {
         var first: Substring?
+        // The usual case, a first value that is one plain number, is checked on its bytes; it is
+        // read as text only when another value must be compared with it.
+        var plainFirst: HTTPField?
         for field in fields where field.name == .contentLength {
-            // The usual case, one plain number, without splitting or trimming.
-            if first == nil, !field.value.isEmpty, field.value.utf8.count <= 18, field.value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                first = field.value[...]
+            if first == nil, plainFirst == nil, field.withUnsafeBytesOfValue(isPlainNumber) {
+                plainFirst = field
                 continue
+            }
+            if let plain = plainFirst {
+                first = plain.value[...]
+                plainFirst = nil
             }
             for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                 let value = part.trimmingWhitespace()
@@ -64,6 +72,11 @@ package enum ResponseHeadChecks {
 
     /// Why the bytes before a field line's colon are not a field name (RFC 9110, section 5.1: a
     /// token; whitespace before the colon is refused, RFC 9112, section 5.1), or `nil`.
+    /// One to 18 ASCII digits: a length that fits an `Int64`, with nothing to trim or split.
+    private static func isPlainNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.count <= 18 && bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
     package static func fieldNameProblem(_ name: some BidirectionalCollection<UInt8>) -> String? {
         guard let last = name.last else { return "a header line has an empty field name" }
         if last == 0x20 || last == 0x09 { return "a header field name is followed by whitespace before its colon" }
