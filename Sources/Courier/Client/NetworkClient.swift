@@ -355,7 +355,8 @@ public final class NetworkClient: Sendable {
     /// error decoder's reading of it.
     private func refused(_ status: HTTPResponse.Status, data: Data, errorDecoder: ErrorBodyDecoder?) -> NetworkError {
         var error = NetworkError(
-            kind: .httpStatus, phase: .validating, message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code)
+            kind: .httpStatus, phase: .validating, message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code
+        )
         error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
         error.decodedErrorBody = errorDecoder?.decode(data)
         return error
@@ -377,7 +378,8 @@ public final class NetworkClient: Sendable {
     @inline(never)
     private static func traceBody(_ data: Data, status: HTTPResponse.Status, _ ending: CallEnding) {
         RequestContext.logger(ending.logger, taggedWith: ending.requestID).trace(
-            "courier.response.body", metadata: ["courier.status": .stringConvertible(status.code), "courier.body": .string(bodyExcerpt(data))])
+            "courier.response.body",
+            metadata: ["courier.status": .stringConvertible(status.code), "courier.body": .string(bodyExcerpt(data))])
     }
 
     /// Logs a success and tells the observers.
