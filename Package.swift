@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
@@ -34,6 +35,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -107,6 +109,13 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: callerIsolated
+        ),
+        // swift-configuration: `ClientConfiguration(reader:)`, a product of its own so that services that
+        // do not use swift-configuration never compile it.
+        .target(
+            name: "CourierConfiguration",
+            dependencies: ["Courier", .product(name: "Configuration", package: "swift-configuration")],
+            path: "Adapters/CourierConfiguration"
         ),
         // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
         .target(
@@ -204,7 +213,8 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierTestServer", "CourierConformance",
+                "Courier", "CourierMock", "CourierTestServer", "CourierConformance", "CourierConfiguration",
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

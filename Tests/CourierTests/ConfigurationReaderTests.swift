@@ -1,0 +1,133 @@
+import Configuration
+import Courier
+import CourierConfiguration
+import Foundation
+import Logging
+import Testing
+
+@Suite("ClientConfiguration from a swift-configuration reader")
+struct ConfigurationReaderTests {
+    @Test("every key is read from an in-memory provider")
+    func everyKey() throws {
+        let provider = InMemoryProvider(values: [
+            "courier.transport": "curl",
+            "courier.baseURL": "https://api.test",
+            "courier.failureLogLevel": "warning",
+            "courier.httpVersion": "2",
+            "courier.timeouts.request": 2.5,
+            "courier.timeouts.connect": 1,
+            "courier.timeouts.stall": 4,
+            "courier.maxResponseBytes": 4096,
+            "courier.maxRedirects": 3,
+            "courier.secretHeaders": ConfigValue(.stringArray(["X-Key"]), isSecret: false),
+            "courier.headers": ConfigValue(.stringArray(["X-Team: payments", "Accept: application/json"]), isSecret: false),
+            "courier.headerRules": #"[{"team":"payments","host":"api.test","headers":{"X-Cost-Centre":"42"}}]"#,
+            "courier.metrics": false,
+            "courier.retry.maxAttempts": 5,
+            "courier.retry.baseDelay": 0.2,
+            "courier.retry.maxDelay": 3,
+            "courier.retry.maxRetryAfter": 10,
+            "courier.retry.statuses": ConfigValue(.intArray([503, 429]), isSecret: false),
+            "courier.queue.maxConcurrent": 8,
+            "courier.queue.maxConcurrentPerHost": 2,
+            "courier.queue.maxWaiting": 50,
+            "courier.queue.deduplicates": false,
+            "courier.connections.maxTotal": 32,
+            "courier.connections.maxPerHost": 4,
+            "courier.tls.caFile": "/etc/hostname",
+            "courier.tls.pinnedPublicKey": "sha256//RjGONrTSIIKbmCXMZVkAuHeLkGKEkQLvBvbUMKswM4Q=",
+        ])
+        let configuration = try ClientConfiguration(reader: ConfigReader(provider: provider).scoped(to: "courier"))
+        #expect(configuration.transport == "curl")
+        #expect(configuration.baseURL == "https://api.test")
+        #expect(configuration.failureLogLevel == .warning)
+        #expect(configuration.httpVersion == .http2)
+        #expect(configuration.requestTimeout == .milliseconds(2500))
+        #expect(configuration.connectTimeout == .seconds(1))
+        #expect(configuration.stallTimeout == .seconds(4))
+        #expect(configuration.maxResponseBytes == 4096)
+        #expect(configuration.maxRedirects == 3)
+        #expect(configuration.secretHeaderNames == ["x-key"])
+        #expect(configuration.defaultHeaders["x-team"] == "payments")
+        #expect(configuration.defaultHeaders["accept"] == "application/json")
+        #expect(configuration.headerRules.count == 1)
+        #expect(!configuration.exportsMetrics)
+        #expect(configuration.retry?.maxAttempts == 5)
+        #expect(configuration.retry?.baseDelay == .milliseconds(200))
+        #expect(configuration.retry?.maxDelay == .seconds(3))
+        #expect(configuration.retry?.maxRetryAfter == .seconds(10))
+        #expect(configuration.retry?.retryableStatuses == [503, 429])
+        #expect(configuration.queue?.maxConcurrent == 8)
+        #expect(configuration.queue?.maxConcurrentPerHost == 2)
+        #expect(configuration.queue?.maxWaiting == 50)
+        #expect(configuration.queue?.deduplicates == false)
+        #expect(configuration.maxConnections == 32)
+        #expect(configuration.maxConnectionsPerHost == 4)
+        #expect(configuration.tls.setKeys == ["tls.caFile", "tls.pinnedPublicKey"])
+    }
+
+    @Test("environment variables, scoped: COURIER_TRANSPORT, COURIER_TIMEOUTS_REQUEST, lists split at commas")
+    func environment() throws {
+        let provider = EnvironmentVariablesProvider(environmentVariables: [
+            "COURIER_TRANSPORT": "mock", "COURIER_BASE_URL": "https://env.test", "COURIER_TIMEOUTS_REQUEST": "7",
+            "COURIER_SECRET_HEADERS": "X-A,X-B", "COURIER_RETRY_STATUSES": "500,503", "COURIER_METRICS": "false",
+            "UNRELATED": "ignored",
+        ])
+        let configuration = try ClientConfiguration(reader: ConfigReader(provider: provider).scoped(to: "courier"))
+        #expect(configuration.transport == "mock")
+        #expect(configuration.baseURL == "https://env.test")
+        #expect(configuration.requestTimeout == .seconds(7))
+        #expect(configuration.secretHeaderNames == ["x-a", "x-b"])
+        #expect(configuration.retry?.retryableStatuses == [500, 503])
+        #expect(!configuration.exportsMetrics)
+    }
+
+    @Test("a JSON file through FileProvider gives what the same file gives through COURIER_CONFIG")
+    func jsonFile() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-reader-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(
+            #"{"courier":{"transport":"mock","baseURL":"https://file.test","timeouts":{"request":3},"maxRedirects":2,"retry":{"maxAttempts":4}}}"#
+                .utf8
+        ).write(to: url)
+        // (The path through a reader, as a service reads it: `FilePath` needs swift-system's module.)
+        let provider = try await FileProvider<JSONSnapshot>(
+            config: ConfigReader(provider: InMemoryProvider(values: ["filePath": ConfigValue(.string(url.path), isSecret: false)])))
+        let configuration = try ClientConfiguration(reader: ConfigReader(provider: provider).scoped(to: "courier"))
+        #expect(configuration.transport == "mock")
+        #expect(configuration.baseURL == "https://file.test")
+        #expect(configuration.requestTimeout == .seconds(3))
+        #expect(configuration.maxRedirects == 2)
+        #expect(configuration.retry?.maxAttempts == 4)
+    }
+
+    @Test("keys the reader lacks keep the values set in code")
+    func defaultsStay() throws {
+        var defaults = ClientConfiguration(baseURL: "https://code.test", transport: "mock")
+        defaults.maxRedirects = 4
+        let reader = ConfigReader(provider: InMemoryProvider(values: ["maxResponseBytes": 100]))
+        let configuration = try ClientConfiguration(reader: reader, defaults: defaults)
+        #expect(configuration.baseURL == "https://code.test")
+        #expect(configuration.transport == "mock")
+        #expect(configuration.maxRedirects == 4)
+        #expect(configuration.maxResponseBytes == 100)
+    }
+
+    @Test(
+        "a wrong type, a value out of range or a malformed entry fails with the key named",
+        arguments: [
+            ("timeouts.request", ConfigValue(.string("soon"), isSecret: false)),
+            ("maxRedirects", ConfigValue(.int(-1), isSecret: false)),
+            ("metrics", ConfigValue(.string("maybe"), isSecret: false)),
+            ("headers", ConfigValue(.stringArray(["no colon here"]), isSecret: false)),
+            ("headerRules", ConfigValue(.string("{not json"), isSecret: false)),
+            ("retry.statuses", ConfigValue(.stringArray(["five hundred"]), isSecret: false)),
+            ("httpVersion", ConfigValue(.string("3"), isSecret: false)),
+            ("failureLogLevel", ConfigValue(.string("loud"), isSecret: false)),
+        ])
+    func errorsNameTheKey(key: String, value: ConfigValue) throws {
+        let reader = ConfigReader(provider: InMemoryProvider(values: [AbsoluteConfigKey(ConfigKey(key)): value]))
+        let error = #expect(throws: ConfigurationError.self) { try ClientConfiguration(reader: reader) }
+        #expect(error?.key == key, "\(String(describing: error))")
+    }
+}
