@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
+        .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
@@ -44,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
     ],
     targets: [
@@ -116,6 +118,12 @@ let package = Package(
             name: "CourierConfiguration",
             dependencies: ["Courier", .product(name: "Configuration", package: "swift-configuration")],
             path: "Adapters/CourierConfiguration"
+        ),
+        // swift-service-lifecycle: `NetworkClientService`, a product of its own for the same reason.
+        .target(
+            name: "CourierServiceLifecycle",
+            dependencies: ["Courier", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Adapters/CourierServiceLifecycle"
         ),
         // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
         .target(
@@ -213,8 +221,10 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierTestServer", "CourierConformance", "CourierConfiguration",
+                "Courier", "CourierMock", "CourierTestServer", "CourierConformance", "CourierConfiguration", "CourierServiceLifecycle",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

@@ -213,13 +213,14 @@ public final class MockTransport: Transport {
     }
 
     /// Waits out a stub's delay on the call's clock: a test with a manual clock advances it instead
-    /// of sleeping. The wait ends at the call's deadline at the latest (its alarm rang first then).
+    /// of sleeping. The wait ends early when the call is cancelled, its deadline passes or its
+    /// client's shutdown ends it.
     @inline(never)
     private func wait(_ delay: Duration, context: RequestContext) async throws {
         context.recorder.enter(.awaitingResponse)
         let clock = context.clock
         let end = min(clock.now.advanced(by: delay), context.deadline)
-        guard await clock.sleep(until: end), !context.isCancelled else { throw CancellationError() }
+        guard await context.sleep(until: end), !context.isCancelled else { throw CancellationError() }
     }
 
     /// Makes later calls fail; recorded requests are kept.

@@ -65,10 +65,10 @@ extension ConformanceCases {
                 // machine, writing 1 GiB through the page cache has taken over 10 s.
                 #expect(await eventually(timeout: .seconds(60)) { server.requestCount == 1 })
             case .awaitingHead:
-                task = Task { try await client.send(RawEndpoint(path: "delay/600000")) }
+                task = Task { try await client.send(RawEndpoint(path: "delay/10000")) }
                 #expect(await eventually { server.requestCount == 1 })
             case .downloading:
-                task = Task { try await client.send(RawEndpoint(path: "stream/100000", query: [QueryItem("delayMs", "10")])) }
+                task = Task { try await client.send(RawEndpoint(path: "stream/1000", query: [QueryItem("delayMs", "10")])) }
                 #expect(await eventually { server.requestCount == 1 })
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -127,7 +127,7 @@ public enum ConformanceCases {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let task = Task {
-                try await client.send(RawEndpoint(path: "stream/100000", query: [QueryItem("delayMs", "20")], timeout: .seconds(60)))
+                try await client.send(RawEndpoint(path: "stream/200", query: [QueryItem("delayMs", "20")], timeout: .seconds(60)))
             }
             #expect(await eventually { server.requestCount == 1 })
             try await Task.sleep(for: .milliseconds(50))

@@ -215,7 +215,7 @@ struct CurlTransportTests {
         try await withServer { server in
             let transport = try CurlTransport()
             let request = HTTPRequest(
-                method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/stream/100000?delayMs=10")
+                method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/stream/1000?delayMs=10")
             let context = RequestContext(requestID: "drop", deadline: .now + .seconds(60), recorder: TransferRecorder(transport: "curl"))
             do {
                 let response = try await transport.send(request, body: nil, context: context)
@@ -262,7 +262,7 @@ struct CurlTransportTests {
             let transport = try CurlTransport()
             let client = try NetworkClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, transport: "curl"), transport: transport)
-            let task = Task { try await client.send(RawEndpoint(path: "delay/600000")) }
+            let task = Task { try await client.send(RawEndpoint(path: "delay/10000")) }
             #expect(await eventually { server.requestCount == 1 })
             await transport.shutdown()
             await expectNetworkError(.cancelled) { try await task.value }

@@ -17,6 +17,8 @@ struct CallDeadline: Sendable {
         /// Set only on ``never``: nothing is stored and it never passes.
         var isNever = false
         var passed = false
+        /// Set when the client's graceful shutdown ended the call (its grace period ran out).
+        var byShutdown = false
         var nextID: UInt64 = 0
         /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
         var handlers: [UInt64: Handler] = [:]
@@ -42,11 +44,17 @@ struct CallDeadline: Sendable {
     /// Whether the deadline has passed.
     var hasPassed: Bool { state.withLock { $0.passed } }
 
+    /// Whether the client's shutdown, not the deadline, ended the call.
+    var passedByShutdown: Bool { state.withLock { $0.passed && $0.byShutdown } }
+
     /// Marks the deadline as passed and runs every handler.
-    func pass() {
+    /// - Parameter byShutdown: The client's graceful shutdown ends the call (see
+    ///   ``NetworkClient/shutdown(gracePeriod:)``), not its deadline.
+    func pass(byShutdown: Bool = false) {
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             guard !state.passed, !state.isNever else { return [] }
             state.passed = true
+            state.byShutdown = byShutdown
             defer { state.handlers = [:] }
             return state.handlers.values.map(\.run)
         }

@@ -28,6 +28,11 @@ enum Deadline {
     /// when the calling task was cancelled, otherwise the error as a ``NetworkError``.
     static func failure(_ error: any Error, signal: CallDeadline, timeout: Duration, recorder: TransferRecorder) -> NetworkError {
         if signal.hasPassed {
+            if signal.passedByShutdown {
+                return NetworkError(
+                    kind: .shutDown, phase: recorder.phase,
+                    message: "the client shut down before the call finished (its grace period ran out)")
+            }
             return NetworkError(kind: .timedOut, phase: recorder.phase, message: "the call did not finish within \(timeout)")
         }
         if Task.isCancelled { return NetworkError.cancelled(phase: recorder.phase) }

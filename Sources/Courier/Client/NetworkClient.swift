@@ -38,6 +38,8 @@ public final class NetworkClient: Sendable {
     /// Whether the configuration's clock is the system clock, decided once (a dynamic cast per
     /// call showed in profiles): its alarms go straight to the shared watch.
     private let onSystemClock: Bool
+    /// The calls running, and whether new ones are taken (see ``shutdown(gracePeriod:)``).
+    private let admission = CallAdmission()
 
     /// Creates a client around a transport made in code.
     ///
@@ -136,10 +138,27 @@ public final class NetworkClient: Sendable {
         try await perform(CallDescription(endpoint))
     }
 
-    /// Stops the transport. Calls made afterwards fail.
+    /// Stops the transport at once. Calls running fail, and calls made afterwards fail.
     public func shutdown() async {
         await transport.shutdown()
     }
+
+    /// Shuts down gracefully: takes no new calls (they fail at once as
+    /// ``NetworkError/Kind/shutDown``), lets the running calls finish for up to `gracePeriod` on
+    /// the configuration's clock, ends those still running then (they fail as
+    /// ``NetworkError/Kind/shutDown``), and stops the transport.
+    ///
+    /// A call counts as running from the start of its network part (waiting in a queue
+    /// included) until its whole body has arrived; its decoding finishes either way.
+    /// `CourierServiceLifecycle` runs this when a service group shuts down gracefully.
+    /// - Parameter gracePeriod: How long running calls may take; zero or less ends them at once.
+    public func shutdown(gracePeriod: Duration) async {
+        await admission.close(gracePeriod: gracePeriod, on: configuration.timeSource)
+        await transport.shutdown()
+    }
+
+    /// Whether the client has begun a graceful shutdown and takes no new calls.
+    public var isShuttingDown: Bool { admission.isClosed }
 
     /// Runs one call (see ``perform(_:)``), its failure as a value.
     func execute<Output>(_ call: CallDescription<Output>) async -> Result<DecodedResponse<Output>, NetworkError> {
@@ -231,6 +250,13 @@ public final class NetworkClient: Sendable {
         context.addsRequestID = true
         context.clock = time
         let signal = CallDeadline()
+        guard let slot = admission.enter(signal) else {
+            return .failed(
+                NetworkError(
+                    kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent"),
+                sent: request)
+        }
+        defer { admission.leave(slot) }
         context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement

@@ -23,6 +23,7 @@ extension NetworkError {
             case middlewareMisuse = "middleware_misuse"
             case queueFull = "queue_full"
             case soapFault = "soap_fault"
+            case shutDown = "shut_down"
         }
 
         private let code: Code
@@ -77,6 +78,9 @@ extension NetworkError {
         /// service and the service refused it. `CourierXML` reports it with the fault's code, reason
         /// and detail in ``NetworkError/decodedErrorBody`` (read it with `error.soapFault`).
         public static let soapFault = Kind(.soapFault)
+        /// The client is shutting down: it took no new call, or its grace period ended a running
+        /// one (see ``NetworkClient/shutdown(gracePeriod:)``).
+        public static let shutDown = Kind(.shutDown)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

@@ -64,3 +64,24 @@ private final class AlarmSleeper: Sendable {
         return alarm
     }
 }
+
+extension RequestContext {
+    /// Waits on the call's ``clock`` until `instant`, for a link or a transport that waits out a
+    /// time of its own: it ends early when the task is cancelled, when the call's deadline
+    /// passes, or when its client's graceful shutdown ends the call.
+    /// - Parameter instant: When to wake.
+    /// - Returns: `true` when `instant` came; `false` when the wait was ended early.
+    public func sleep(until instant: ContinuousClock.Instant) async -> Bool {
+        let sleeper = AlarmSleeper()
+        let clock = self.clock
+        return await withCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                guard sleeper.wait(continuation) else { return continuation.resume(returning: false) }
+                let alarm = clock.schedule(at: instant) { sleeper.wake() }
+                if !sleeper.keep(alarm) { clock.cancelAlarm(alarm) }
+            }
+        } onCancel: {
+            if let alarm = sleeper.cancel() { clock.cancelAlarm(alarm) }
+        }
+    }
+}
