@@ -59,14 +59,14 @@ private struct ReaderDocument {
     init(_ reader: ConfigReader) throws(ConfigurationError) {
         self.reader = reader
         for key in ["transport", "baseURL", "failureLogLevel", "httpVersion"] {
-            try put(key, string(key))
+            put(key, try string(key))
         }
         for key in ["maxResponseBytes", "maxRedirects"] {
-            try put(key, number(key))
+            put(key, try number(key))
         }
-        try put("secretHeaders", strings("secretHeaders"))
+        put("secretHeaders", try strings("secretHeaders"))
         if let lines = try strings("headers") {
-            try put("headers", Self.headers(lines))
+            put("headers", try Self.headers(lines))
         }
         if let rules = try string("headerRules") {
             guard let parsed = try? JSONSerialization.jsonObject(with: Data(rules.utf8)), parsed is [Any] else {
@@ -76,7 +76,7 @@ private struct ReaderDocument {
             }
             object["headerRules"] = parsed
         }
-        try put("metrics", bool("metrics"))
+        put("metrics", try bool("metrics"))
         try nest("timeouts", [("request", .number), ("connect", .number), ("stall", .number)])
         try nest(
             "retry",
@@ -97,7 +97,7 @@ private struct ReaderDocument {
         case string, number, bool, integers
     }
 
-    private mutating func put(_ key: String, _ value: Any?) throws(ConfigurationError) {
+    private mutating func put(_ key: String, _ value: Any?) {
         if let value { object[key] = value }
     }
 

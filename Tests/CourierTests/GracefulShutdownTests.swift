@@ -21,13 +21,18 @@ struct GracefulShutdownTests {
         return try NetworkClient(configuration: configuration, transport: mock)
     }
 
+    /// A client on a manual clock whose `/slow` answers `text` after `delay`.
+    static func slowClient(answering text: String, after delay: Duration) throws -> (MockTransport, ManualTimeSource, NetworkClient) {
+        let mock = MockTransport()
+        mock.stub(.get, "/slow", .text(text, delay: delay))
+        let clock = ManualTimeSource()
+        return (mock, clock, try client(mock, clock: clock))
+    }
+
     @Test("a running call finishes; a call made after the shutdown began is refused as shut_down and never sent")
     func runningFinishesLateRefused() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/slow", .text("done", delay: .seconds(5)))
+        let (mock, clock, client) = try Self.slowClient(answering: "done", after: .seconds(5))
         mock.stub(.get, "/late", .text("never sent"))
-        let clock = ManualTimeSource()
-        let client = try Self.client(mock, clock: clock)
         let running = Task { try await client.send(Call(path: "slow")) }
         await clock.waitForAlarms(2)  // the call's deadline and the mock's delay
         let shutdown = Task { await client.shutdown(gracePeriod: .seconds(30)) }
@@ -45,10 +50,7 @@ struct GracefulShutdownTests {
 
     @Test("when the grace period runs out, the calls still running end as shut_down")
     func gracePeriodRunsOut() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/slow", .text("too late", delay: .seconds(300)))
-        let clock = ManualTimeSource()
-        let client = try Self.client(mock, clock: clock)
+        let (_, clock, client) = try Self.slowClient(answering: "too late", after: .seconds(300))
         let running = Task { try await client.send(Call(path: "slow")) }
         await clock.waitForAlarms(2)
         let shutdown = Task { await client.shutdown(gracePeriod: .seconds(10)) }
@@ -76,10 +78,7 @@ struct GracefulShutdownTests {
 
     @Test("NetworkClientService: the group's graceful shutdown lets the running call finish and refuses a late one")
     func service() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/slow", .text("done", delay: .seconds(5)))
-        let clock = ManualTimeSource()
-        let client = try Self.client(mock, clock: clock)
+        let (_, clock, client) = try Self.slowClient(answering: "done", after: .seconds(5))
         try await testGracefulShutdown { trigger in
             let service = Task { try await NetworkClientService(client, gracePeriod: .seconds(30)).run() }
             let running = Task { try await client.send(Call(path: "slow")) }

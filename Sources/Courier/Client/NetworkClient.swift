@@ -306,11 +306,15 @@ public final class NetworkClient: Sendable {
         recorder: TransferRecorder, start: Moment
     ) throws(NetworkError) -> DecodedResponse<Output> {
         let ending = CallEnding(requestID: requestID, logger: logger, recorder: recorder, start: start)
-        switch consume exchange {
-        case .failed(let error, let sent):
+        /// The call's failure, completed, logged and told to the observers.
+        func fail(_ error: NetworkError, sent: HTTPRequest?) -> NetworkError {
             let failure = failed(error, sent: sent, unsent: call, ending)
             report(failure, of: call, ending, authority: sent?.authority)
-            throw failure
+            return failure
+        }
+        switch consume exchange {
+        case .failed(let error, let sent):
+            throw fail(error, sent: sent)
         case .received(let head, let data, let sent, let networkStart):
             let status = head.status
             // Checking the status reads nothing the recorder holds: the call enters decoding
@@ -324,9 +328,7 @@ public final class NetworkClient: Sendable {
             }
             if logger.logLevel <= .trace { Self.traceBody(data, status: status, ending) }
             guard acceptable else {
-                let failure = failed(refused(status, data: data, errorDecoder: call.errorDecoder), sent: sent, unsent: call, ending)
-                report(failure, of: call, ending, authority: sent.authority)
-                throw failure
+                throw fail(refused(status, data: data, errorDecoder: call.errorDecoder), sent: sent)
             }
             let value: Output
             do {
@@ -334,10 +336,7 @@ public final class NetworkClient: Sendable {
             } catch {
                 let end = now()
                 recorder.update { $0.decode = decodeStart.duration(to: end) }
-                let failure = failed(
-                    Self.decodingFailure(error, of: Output.self, status: status.code, data: data), sent: sent, unsent: call, ending)
-                report(failure, of: call, ending, authority: sent.authority)
-                throw failure
+                throw fail(Self.decodingFailure(error, of: Output.self, status: status.code, data: data), sent: sent)
             }
             let end = now()
             let metrics = recorder.updated {
