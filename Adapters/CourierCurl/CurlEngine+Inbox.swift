@@ -103,7 +103,10 @@ extension CurlEngine {
             counters.withLock { $0.resumes += 1 }
             let code = curl_easy_pause(easy, ccurl_pause_continue)
             if code != CURLE_OK {
-                let error = CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
+                // Resuming hands libcurl's held bytes to the write callback at once; when the
+                // callback refused them (the size limit), its own failure says why.
+                let error =
+                    transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
                 apply(transfer.lifecycle.stop(error), to: transfer)
             }
         }

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs another program to its end, with a time limit, and collects what it printed. Used by
 /// tests that need a process of their own (memory measurements) and by `courier-bench`'s workers.
 public enum ChildProcess {
@@ -22,10 +26,16 @@ public enum ChildProcess {
         public var errors: String
     }
 
-    /// Serialises ``run(_:_:timeout:)``'s launches (not the programs, which still run side by side).
-    private static let launchLock = NSLock()
+    /// The most bytes kept of each of the program's outputs; the rest is read and dropped, so a
+    /// chatty program can neither block on a full pipe nor fill memory.
+    public static let maxKeptOutput = 64 << 20
 
     /// Runs `executable` with `arguments`; stops it (SIGTERM, then SIGKILL) after `timeout`.
+    ///
+    /// The program is started with `posix_spawn`, its standard input is `/dev/null`, and both
+    /// outputs are read to their end on threads of their own while it runs. (Foundation's
+    /// `Process.run()` crashed the test process in a `memmove` now and then under a parallel
+    /// test run, even with launches serialised.)
     /// - Parameters:
     ///   - executable: The program's path.
     ///   - arguments: Its arguments.
@@ -33,41 +43,37 @@ public enum ChildProcess {
     /// - Returns: Its status, whether it was stopped, and what it printed.
     /// - Throws: ``StartError`` when it cannot be started.
     public static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(StartError) -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        let finished = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in finished.continuation.finish() }
-        do {
-            // One launch at a time: Foundation's Process.run() is not safe to call from two
-            // threads at once (a parallel test run crashed in its memcpy while two launched).
-            try launchLock.withLock { try process.run() }
-        } catch {
-            throw StartError(description: "could not start \(executable): \(error)")
-        }
+        let child = try Spawned(executable: executable, arguments: arguments)
         // Drain both pipes while the program runs, so that it never blocks on a full pipe.
-        async let printed = readToEnd(output.fileHandleForReading)
-        async let complained = readToEnd(errors.fileHandleForReading)
-        let timedOut = await waitOrStop(process, finished: finished.stream, timeout: timeout)
+        async let printed = readToEnd(child.output)
+        async let complained = readToEnd(child.errors)
+        let (status, timedOut) = await waitOrStop(child.process, timeout: timeout)
         let out = await printed
         let err = await complained
         return Outcome(
-            status: process.terminationStatus, timedOut: timedOut, output: String(decoding: out, as: UTF8.self),
+            status: status, timedOut: timedOut, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
     }
 
-    /// Reads a pipe to its end on a thread of its own: the read blocks until the program exits,
-    /// and blocking a thread of Swift's cooperative pool (two on a 2-core machine) for that long
-    /// would stall every other task in the process.
-    private static func readToEnd(_ handle: FileHandle) async -> Data {
+    /// Reads a pipe to its end on a thread of its own, then closes it: the read blocks until the
+    /// program exits, and blocking a thread of Swift's cooperative pool (two on a 2-core machine)
+    /// for that long would stall every other task in the process.
+    private static func readToEnd(_ descriptor: Int32) async -> [UInt8] {
         await withCheckedContinuation { continuation in
-            let reader = Thread { continuation.resume(returning: handle.readDataToEndOfFile()) }
-            reader.name = "courier-bench pipe reader"
+            let reader = Thread {
+                var kept: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    let room = maxKeptOutput - kept.count
+                    if room > 0 { kept.append(contentsOf: buffer[0..<min(count, room)]) }
+                }
+                close(descriptor)
+                continuation.resume(returning: kept)
+            }
+            reader.name = "courier child pipe reader"
             reader.start()
         }
     }
@@ -103,23 +109,25 @@ public enum ChildProcess {
     }
 
     /// Waits for the end; past the limit, sends SIGTERM, then SIGKILL two seconds later.
-    /// - Returns: Whether it had to be stopped.
-    private static func waitOrStop(_ process: Process, finished: AsyncStream<Void>, timeout: Duration) async -> Bool {
-        final class Flag: Sendable {
-            let raised = Atomic<Bool>(false)
-        }
-        let stopping = Flag()
-        let pid = process.processIdentifier
+    ///
+    /// The program is waited for without being reaped first (`waitid` with `WNOWAIT`), and the
+    /// watchdog signals it only while it has not ended, under one lock: a signal can never reach
+    /// another process that was given the same id after this one was reaped.
+    /// - Returns: Its exit status (or the number of the signal that ended it), and whether it had
+    ///   to be stopped.
+    private static func waitOrStop(_ process: ProcessWatch, timeout: Duration) async -> (Int32, Bool) {
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            stopping.raised.store(true, ordering: .relaxed)
-            kill(pid, SIGTERM)
+            process.stop(with: SIGTERM)
             try await Task.sleep(for: .seconds(2))
-            kill(pid, SIGKILL)
+            process.stop(with: SIGKILL)
         }
-        for await _ in finished {}
+        let status = await withCheckedContinuation { continuation in
+            let waiter = Thread { continuation.resume(returning: process.waitAndReap()) }
+            waiter.name = "courier child waiter"
+            waiter.start()
+        }
         watchdog.cancel()
-        process.waitUntilExit()
-        return stopping.raised.load(ordering: .relaxed)
+        return (status, process.wasStopped)
     }
 }

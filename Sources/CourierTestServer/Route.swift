@@ -7,6 +7,8 @@ enum ServerAction {
     case respond(status: Int, headers: [(String, String)], body: [UInt8])
     /// Wait, then do the next action.
     case delay(milliseconds: Int64, then: Box)
+    /// Wait until the test opens the gate `name` (see ``HoldGates``), then do the next action.
+    case hold(name: String, then: Box)
     /// `count` bytes of `x` with a Content-Length, written in 64 KiB pieces.
     case bytes(count: Int)
     /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`.
@@ -51,6 +53,9 @@ enum Route {
                 return text(400, "delay must be 0 to 600000 ms")
             }
             return .delay(milliseconds: Int64(milliseconds), then: .init(text(200, "delayed \(milliseconds) ms")))
+        case "hold":
+            guard segments.count == 2 else { return text(400, "hold needs a gate name: /hold/{name}") }
+            return .hold(name: segments[1], then: .init(text(200, "released \(segments[1])")))
         case "bytes":
             guard let count = number(1), (0...maxGeneratedBytes).contains(count) else { return text(400, "bytes must be 0 to 1 GiB") }
             return .bytes(count: count)

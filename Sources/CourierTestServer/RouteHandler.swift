@@ -12,15 +12,24 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The most request-body bytes kept for the echo (the rest is only counted).
     private static let maxKeptBodyBytes = 1 << 20
 
+    /// How long a request waits at a gate nobody opens before it is answered `503`.
+    static let maxHold: TimeAmount = .seconds(60)
+
     private let statistics: ServerStatistics
+    private let gates: HoldGates
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyLength = 0
     /// Whether a request was received and its response not finished yet.
     private var inFlight = false
+    /// The request waiting at a gate now (0: none); the gate and the time limit both resume it,
+    /// and only the first one that comes answers.
+    private var heldToken: UInt64 = 0
+    private var holds: UInt64 = 0
 
-    init(statistics: ServerStatistics) {
+    init(statistics: ServerStatistics, gates: HoldGates) {
         self.statistics = statistics
+        self.gates = gates
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -64,6 +73,19 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 guard context.channel.isActive else { return }
                 self.perform(next.action, for: request, context: context)
             }
+        case .hold(let name, let next):
+            holds += 1
+            heldToken = holds
+            let token = holds
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let nextAction = NIOLoopBound(next.action, eventLoop: loop)
+            gates.wait(at: name) {
+                loop.execute { bound.value.0.resumeHeld(token, with: nextAction.value, for: request, context: bound.value.1) }
+            }
+            loop.assumeIsolated().scheduleTask(in: Self.maxHold) {
+                self.resumeHeld(token, with: Route.text(503, "the gate \(name) was never opened"), for: request, context: context)
+            }
         case .bytes(let count):
             writeHead(
                 status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request,
@@ -84,6 +106,12 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             let chunk = ByteBuffer(repeating: UInt8(ascii: "s"), count: size)
             streamChunk(remaining: chunks, chunk: chunk, delay: delay, request: request, context: context)
         }
+    }
+
+    private func resumeHeld(_ token: UInt64, with action: ServerAction, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard heldToken == token, context.channel.isActive else { return }
+        heldToken = 0
+        perform(action, for: request, context: context)
     }
 
     private func streamChunk(remaining: Int, chunk: ByteBuffer, delay: Int64, request: HTTPRequestHead, context: ChannelHandlerContext) {

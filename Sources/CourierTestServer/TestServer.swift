@@ -16,6 +16,7 @@ import NIOTLS
 /// | `/echo`, `/echo/...` | ``EchoResponse`` as JSON: method, path, query, headers, body |
 /// | `/status/{code}` | that status; `?body=` text and `?contentType=` optional |
 /// | `/delay/{ms}` | 200 after `ms` milliseconds |
+/// | `/hold/{name}` | 200 once ``TestServer/release(_:)`` opens the gate `name` (503 after 60 s) |
 /// | `/bytes/{n}` | `n` bytes with a `Content-Length` |
 /// | `/stream/{chunks}?size=&delayMs=` | a chunked body, one chunk every `delayMs` |
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
@@ -51,6 +52,7 @@ public final class TestServer: Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let statistics: ServerStatistics
+    private let gates: HoldGates
 
     /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` over TLS (the name the certificate
     /// carries).
@@ -72,12 +74,21 @@ public final class TestServer: Sendable {
     /// Clears ``requestLog`` and starts ``maxRequestsInFlight`` again from the requests in flight now.
     public func resetCounts() { statistics.resetCounts() }
 
-    private init(port: Int, mode: Mode, channel: any Channel, group: MultiThreadedEventLoopGroup, statistics: ServerStatistics) {
+    /// Opens the gate `name`: every request waiting at `/hold/{name}` is answered `200` now, and
+    /// later ones at once. A test that needs calls in flight holds them there instead of racing
+    /// a delay.
+    /// - Parameter name: The gate's name, the last segment of the path.
+    public func release(_ name: String) { gates.open(name) }
+
+    private init(
+        port: Int, mode: Mode, channel: any Channel, group: MultiThreadedEventLoopGroup, statistics: ServerStatistics, gates: HoldGates
+    ) {
         self.port = port
         self.mode = mode
         self.channel = channel
         self.group = group
         self.statistics = statistics
+        self.gates = gates
     }
 
     /// Starts a server on 127.0.0.1 and a free port.
@@ -89,6 +100,7 @@ public final class TestServer: Sendable {
     public static func start(mode: Mode = .http1, threads: Int = 1) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let statistics = ServerStatistics()
+        let gates = HoldGates()
         do {
             let tls = mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS) : nil
             let channel = try await ServerBootstrap(group: group)
@@ -100,8 +112,8 @@ public final class TestServer: Sendable {
                     channel.closeFuture.whenComplete { _ in statistics.connectionClosed() }
                     return channel.eventLoop.makeCompletedFuture {
                         switch mode {
-                        case .http1: try configureHTTP1(channel, statistics: statistics)
-                        case .h2c: try configureHTTP2(channel, statistics: statistics)
+                        case .http1: try configureHTTP1(channel, statistics: statistics, gates: gates)
+                        case .h2c: try configureHTTP2(channel, statistics: statistics, gates: gates)
                         case .tls, .mutualTLS:
                             guard let tls else { throw TestServerError.noTLSContext }
                             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
@@ -109,9 +121,9 @@ public final class TestServer: Sendable {
                                 ApplicationProtocolNegotiationHandler { result, channel in
                                     channel.eventLoop.makeCompletedFuture {
                                         if case .negotiated("h2") = result {
-                                            try configureHTTP2(channel, statistics: statistics)
+                                            try configureHTTP2(channel, statistics: statistics, gates: gates)
                                         } else {
-                                            try configureHTTP1(channel, statistics: statistics)
+                                            try configureHTTP1(channel, statistics: statistics, gates: gates)
                                         }
                                     }
                                 })
@@ -125,26 +137,26 @@ public final class TestServer: Sendable {
                 try? await group.shutdownGracefully()
                 throw TestServerError.noPort
             }
-            return TestServer(port: port, mode: mode, channel: channel, group: group, statistics: statistics)
+            return TestServer(port: port, mode: mode, channel: channel, group: group, statistics: statistics, gates: gates)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    private static func configureHTTP1(_ channel: any Channel, statistics: ServerStatistics) throws {
+    private static func configureHTTP1(_ channel: any Channel, statistics: ServerStatistics, gates: HoldGates) throws {
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics))
+        try channel.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics, gates: gates))
     }
 
     /// HTTP/2: each stream gets its own HTTP/1-style route handler through NIO's codec.
-    private static func configureHTTP2(_ channel: any Channel, statistics: ServerStatistics) throws {
+    private static func configureHTTP2(_ channel: any Channel, statistics: ServerStatistics, gates: HoldGates) throws {
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try stream.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics))
+                try stream.pipeline.syncOperations.addHandler(RouteHandler(statistics: statistics, gates: gates))
             }
         }
     }
