@@ -3,11 +3,12 @@
 #   libcurl4-openssl-dev, libnghttp2-dev: FoundationNetworking (URLSession) and the curl transport;
 #   pkg-config: how SwiftPM finds libcurl for the CCurl system module;
 #   libxml2: FoundationXML (CourierXML) parses with it;
-#   zlib1g-dev: the core decodes gzip and deflate bodies with the system zlib (CZlib).
+#   zlib1g-dev: the core decodes gzip and deflate bodies with the system zlib (CZlib);
+#   curl: the example service's smoke test (Examples/ServiceExample/smoke-test.sh) calls it with it.
 # With --bench it also installs wrk and nghttp2-client (h2load): courier-bench's physical limit.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2 zlib1g-dev)
+packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2 zlib1g-dev curl)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nghttp2-client)
 fi

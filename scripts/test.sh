@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, installing missing system packages first (the real-clock conformance
-# cases alone, after the rest); then the transport tests
+# cases alone, after the rest); then the example service's smoke test; then the transport tests
 # (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
 # system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
 # then the curl transport's cancel-racing-completion stress test under ThreadSanitizer and
@@ -35,6 +35,9 @@ swift build --build-tests --traits AsyncHTTPClient
 realClock=ConformanceRealClockTests
 run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock"
 run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
+# The example service (a nested package: Hummingbird, swift-prometheus) is built and tried over
+# curl and urlsession: its routes, its metrics and a clean stop on SIGTERM.
+Examples/ServiceExample/smoke-test.sh
 libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"

@@ -7,28 +7,31 @@ import Synchronization
 
 /// Runs another program to its end, with a time limit, and collects what it printed. Used by
 /// tests that need a process of their own (memory measurements) and by `courier-bench`'s workers.
-public enum ChildProcess {
+///
+/// Package access only: it is a tool of this package's tests and benchmarks, not part of the
+/// `CourierTestServer` product's public API.
+package enum ChildProcess {
     /// The program could not be started.
-    public struct StartError: Error, CustomStringConvertible {
+    package struct StartError: Error, CustomStringConvertible {
         /// What went wrong.
-        public var description: String
+        package var description: String
     }
 
     /// What the program did.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Its exit status (or the signal that ended it).
-        public var status: Int32
+        package var status: Int32
         /// Whether it was stopped for running past its time limit.
-        public var timedOut: Bool
+        package var timedOut: Bool
         /// Its standard output.
-        public var output: String
+        package var output: String
         /// Its standard error.
-        public var errors: String
+        package var errors: String
     }
 
     /// The most bytes kept of each of the program's outputs; the rest is read and dropped, so a
     /// chatty program can neither block on a full pipe nor fill memory.
-    public static let maxKeptOutput = 64 << 20
+    package static let maxKeptOutput = 64 << 20
 
     /// Runs `executable` with `arguments`; stops it (SIGTERM, then SIGKILL) after `timeout`.
     ///
@@ -42,7 +45,7 @@ public enum ChildProcess {
     ///   - timeout: How long it may run.
     /// - Returns: Its status, whether it was stopped, and what it printed.
     /// - Throws: ``StartError`` when it cannot be started.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(StartError) -> Outcome {
+    package static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(StartError) -> Outcome {
         let child = try Spawned(executable: executable, arguments: arguments)
         // Drain both pipes while the program runs, so that it never blocks on a full pipe.
         async let printed = readToEnd(child.output)
@@ -83,7 +86,7 @@ public enum ChildProcess {
     /// binary may sit inside a bundle directory.
     /// - Parameter name: The executable's file name.
     /// - Returns: Its path, or `nil` when it was not built.
-    public static func sibling(named name: String) -> String? {
+    package static func sibling(named name: String) -> String? {
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
         while directory.path != "/" {
@@ -97,7 +100,7 @@ public enum ChildProcess {
     /// Whether `name` is an executable on `PATH` (or an absolute path to one).
     /// - Parameter name: A program name or an absolute path.
     /// - Returns: Its path, or `nil`.
-    public static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         let directories: [String] = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
