@@ -251,7 +251,8 @@ let package = Package(
             name: "CourierTransportTests",
             dependencies: [
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
-                "CourierTestServer",
+                "CourierTestServer", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
     ]
