@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs (Courier, CourierXML) with swift-docc-plugin and fails on any warning
+# Builds the DocC catalogs (Courier, CourierXML, and the adapters') with swift-docc-plugin and fails on any warning
 # (an unresolved symbol link, for example). The plugin is added to the package only here
 # (COURIER_DOCS=1), in a scratch directory of its own, so the normal build never compiles it.
 # Output: .build-docs/<target>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export COURIER_DOCS=1
-for target in Courier CourierXML; do
+for target in Courier CourierXML CourierCurl CourierURLSession CourierMock CourierConfiguration CourierServiceLifecycle; do
   echo "== documentation for $target"
   swift package --scratch-path .build-docs --disable-sandbox --allow-writing-to-directory .build-docs \
     generate-documentation --target "$target" --warnings-as-errors \
