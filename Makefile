@@ -1,5 +1,5 @@
 # Convenience targets; the scripts are what README and CI run.
-.PHONY: deps bench run test sanitize stress bench-curl
+.PHONY: deps bench run test sanitize stress
 deps:
 	scripts/install-deps.sh
 bench:
@@ -13,5 +13,3 @@ sanitize:
 	scripts/sanitize.sh address
 stress:
 	scripts/stress.sh
-bench-curl:
-	Benchmarks/curl-comparison.sh

@@ -24,7 +24,6 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
-        .executable(name: "courier-curl-bench", targets: ["CourierCurlBench"]),
         .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
     // AsyncHTTPClient is behind a trait so that users of the other transports never compile it:
@@ -179,18 +178,11 @@ let package = Package(
             ],
             path: "Examples/CalculatorExample"
         ),
-        // Requests/s through NetworkClient, compared with Benchmarks/CurlReference (the C floor).
-        .executableTarget(
-            name: "CourierCurlBench",
-            dependencies: ["Courier", "CourierCurl", "CourierURLSession"],
-            path: "Benchmarks/CurlBench"
-        ),
         // courier-bench: compares the transports through NetworkClient, each in its own process.
-        // The C reference loop (also built alone by Benchmarks/curl-comparison.sh).
+        // The C reference loop: libcurl multi with no Courier code, the floor the curl transport is held to.
         .target(
             name: "CCurlReference",
             path: "Benchmarks/CurlReference",
-            exclude: ["curl_multi_bench.c"],
             linkerSettings: [.linkedLibrary("curl")]
         ),
         // Everything the tool does, as a library so that its tests can drive it.

@@ -34,6 +34,8 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
     case post
     /// GET of the `--url` endpoint as it is (only with `--url`).
     case get
+    /// The `--url` request as `-X`, `--data` or `--data-file` shape it (only with `--url`).
+    case custom
 
     /// The scenarios the embedded server serves, in order.
     public static let embedded: [Scenario] = [.small, .medium, .large, .post]
@@ -45,7 +47,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .medium: "/bytes/16384"
         case .large: "/bytes/1048576"
         case .post: "/echo"
-        case .get: ""
+        case .get, .custom: ""
         }
     }
 
@@ -55,12 +57,19 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .small: 100
         case .medium: 16384
         case .large: 1 << 20
-        case .post, .get: nil
+        case .post, .get, .custom: nil
         }
     }
 
-    /// Whether the request is a POST with ``postBody``.
-    public var isPost: Bool { self == .post }
+    /// The request this scenario sends, from the run's request (its headers and deadline, and for
+    /// ``custom`` its method and body too).
+    public func request(from base: BenchRequest) -> BenchRequest {
+        switch self {
+        case .small, .medium, .large, .get: base.with(method: "GET", body: nil, contentType: nil)
+        case .post: base.with(method: "POST", body: Self.postBody, contentType: "application/json")
+        case .custom: base
+        }
+    }
 
     /// The 1 KiB JSON document the `post` scenario sends.
     public static let postBody: [UInt8] = {

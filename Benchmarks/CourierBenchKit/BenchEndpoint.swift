@@ -21,8 +21,20 @@ struct BenchEndpoint: Endpoint {
     var path: String { "" }
     var statusValidation: StatusValidation { acceptsAnyStatus ? .any : .successful }
 
-    /// The `post` scenario's 1 KiB JSON body, built once.
-    static let postBody = RequestBody.data(Data(Scenario.postBody), contentType: "application/json")
+}
+
+extension BenchEndpoint {
+    /// The endpoint that sends `request` to `url`.
+    /// - Note: The caller validated the method name and headers (``RequestOptions``); an invalid one
+    ///   is left out here rather than trapping.
+    init(url: String, request: BenchRequest, httpVersion: HTTPVersionPreference?) {
+        self.init(url: url)
+        method = HTTPRequest.Method(request.method) ?? .get
+        headers = RequestHeaders(request.headers.map { ($0.name, $0.value) })
+        body = request.body.map { RequestBody.data(Data($0), contentType: request.contentType) }
+        self.httpVersion = httpVersion
+        timeout = .seconds(request.timeoutSeconds)
+    }
 }
 
 extension HTTPChoice {

@@ -65,29 +65,35 @@ public struct BenchRunner: Sendable {
         }
         let limitSteps =
             plan.runsLimitTools
-            ? plan.configurations.filter { LimitTools.tool(for: $0.http, countBounded: plan.maxRequests != nil) != nil }.count : 0
+            ? plan.configurations.filter {
+                LimitTools.tool(
+                    for: $0.http, countBounded: plan.maxRequests != nil, request: $0.scenario.request(from: plan.request)) != nil
+            }.count : 0
         let steps = (runnable.reduce(0) { $0 + $1.count } + limitSteps) * plan.repeats
         let progress = Progress(total: steps, enabled: showsProgress)
         var rows: [ResultRow] = []
         for (cell, clients) in zip(plan.configurations, runnable) {
             let url = servers.url(for: cell, plan: plan)
+            let request = cell.scenario.request(from: plan.request)
             var runs: [BenchTransport: [WorkerResult]] = [:]
             var limits: [LimitTools.Measurement] = []
             for round in 1...plan.repeats {
                 for transport in clients {
                     progress.start("\(cell) · \(transport.rawValue) · run \(round)/\(plan.repeats)")
                     let job = WorkerJob(
-                        transport: transport, url: url, post: cell.scenario.isPost, http: cell.http, concurrency: cell.concurrency,
+                        transport: transport, url: url, request: request, http: cell.http, concurrency: cell.concurrency,
                         warmupSeconds: plan.warmupSeconds, durationSeconds: plan.durationSeconds, maxRequests: plan.maxRequests,
                         caFile: servers.caFile ?? plan.caFile, cpu: clientCPU, mockResponseBytes: cell.scenario.responseBytes ?? 1024)
-                    runs[transport, default: []].append(await runWorker(job, progress: progress))
+                    runs[transport, default: []].append(await runWorker(job, work: work, progress: progress))
                     progress.finish()
                 }
-                if plan.runsLimitTools, LimitTools.tool(for: cell.http, countBounded: plan.maxRequests != nil) != nil {
+                if plan.runsLimitTools,
+                    LimitTools.tool(for: cell.http, countBounded: plan.maxRequests != nil, request: request) != nil
+                {
                     progress.start("\(cell) · limit · run \(round)/\(plan.repeats)")
                     let limitURL = servers.limitURL(for: cell, plan: plan)
                     if let measurement = try await LimitTools.run(
-                        url: limitURL, configuration: cell, plan: plan, cpu: clientCPU, workDirectory: work)
+                        url: limitURL, configuration: cell, request: request, plan: plan, cpu: clientCPU, workDirectory: work)
                     {
                         limits.append(measurement)
                     }
@@ -111,19 +117,24 @@ public struct BenchRunner: Sendable {
     }
 
     /// Runs one worker process; a worker that fails counts as one failed request with its message.
-    private func runWorker(_ job: WorkerJob, progress: Progress) async -> WorkerResult {
+    private func runWorker(_ job: WorkerJob, work: String, progress: Progress) async -> WorkerResult {
         func failure(_ text: String) -> WorkerResult {
             progress.note("  \(job.transport.rawValue): \(text)")
             return WorkerResult(
                 completed: 0, failed: 1, firstError: text, seconds: 0, latency: .empty, cpuSeconds: 0, peakRSSKiB: 0,
                 bytesReceived: 0, bytesSent: 0, negotiatedHTTP: nil, pinnedCPU: nil)
         }
-        let encoder = JSONEncoder()
-        guard let data = try? encoder.encode(job) else { return failure("could not encode the job") }
-        let limit = Duration.seconds(job.warmupSeconds + job.durationSeconds + 90)
+        let file = "\(work)/job.json"
+        do {
+            try JSONEncoder().encode(job).write(to: URL(fileURLWithPath: file))
+        } catch {
+            return failure("could not write the job to \(file): \(error)")
+        }
+        // Requests in flight when the run stops may take their whole deadline.
+        let limit = Duration.seconds(job.warmupSeconds + job.durationSeconds + job.request.timeoutSeconds + 30)
         let outcome: ChildProcess.Outcome
         do {
-            outcome = try await ChildProcess.run(executable, ["worker", "--job", String(decoding: data, as: UTF8.self)], timeout: limit)
+            outcome = try await ChildProcess.run(executable, ["worker", "--job-file", file], timeout: limit)
         } catch {
             return failure(error.description)
         }

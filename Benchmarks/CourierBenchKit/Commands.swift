@@ -55,6 +55,16 @@ public struct RunCommand: AsyncParsableCommand {
     var url: String?
     @Option(help: "A CA bundle (PEM) to trust for --url.")
     var cacert: String?
+    @Option(name: .customShort("H"), help: "A header every request sends, as 'Name: value' (repeatable).")
+    var header: [String] = []
+    @Option(name: .customShort("X"), help: "With --url: the method (default GET, or POST with --data).")
+    var method: String?
+    @Option(help: "With --url: a body every request sends (Content-Type application/octet-stream unless -H sets it).")
+    var data: String?
+    @Option(name: .customLong("data-file"), help: "With --url: send this file's contents (at most 16 MiB) as the body.")
+    var dataFile: String?
+    @Option(help: "Seconds each request may take (default 60, at most 600).")
+    var timeout: Double?
     @Option(help: "Write the rows as JSON to this file.")
     var json: String?
     @Option(help: "Write report.md and SVG charts into this directory.")
@@ -79,6 +89,7 @@ public struct RunCommand: AsyncParsableCommand {
         input.full = full
         input.url = url
         input.caFile = cacert
+        input.request = requestOptions(method: method, headers: header, data: data, dataFile: dataFile, timeout: timeout)
         input.json = json
         input.report = report
         input.noLimit = noLimit
@@ -126,19 +137,20 @@ public struct RunCommand: AsyncParsableCommand {
 /// `courier-bench worker`: runs one measured job; started by `run`, not by people.
 public struct WorkerCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "worker", abstract: "Runs one measured job given as JSON (used by `run`).", shouldDisplay: false)
+        commandName: "worker", abstract: "Runs one measured job given as a JSON file (used by `run`).", shouldDisplay: false)
 
-    @Option(help: "The job, as JSON.")
-    var job: String
+    /// A file rather than an argument: a job's request body may be larger than one argument may be.
+    @Option(name: .customLong("job-file"), help: "The job, as a JSON file.")
+    var jobFile: String
 
     public init() {}
 
     public func run() async throws {
         let decoded: WorkerJob
         do {
-            decoded = try JSONDecoder().decode(WorkerJob.self, from: Data(job.utf8))
+            decoded = try JSONDecoder().decode(WorkerJob.self, from: Data(contentsOf: URL(fileURLWithPath: jobFile)))
         } catch {
-            throw ValidationError("--job is not a valid job: \(error)")
+            throw ValidationError("--job-file \(jobFile) is not a readable job: \(error)")
         }
         let result = try await Worker.run(decoded)
         let encoder = JSONEncoder()
@@ -160,9 +172,11 @@ public struct ProbeCommand: AsyncParsableCommand {
     var header: [String] = []
     @Option(name: .customShort("X"), help: "The method (default GET, or POST with --data).")
     var method: String?
-    @Option(help: "A request body to send.")
+    @Option(help: "A request body to send (Content-Type application/octet-stream unless -H sets it).")
     var data: String?
-    @Option(help: "Seconds the whole call may take.")
+    @Option(name: .customLong("data-file"), help: "Send this file's contents (at most 16 MiB) as the body.")
+    var dataFile: String?
+    @Option(help: "Seconds the whole call may take (default 30, at most 600).")
     var timeout: Double = 30
     @Option(help: "A CA bundle (PEM) to trust as well as the system's.")
     var cacert: String?
@@ -185,17 +199,8 @@ public struct ProbeCommand: AsyncParsableCommand {
             }
             transports = [chosen]
         }
-        var headers: [(String, String)] = []
-        for line in header {
-            guard let colon = line.firstIndex(of: ":") else { throw .invalidOption("-H takes 'Name: value' (got \"\(line)\")") }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty else { throw .invalidOption("-H: the header name is empty in \"\(line)\"") }
-            headers.append((name, value))
-        }
-        let methodName = (method ?? (data == nil ? "GET" : "POST")).uppercased()
-        guard let method = HTTPRequest.Method(methodName) else { throw .invalidOption("-X: \"\(methodName)\" is not a method name") }
-        guard timeout > 0, timeout <= 600 else { throw .invalidOption("--timeout must be more than 0 and at most 600 seconds") }
+        let request = try requestOptions(method: method, headers: header, data: data, dataFile: dataFile, timeout: timeout)
+            .request()
         var version: HTTPChoice?
         if let http {
             guard let choice = HTTPChoice(rawValue: http), choice != .h2c else {
@@ -206,9 +211,7 @@ public struct ProbeCommand: AsyncParsableCommand {
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
             throw .invalidOption("--cacert \(cacert): no readable file there")
         }
-        return Probe(
-            url: url, transports: transports, method: method, headers: headers, body: data.map { Data($0.utf8) },
-            timeout: .seconds(timeout), caFile: cacert, http: version)
+        return Probe(url: url, transports: transports, request: request, caFile: cacert, http: version)
     }
 
     public func validate() throws {
@@ -233,6 +236,17 @@ extension CourierBenchCommand {
     public static func runFromCommandLine() async {
         await main()
     }
+}
+
+/// The request-shaping options of `run` and `probe`, gathered.
+func requestOptions(method: String?, headers: [String], data: String?, dataFile: String?, timeout: Double?) -> RequestOptions {
+    var options = RequestOptions()
+    options.method = method
+    options.headers = headers
+    options.data = data
+    options.dataFile = dataFile
+    options.timeout = timeout
+    return options
 }
 
 /// Runs a check and reports its ``BenchError`` the way ArgumentParser shows bad input.

@@ -17,10 +17,14 @@ enum LimitTools {
         var requestsPerSecond: Double { seconds > 0 ? Double(completed) / seconds : 0 }
     }
 
-    /// The tool that would measure this cell, if it is installed.
-    static func tool(for http: HTTPChoice, countBounded: Bool) -> String? {
+    /// The tool that would measure this cell, if it is installed and can send the request.
+    ///
+    /// h2load sends GET, or POST when it has a body (`-d`), and no other method: other requests get
+    /// wrk over HTTP/1.1 bounded by time, or no limit.
+    static func tool(for http: HTTPChoice, countBounded: Bool, request: BenchRequest) -> String? {
         if http == .http1, !countBounded, let wrk { return wrk }
-        return h2load
+        let h2loadSends = request.method == (request.body == nil ? "GET" : "POST")
+        return h2loadSends ? h2load : nil
     }
 
     /// wrk's path, looked up once.
@@ -31,18 +35,19 @@ enum LimitTools {
     /// Runs the tool for one cell against `url`.
     /// - Returns: The measurement, or `nil` when no tool is installed for it.
     static func run(
-        url: String, configuration: BenchConfiguration, plan: RunPlan, cpu: Int?, workDirectory: String
+        url: String, configuration: BenchConfiguration, request: BenchRequest, plan: RunPlan, cpu: Int?, workDirectory: String
     ) async throws(BenchError) -> Measurement? {
-        guard let tool = tool(for: configuration.http, countBounded: plan.maxRequests != nil) else { return nil }
+        guard let tool = tool(for: configuration.http, countBounded: plan.maxRequests != nil, request: request) else {
+            return nil
+        }
         let wrk = tool.hasSuffix("/wrk")
         var arguments: [String]
         if wrk {
             arguments = ["-t1", "-c\(configuration.concurrency)", "-d\(max(1, Int(plan.durationSeconds.rounded())))s", "--latency"]
-            if configuration.scenario.isPost {
-                let script = "\(workDirectory)/post.lua"
-                let body = String(decoding: Scenario.postBody, as: UTF8.self)
-                let lua = "wrk.method = \"POST\"\nwrk.body = '\(body)'\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
-                do { try lua.write(toFile: script, atomically: true, encoding: .utf8) } catch {
+            arguments += ["--timeout", "\(max(1, Int(request.timeoutSeconds.rounded(.up))))s"]
+            if request != BenchRequest(timeoutSeconds: request.timeoutSeconds) {
+                let script = "\(workDirectory)/request.lua"
+                do { try wrkScript(request).write(toFile: script, atomically: true, encoding: .utf8) } catch {
                     throw .file("could not write \(script): \(error)")
                 }
                 arguments += ["-s", script]
@@ -60,13 +65,15 @@ enum LimitTools {
                 arguments += ["-D", "\(max(1, Int((plan.durationSeconds * 1000).rounded())))ms"]
                 if plan.warmupSeconds > 0 { arguments.append("--warm-up-time=\(Int((plan.warmupSeconds * 1000).rounded()))ms") }
             }
-            if configuration.scenario.isPost {
-                let file = "\(workDirectory)/post.json"
-                guard FileManager.default.createFile(atPath: file, contents: Data(Scenario.postBody)) else {
+            if let body = request.body {
+                let file = "\(workDirectory)/body"
+                guard FileManager.default.createFile(atPath: file, contents: Data(body)) else {
                     throw .file("could not write \(file)")
                 }
-                arguments += ["-d", file, "-H", "content-type: application/json"]
+                arguments += ["-d", file]
             }
+            for line in request.headerLines { arguments += ["-H", line] }
+            arguments.append("--connection-inactivity-timeout=\(max(1, Int(request.timeoutSeconds.rounded(.up))))")
             arguments.append(url)
         }
         var executable = tool
@@ -74,7 +81,7 @@ enum LimitTools {
             arguments = ["-c", String(cpu), tool] + arguments
             executable = taskset
         }
-        let limit = Duration.seconds(plan.warmupSeconds + plan.durationSeconds + 30)
+        let limit = Duration.seconds(plan.warmupSeconds + plan.durationSeconds + request.timeoutSeconds + 30)
         let outcome: ChildProcess.Outcome
         do {
             outcome = try await ChildProcess.run(executable, arguments, timeout: limit)
@@ -89,6 +96,23 @@ enum LimitTools {
                 firstError: "\(name) \(why): \(outcome.errors.suffix(300))")
         }
         return wrk ? parseWrk(outcome.output) : parseH2load(outcome.output)
+    }
+
+    /// A wrk script that sends `request`: method, headers and body, each as a Lua string escaped
+    /// byte by byte (`\ddd`), so no byte of a header or body can end the string.
+    static func wrkScript(_ request: BenchRequest) -> String {
+        func lua(_ bytes: some Sequence<UInt8>) -> String {
+            "\"" + bytes.map { "\\\(String($0))" }.joined() + "\""
+        }
+        var lines = ["wrk.method = \(lua(request.method.utf8))"]
+        if let body = request.body { lines.append("wrk.body = \(lua(body))") }
+        for line in request.headerLines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon]
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            lines.append("wrk.headers[\(lua(name.utf8))] = \(lua(value.utf8))")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Reads wrk's summary: `N requests in Xs`, non-2xx and socket errors, and `--latency` percentiles.

@@ -40,26 +40,22 @@ public struct Probe: Sendable {
     /// The transports a probe may use: the real ones.
     public static let transports: [BenchTransport] = [.curl, .urlsession, .ahc]
 
+    /// The URL to request.
     public var url: String
+    /// The transports to try, one after another.
     public var transports: [BenchTransport]
-    public var method: HTTPRequest.Method
-    public var headers: [(String, String)]
-    public var body: Data?
-    public var timeout: Duration
+    /// The method, headers, body and deadline.
+    public var request: BenchRequest
+    /// An extra CA bundle to trust.
     public var caFile: String?
+    /// The HTTP version to ask for (HTTP/2 when `nil`).
     public var http: HTTPChoice?
 
     /// Creates a probe; ``ProbeCommand`` validates the values first.
-    public init(
-        url: String, transports: [BenchTransport], method: HTTPRequest.Method, headers: [(String, String)], body: Data?,
-        timeout: Duration, caFile: String?, http: HTTPChoice?
-    ) {
+    public init(url: String, transports: [BenchTransport], request: BenchRequest, caFile: String?, http: HTTPChoice?) {
         self.url = url
         self.transports = transports
-        self.method = method
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
+        self.request = request
         self.caFile = caFile
         self.http = http
     }
@@ -84,16 +80,14 @@ public struct Probe: Sendable {
         let client: NetworkClient
         do {
             let transport = try TransportFactory.make(name, http: version, caFile: caFile, connections: 1, mockResponseBytes: 0)
-            client = try TransportFactory.makeClient(transport: transport, name: name, timeout: timeout)
+            client = try TransportFactory.makeClient(transport: transport, name: name, timeout: .seconds(request.timeoutSeconds))
         } catch {
             outcome.errorKind = "configuration"
             outcome.errorMessage = "\(error)"
             return outcome
         }
-        let endpoint = BenchEndpoint(
-            url: url, method: method, headers: RequestHeaders(headers),
-            body: body.map { RequestBody.data($0, contentType: "application/octet-stream") }, httpVersion: version.preference,
-            acceptsAnyStatus: true, timeout: timeout)
+        var endpoint = BenchEndpoint(url: url, request: request, httpVersion: version.preference)
+        endpoint.acceptsAnyStatus = true
         do {
             let response = try await client.response(for: endpoint)
             outcome.status = response.head.status.code

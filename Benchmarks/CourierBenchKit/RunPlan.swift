@@ -20,6 +20,9 @@ public struct RunPlan: Sendable, Equatable {
     public var url: String?
     /// An extra CA to trust for `url`.
     public var caFile: String?
+    /// What every request sends besides its URL: the caller's headers and deadline, and with
+    /// `--url` the method and body of the ``Scenario/custom`` scenario.
+    public var request: BenchRequest
     /// Where to write the rows as JSON.
     public var jsonPath: String?
     /// Where to write the Markdown report and its SVG charts.
@@ -65,6 +68,8 @@ public struct RunPlan: Sendable, Equatable {
         public var url: String?
         /// `--cacert`.
         public var caFile: String?
+        /// `-X`, `-H`, `--data`, `--data-file` and `--timeout`.
+        public var request = RequestOptions()
         /// `--json`.
         public var json: String?
         /// `--report`.
@@ -99,29 +104,41 @@ public struct RunPlan: Sendable, Equatable {
         if let caFile = input.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .invalidOption("--cacert \(caFile): no readable file there")
         }
+        let request = try input.request.request()
+        if input.request.shapesRequest, input.url == nil {
+            throw .invalidOption("-X, --data and --data-file are for --url endpoints; the embedded server's scenarios fix the request")
+        }
         let configurations = try cells(input)
         let duration =
             input.duration ?? (input.requests == nil ? 2 : requestsOnlyDurationSeconds)
         return RunPlan(
             transports: transports, configurations: configurations, durationSeconds: duration, maxRequests: input.requests,
             warmupSeconds: input.warmup, repeats: input.repeats, pin: input.pin, url: input.url, caFile: input.caFile,
-            jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit)
+            request: request, jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit)
     }
 
     private static func cells(_ input: Input) throws(BenchError) -> [BenchConfiguration] {
         let concurrency = try concurrencies(input.concurrency)
         if let url = input.url {
-            let scenarios = try list(input.scenarios, option: "--scenarios", default: [Scenario.get])
-            if let bad = scenarios.first(where: { $0 != .get && $0 != .post }) {
+            if input.request.shapesRequest, input.scenarios != nil {
+                throw .invalidOption("give --scenarios or -X/--data/--data-file, not both: the latter make the one custom scenario")
+            }
+            let scenarios = try list(
+                input.scenarios, option: "--scenarios", default: [input.request.shapesRequest ? Scenario.custom : .get])
+            if let bad = scenarios.first(where: { $0 != .get && $0 != .post && $0 != .custom }) {
                 throw .invalidOption("with --url, --scenarios takes get or post (\(bad.rawValue) needs the embedded server)")
+            }
+            if scenarios.contains(.custom), !input.request.shapesRequest {
+                throw .invalidOption("--scenarios custom is made by -X, --data or --data-file")
             }
             let secure = url.lowercased().hasPrefix("https:")
             let http = try list(input.http, option: "--http", default: secure ? [HTTPChoice.http1, .http2] : [.http1])
             return cross(scenarios, concurrency ?? [16], http)
         }
         let scenarios = try list(input.scenarios, option: "--scenarios", default: Scenario.embedded)
-        if scenarios.contains(.get) {
-            throw .invalidOption("--scenarios get needs --url (the embedded server offers small, medium, large, post)")
+        if let bad = scenarios.first(where: { $0 == .get || $0 == .custom }) {
+            throw .invalidOption(
+                "--scenarios \(bad.rawValue) needs --url (the embedded server offers small, medium, large, post)")
         }
         let http = try list(input.http, option: "--http", default: [HTTPChoice.http1, .http2])
         let anyCellOption = input.scenarios != nil || input.concurrency != nil || input.http != nil

@@ -25,10 +25,9 @@ public enum Worker {
     private static func runCourier(_ job: WorkerJob) async throws -> WorkerResult {
         let transport = try TransportFactory.make(
             job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
-        let client = try TransportFactory.makeClient(transport: transport, name: job.transport, timeout: .seconds(60))
-        let endpoint = BenchEndpoint(
-            url: job.url, method: job.post ? .post : .get, body: job.post ? BenchEndpoint.postBody : nil,
-            httpVersion: job.http.preference)
+        let client = try TransportFactory.makeClient(
+            transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds))
+        let endpoint = BenchEndpoint(url: job.url, request: job.request, httpVersion: job.http.preference)
         let call: @Sendable () async -> CallOutcome = {
             do {
                 let response = try await client.response(for: endpoint)
@@ -60,7 +59,7 @@ public enum Worker {
         return WorkerResult(
             completed: tally.completed, failed: tally.failed, firstError: tally.firstError, seconds: elapsed.inSeconds,
             latency: tally.recorder.summary, cpuSeconds: cpu, peakRSSKiB: ProcessUsage.peakRSSKiB(),
-            bytesReceived: tally.bytesReceived, bytesSent: job.post ? Double(tally.completed * Scenario.postBody.count) : 0,
+            bytesReceived: tally.bytesReceived, bytesSent: Double(tally.completed * job.request.bodyCount),
             negotiatedHTTP: tally.negotiatedHTTP, pinnedCPU: nil)
     }
 
@@ -70,29 +69,44 @@ public enum Worker {
             var recorder = LatencyRecorder()
         }
         let sink = Sink()
-        let body = Scenario.postBody.map { CChar(bitPattern: $0) } + [0]
+        let request = job.request
+        // C strings for the header lines, freed when the run ends.
+        let lines = request.headerLines.map { strdup($0) }
+        defer { lines.forEach { free($0) } }
+        guard !lines.contains(where: { $0 == nil }) else { throw BenchError.worker("out of memory for the header lines") }
+        let headerPointers: [UnsafePointer<CChar>?] = lines.map { $0.map { UnsafePointer($0) } }
+        let body = (request.body ?? []).map { CChar(bitPattern: $0) } + [0]
         var raw = courier_reference_result()
         let status: Int32 = job.url.withCString { url in
             body.withUnsafeBufferPointer { bodyPointer in
-                withOptionalCString(job.caFile) { caFile in
-                    var options = courier_reference_options()
-                    options.url = url
-                    options.concurrency = Int32(clamping: job.concurrency)
-                    options.warmup_seconds = job.warmupSeconds
-                    options.seconds = job.durationSeconds
-                    options.max_requests = job.maxRequests ?? 0
-                    options.http = Int32(job.http == .http1 ? 0 : job.http == .http2 ? 1 : 2)
-                    options.ca_file = caFile
-                    if job.post {
-                        options.post_body = bodyPointer.baseAddress
-                        options.post_body_length = Scenario.postBody.count
+                headerPointers.withUnsafeBufferPointer { headerArray in
+                    request.method.withCString { method in
+                        withOptionalCString(job.caFile) { caFile in
+                            var options = courier_reference_options()
+                            options.url = url
+                            options.concurrency = Int32(clamping: job.concurrency)
+                            options.warmup_seconds = job.warmupSeconds
+                            options.seconds = job.durationSeconds
+                            options.max_requests = job.maxRequests ?? 0
+                            options.http = Int32(job.http == .http1 ? 0 : job.http == .http2 ? 1 : 2)
+                            options.ca_file = caFile
+                            options.method = method
+                            options.headers = headerArray.baseAddress
+                            options.header_count = Int32(clamping: headerArray.count)
+                            options.timeout_seconds = request.timeoutSeconds
+                            if request.body != nil {
+                                options.body = bodyPointer.baseAddress
+                                options.body_length = request.bodyCount
+                            }
+                            options.context = Unmanaged.passUnretained(sink).toOpaque()
+                            options.record = { context, seconds in
+                                guard let context else { return }
+                                Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().recorder.record(
+                                    microseconds: seconds * 1e6)
+                            }
+                            return courier_reference_run(&options, &raw)
+                        }
                     }
-                    options.context = Unmanaged.passUnretained(sink).toOpaque()
-                    options.record = { context, seconds in
-                        guard let context else { return }
-                        Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().recorder.record(microseconds: seconds * 1e6)
-                    }
-                    return courier_reference_run(&options, &raw)
                 }
             }
         }

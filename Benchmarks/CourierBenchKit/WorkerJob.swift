@@ -4,8 +4,8 @@ public struct WorkerJob: Codable, Sendable, Hashable {
     public var transport: BenchTransport
     /// The full URL each request goes to.
     public var url: String
-    /// Whether each request is a POST of ``Scenario/postBody`` (otherwise a GET).
-    public var post: Bool
+    /// What each request sends besides its URL.
+    public var request: BenchRequest
     /// The HTTP version.
     public var http: HTTPChoice
     /// Requests in flight at once.
@@ -25,12 +25,12 @@ public struct WorkerJob: Codable, Sendable, Hashable {
 
     /// Creates a job.
     public init(
-        transport: BenchTransport, url: String, post: Bool, http: HTTPChoice, concurrency: Int, warmupSeconds: Double,
+        transport: BenchTransport, url: String, request: BenchRequest, http: HTTPChoice, concurrency: Int, warmupSeconds: Double,
         durationSeconds: Double, maxRequests: Int?, caFile: String?, cpu: Int?, mockResponseBytes: Int
     ) {
         self.transport = transport
         self.url = url
-        self.post = post
+        self.request = request
         self.http = http
         self.concurrency = concurrency
         self.warmupSeconds = warmupSeconds

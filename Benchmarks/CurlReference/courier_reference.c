@@ -62,13 +62,18 @@ static int setup(slot *s, const courier_reference_options *o, struct curl_slist 
     SETOPT(s->easy, CURLOPT_NOSIGNAL, 1L);
     SETOPT(s->easy, CURLOPT_HTTP_VERSION, version);
     SETOPT(s->easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    SETOPT(s->easy, CURLOPT_TIMEOUT_MS, 60000L);
+    SETOPT(s->easy, CURLOPT_TIMEOUT_MS, o->timeout_seconds > 0 ? (long)(o->timeout_seconds * 1000) : 60000L);
     if (version != CURL_HTTP_VERSION_1_1) SETOPT(s->easy, CURLOPT_PIPEWAIT, 1L);
     if (o->ca_file) SETOPT(s->easy, CURLOPT_CAINFO, o->ca_file);
-    if (o->post_body) {
-        SETOPT(s->easy, CURLOPT_POSTFIELDS, o->post_body);
-        SETOPT(s->easy, CURLOPT_POSTFIELDSIZE, o->post_body_length);
-        SETOPT(s->easy, CURLOPT_HTTPHEADER, headers);
+    if (headers) SETOPT(s->easy, CURLOPT_HTTPHEADER, headers);
+    if (o->body) {
+        SETOPT(s->easy, CURLOPT_POSTFIELDS, o->body);
+        SETOPT(s->easy, CURLOPT_POSTFIELDSIZE, o->body_length);
+    }
+    if (o->method && strcmp(o->method, "HEAD") == 0) {
+        SETOPT(s->easy, CURLOPT_NOBODY, 1L);
+    } else if (o->method && strcmp(o->method, o->body ? "POST" : "GET") != 0) {
+        SETOPT(s->easy, CURLOPT_CUSTOMREQUEST, o->method);
     }
     return 0;
 }
@@ -77,7 +82,9 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
     memset(result, 0, sizeof *result);
     if (!o || !o->url || o->concurrency < 1 || o->concurrency > 10000 || o->seconds <= 0 || o->seconds > 3600 ||
         o->warmup_seconds < 0 || o->warmup_seconds > 3600 || o->max_requests < 0 || o->http < 0 || o->http > 2 ||
-        (o->post_body && o->post_body_length < 0)) {
+        (o->body && (o->body_length < 0 || o->body_length > (16L << 20))) || o->header_count < 0 ||
+        o->header_count > 1000 || (o->header_count > 0 && !o->headers) || o->timeout_seconds < 0 ||
+        o->timeout_seconds > 3600) {
         snprintf(result->first_error_text, sizeof result->first_error_text, "invalid options");
         return 2;
     }
@@ -86,9 +93,14 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
 
     int status = 1;
     CURLM *multi = curl_multi_init();
-    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *headers = NULL;
+    int headers_ok = 1;
+    for (int i = 0; i < o->header_count && headers_ok; i++) {
+        struct curl_slist *grown = o->headers[i] ? curl_slist_append(headers, o->headers[i]) : NULL;
+        if (grown) headers = grown; else headers_ok = 0;
+    }
     slot *slots = calloc((size_t)o->concurrency, sizeof(slot));
-    if (!multi || !headers || !slots) {
+    if (!multi || !headers_ok || !slots) {
         snprintf(result->first_error_text, sizeof result->first_error_text, "out of memory");
         goto done;
     }
@@ -149,7 +161,8 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
                (at most twice, before the caller has seen any of it); so does the reference, so that
                the two stay comparable. */
             CURLcode failure = message->data.result;
-            if (o->http != COURIER_REFERENCE_HTTP1 && s->resent < 2 && !o->post_body &&
+            if (o->http != COURIER_REFERENCE_HTTP1 && s->resent < 2 && !o->body &&
+                (!o->method || strcmp(o->method, "GET") == 0 || strcmp(o->method, "HEAD") == 0) &&
                 (failure == CURLE_HTTP2 || failure == CURLE_HTTP2_STREAM || failure == CURLE_SEND_ERROR ||
                  failure == CURLE_RECV_ERROR || failure == CURLE_PARTIAL_FILE || failure == CURLE_GOT_NOTHING) &&
                 curl_version_info(CURLVERSION_NOW)->version_num < 0x080000) {
@@ -172,7 +185,7 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
                 if (ok) {
                     result->completed++;
                     result->bytes_received += s->received;
-                    result->bytes_sent += o->post_body ? (double)o->post_body_length : 0;
+                    result->bytes_sent += o->body ? (double)o->body_length : 0;
                     long version = 0;
                     if (curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK) result->http_version = version;
                     if (o->record) o->record(o->context, finished - s->started);

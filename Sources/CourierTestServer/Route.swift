@@ -90,11 +90,43 @@ enum Route {
             return .respond(
                 status: 200, headers: [("Content-Type", "application/xml"), ("Content-Encoding", "gzip")],
                 body: Array(Data(base64Encoded: gzippedItemXML) ?? Data()))
+        case "expect":
+            return expectation(method: method, headers: headers, body: body, bodyLength: bodyLength, query: query)
         case "headers":
             return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
         default:
             return text(404, "no route for \(path)")
         }
+    }
+
+    /// `/expect?method=PUT&header=Name:value&bodyLength=N&bodyPrefix=text`: 200 when the request has
+    /// every named property (each `header` item is one header that must be present with that value),
+    /// 422 naming the first one that differs. Lets a load tool's requests be checked by their status.
+    static func expectation(
+        method: String, headers: [(String, String)], body: [UInt8], bodyLength: Int, query: [[String]]
+    ) -> ServerAction {
+        for item in query {
+            let (name, expected) = (item[0], item[1])
+            switch name {
+            case "method" where method != expected:
+                return text(422, "method is \(method), expected \(expected)")
+            case "header":
+                guard let colon = expected.firstIndex(of: ":") else { return text(400, "header takes Name:value") }
+                let field = expected[..<colon].lowercased()
+                let value = expected[expected.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                guard headers.contains(where: { $0.0.lowercased() == field && $0.1 == value }) else {
+                    let seen = headers.filter { $0.0.lowercased() == field }.map(\.1)
+                    return text(422, "header \(field) is \(seen), expected \(value)")
+                }
+            case "bodyLength" where String(bodyLength) != expected:
+                return text(422, "body length is \(bodyLength), expected \(expected)")
+            case "bodyPrefix" where !body.starts(with: Array(expected.utf8)):
+                return text(422, "body does not start with \(expected)")
+            default:
+                continue
+            }
+        }
+        return text(200, "as expected")
     }
 
     /// A gzip stream (made with Python's `gzip.compress`, mtime 0) of a small XML item.

@@ -22,6 +22,7 @@ import NIOTLS
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
 /// | `/redirect-to?url=&status=` | one redirect to `url` (302 by default) |
 /// | `/headers?Name=value` | 200 with the given response headers |
+/// | `/expect?method=M&header=N:v&bodyLength=L&bodyPrefix=p` | 200 when the request matches each item, 422 naming the first difference |
 ///
 /// ```swift
 /// let server = try await TestServer.start()

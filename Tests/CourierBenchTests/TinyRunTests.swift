@@ -95,6 +95,42 @@ struct TinyRunTests {
         #expect(report.rows.first?.repeats == 0)
     }
 
+    @Test("--url with -X, -H and --data-file: every client, the C reference and the limit tools send that request")
+    func customRequestReachesTheServer() async throws {
+        let server = try await TestServer.start(mode: .http1)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-body-\(UUID().uuidString)").path
+        try Data(("order:" + String(repeating: "x", count: 4090)).utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        // The server answers 422 to any request that differs, which the run counts as an error.
+        let url =
+            server.baseURL + "/expect?method=PUT&header=X-Team:courier&header=Content-Type:application/x-order"
+            + "&bodyLength=4096&bodyPrefix=order:"
+        let common = [
+            "--url", url, "-X", "PUT", "-H", "X-Team: courier", "-H", "Content-Type: application/x-order", "--data-file", file,
+            "--timeout", "20", "--http", "1.1", "--concurrency", "2", "--warmup", "0", "--repeat", "1",
+        ]
+        let clients = Self.linked.filter { $0 != .mock && $0 != .curlEngine }.map(\.rawValue).joined(separator: ",")
+        let counted = try RunCommand.parse(common + ["--transports", clients, "--requests", "40", "--no-limit"]).plan()
+        let report = try await BenchRunner(plan: counted, executable: try Self.executable(), commandLine: "test", showsProgress: false)
+            .run()
+        // Bounded by time, so that wrk (HTTP/1.1) runs too when it is installed.
+        let timed = try RunCommand.parse(common + ["--transports", "reference", "--duration", "1"]).plan()
+        let limited = try await BenchRunner(plan: timed, executable: try Self.executable(), commandLine: "test", showsProgress: false)
+            .run()
+        let log = server.requestLog
+        await server.shutdown()
+
+        #expect(report.rows.count == Self.linked.count - 2)
+        for row in report.rows + limited.rows {
+            #expect(row.scenario == "custom")
+            #expect(row.errors == 0, "\(row.transport): \(row.firstError ?? "")")
+            #expect(row.requests > 0, "\(row.transport)")
+        }
+        for row in report.rows { #expect(row.requests == 40, "\(row.transport): \(row.requests)") }
+        #expect(limited.rows.contains { $0.transport == "wrk" } == (LimitTools.wrk != nil))
+        #expect(log.allSatisfy { $0.hasPrefix("/expect?") })
+    }
+
     @Test("probe: one request through each transport reports its status and size")
     func probe() async throws {
         let plan = try Self.tinyPlan()

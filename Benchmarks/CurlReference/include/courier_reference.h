@@ -1,5 +1,5 @@
 /*
- * The C reference for courier-bench and Benchmarks/curl-comparison.sh: a minimal client on
+ * The C reference for courier-bench (its `reference` client): a minimal client on
  * libcurl's multi interface, with no Courier code in it. What it reaches is what libcurl itself can
  * do on the machine; Courier's curl transport is measured as a ratio of it.
  */
@@ -26,8 +26,12 @@ typedef struct courier_reference_options {
     long max_requests;            /* counted run: start at most this many requests (0: no count limit) */
     int http;                     /* an enum courier_reference_http */
     const char *ca_file;          /* extra CA bundle, or NULL */
-    const char *post_body;        /* POST this body (with Content-Type: application/json), or NULL for GET */
-    long post_body_length;
+    const char *method;           /* the method; NULL: GET, or POST when there is a body */
+    const char *const *headers;   /* header lines ("Name: value") sent with every request, or NULL */
+    int header_count;             /* 0 to 1000 */
+    const char *body;             /* send this body with every request, or NULL for none */
+    long body_length;             /* 0 to 16 MiB */
+    double timeout_seconds;       /* each request may take this long (0: 60 s) */
     /* Called for each counted completed request with its latency in seconds (may be NULL). */
     void (*record)(void *context, double latency_seconds);
     void *context;
