@@ -72,7 +72,7 @@ public enum Worker {
         let request = job.request
         // C strings for the header lines, freed when the run ends.
         let lines = request.headerLines.map { strdup($0) }
-        defer { lines.forEach { free($0) } }
+        defer { for line in lines { free(line) } }
         guard !lines.contains(where: { $0 == nil }) else { throw BenchError.worker("out of memory for the header lines") }
         let headerPointers: [UnsafePointer<CChar>?] = lines.map { $0.map { UnsafePointer($0) } }
         let body = (request.body ?? []).map { CChar(bitPattern: $0) } + [0]
