@@ -162,6 +162,17 @@ let package = Package(
             dependencies: ["Courier", "CourierURLSession"],
             path: "Tests/CourierURLSessionProbe"
         ),
+        // Bootstraps a global tracer, then makes one traced call through one transport in a process of
+        // its own (the bootstrap is process-wide and once only): TracingBootstrapTests runs it.
+        .executableTarget(
+            name: "CourierTracingProbe",
+            dependencies: [
+                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Tests/CourierTracingProbe"
+        ),
         .executableTarget(
             name: "CourierExample",
             dependencies: [

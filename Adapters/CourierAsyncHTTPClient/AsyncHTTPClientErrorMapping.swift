@@ -10,7 +10,7 @@
         import Glibc
     #endif
 
-    /// Maps what AsyncHTTPClient and SwiftNIO throw to ``NetworkError`` kinds, the same kinds the
+    /// Maps what AsyncHTTPClient and SwiftNIO throw to `NetworkError` kinds, the same kinds the
     /// other transports give for the same fault.
     enum AsyncHTTPClientErrorMapping {
         static func error(_ error: any Error, phase: NetworkError.Phase) -> NetworkError {

@@ -10,7 +10,7 @@
             public var name = "ahc"
             /// HTTP/2 over TLS when the server offers it (ALPN), or HTTP/1.1 only. Cleartext HTTP/2
             /// with prior knowledge is not something AsyncHTTPClient does: such calls fail as
-            /// ``NetworkError/Kind/unsupported``.
+            /// `NetworkError/Kind/unsupported`.
             public var httpVersion: HTTPVersionPreference = .http2
             /// How long opening a connection (TCP and TLS) may take.
             public var connectTimeout: Duration = .seconds(10)
@@ -27,7 +27,7 @@
             /// The PEM private key of ``clientCertificateFile``.
             public var clientKeyFile: String?
             /// How long a connection may go without a byte read before the call fails as
-            /// ``NetworkError/Kind/timedOut`` (AsyncHTTPClient's read timeout): 30 s by default.
+            /// `NetworkError/Kind/timedOut` (AsyncHTTPClient's read timeout): 30 s by default.
             public var stallTimeout: Duration = .seconds(30)
 
             /// The default settings.
@@ -73,7 +73,7 @@
         /// HTTP/2: those settings make it refuse to start, naming the key.
         /// - Parameter client: The client configuration.
         /// - Returns: The combined configuration.
-        /// - Throws: ``ConfigurationError`` for a setting AsyncHTTPClient cannot honour.
+        /// - Throws: `ConfigurationError` for a setting AsyncHTTPClient cannot honour.
         public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
             var combined = self
             combined.connectTimeout = client.connectTimeout

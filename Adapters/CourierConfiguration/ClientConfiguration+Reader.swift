@@ -9,7 +9,7 @@ extension ClientConfiguration {
     /// Reads a configuration from a swift-configuration `ConfigReader`: environment variables,
     /// JSON or YAML files, in-memory values, or any provider the service already uses.
     ///
-    /// The keys are those of a configuration file (see ``ClientConfiguration/applyingFile(at:)``),
+    /// The keys are those of a configuration file (see `ClientConfiguration/applyingFile(at:)`),
     /// read relative to `reader`, with nested objects as dotted keys. Scope the reader to keep
     /// Courier's keys together: with `reader.scoped(to: "courier")` and an
     /// `EnvironmentVariablesProvider`, `COURIER_TRANSPORT` names the transport and
@@ -32,11 +32,11 @@ extension ClientConfiguration {
     ///
     /// A key the reader does not have keeps its value from `defaults`. The errors are those of a
     /// configuration file: a value of the wrong type or out of range fails with a
-    /// ``ConfigurationError`` that names the key.
+    /// `ConfigurationError` that names the key.
     /// - Parameters:
     ///   - reader: The reader, scoped to Courier's keys.
     ///   - defaults: The values set in code.
-    /// - Throws: ``ConfigurationError`` naming the key.
+    /// - Throws: `ConfigurationError` naming the key.
     public init(reader: ConfigReader, defaults: ClientConfiguration = ClientConfiguration()) throws(ConfigurationError) {
         let document = try ReaderDocument(reader).object
         let data: Data

@@ -3,7 +3,7 @@ import Courier
 
 /// A libcurl call that returned something other than success: which call, and its code.
 ///
-/// Internal to the adapter; it is mapped to ``NetworkError`` at the boundary.
+/// Internal to the adapter; it is mapped to `NetworkError` at the boundary.
 struct CurlCallFailure: Error, CustomStringConvertible {
     /// What was being done, for example `curl_easy_setopt(CURLOPT_URL)`.
     let call: String
@@ -14,7 +14,7 @@ struct CurlCallFailure: Error, CustomStringConvertible {
 
     var description: String { "\(call) failed with \(code): \(text)" }
 
-    /// The failure as a ``NetworkError``: nothing was sent, because this happens while setting up.
+    /// The failure as a `NetworkError`: nothing was sent, because this happens while setting up.
     var networkError: NetworkError {
         NetworkError(
             kind: code == Int(CURLE_UNKNOWN_OPTION.rawValue) || code == Int(CURLE_NOT_BUILT_IN.rawValue) ? .unsupported : .transportFailure,

@@ -1,7 +1,7 @@
 import CCurl
 import Courier
 
-/// Maps a finished transfer's `CURLcode` to a ``NetworkError`` with the precise kind and phase,
+/// Maps a finished transfer's `CURLcode` to a `NetworkError` with the precise kind and phase,
 /// keeping libcurl's own message. Pure: tested without a network.
 enum CurlErrorMapping {
     /// How far a transfer had got, from libcurl's timing counters (microseconds; zero means

@@ -6,7 +6,7 @@ import Courier
 /// each ending in CRLF, and an empty line after each head. A new status line starts a new head.
 /// A line that is not a status line, a field or a folded continuation, a field that breaks
 /// ``ResponseHeadChecks``' syntax (bare CR, NUL, whitespace before the colon, a name that is not
-/// a token), and a head over the ``ResponseHeadLimits`` end the parse as ``Line/invalid(_:)``: the
+/// a token), and a head over the `ResponseHeadLimits` end the parse as ``Line/invalid(_:)``: the
 /// transfer stops there, so an endless head is never buffered. Pure: tested without a network.
 struct CurlResponseHead {
     /// The limits the head is read under.

@@ -31,7 +31,7 @@ enum CurlRuntime {
     static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
     /// Checks that the library is usable for `preference` over `scheme` (`nil` means `http`).
-    /// - Throws: ``NetworkError/Kind/unsupported`` when it is not.
+    /// - Throws: `NetworkError/Kind/unsupported` when it is not.
     static func check(_ preference: HTTPVersionPreference, scheme: String?) throws(NetworkError) {
         if preference != .http1_1, !hasHTTP2 {
             throw NetworkError(

@@ -4,12 +4,12 @@ extension CurlTransport {
     /// Settings of one curl transport (one multi handle, its thread and its connection pool).
     ///
     /// Every limit has a finite default. The call's connect timeout, deadline and response-size
-    /// limit come from the client's ``ClientConfiguration`` through the request context; the
+    /// limit come from the client's `ClientConfiguration` through the request context; the
     /// settings here are the ones only libcurl has. libcurl follows no redirect: the chain does.
     public struct Configuration: Sendable {
         /// The name reported in metrics and used by the registry; `curl` by default.
         public var name = "curl"
-        /// The HTTP version used unless a call asks for another; ``HTTPVersionPreference/http2``
+        /// The HTTP version used unless a call asks for another; `HTTPVersionPreference/http2`
         /// by default (HTTP/2 where TLS ALPN agrees, HTTP/1.1 otherwise).
         public var httpVersion: HTTPVersionPreference = .http2
         /// The most connections open at once, over all hosts; 256 by default. Transfers beyond it wait.
@@ -38,7 +38,7 @@ extension CurlTransport {
         public init() {}
 
         /// Checks every value.
-        /// - Throws: ``ConfigurationError`` naming the first value out of range.
+        /// - Throws: `ConfigurationError` naming the first value out of range.
         public func validate() throws(ConfigurationError) {
             func require(_ ok: Bool, _ key: String, _ value: some CustomStringConvertible, _ allowed: String) throws(ConfigurationError) {
                 if !ok { throw ConfigurationError(key: "curl.\(key)", value: "\(value)", allowed: allowed, source: "code") }

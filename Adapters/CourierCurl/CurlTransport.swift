@@ -26,7 +26,7 @@ import Foundation
 /// - Request bodies stream from memory or disk through libcurl's read callback.
 /// - Connect timeout and deadline come from the client; a stall limit from ``Configuration``.
 /// - Redirects follow Courier's policy (limit; credentials never sent to another origin), not libcurl's.
-/// - Every libcurl failure becomes a ``NetworkError`` of a precise kind, keeping libcurl's message
+/// - Every libcurl failure becomes a `NetworkError` of a precise kind, keeping libcurl's message
 ///   and code (`nativeCode.domain == "CURLcode"`).
 ///
 /// Metrics carry libcurl's phase timings (`requestSent` is when sending began: libcurl's
@@ -42,12 +42,12 @@ public final class CurlTransport: Transport {
     /// The linked libcurl's version, for example `7.88.1`.
     public static var libcurlVersion: String { CurlRuntime.version }
     /// Whether cleartext HTTP/2 with prior knowledge is supported by the linked libcurl (8.0 or
-    /// later); before that, such calls fail with ``NetworkError/Kind/unsupported``.
+    /// later); before that, such calls fail with `NetworkError/Kind/unsupported`.
     public static var supportsCleartextHTTP2: Bool { CurlRuntime.supportsCleartextHTTP2 }
 
     /// Creates a transport and starts its thread.
     /// - Parameter configuration: Limits, HTTP version, TLS options.
-    /// - Throws: ``ConfigurationError`` for a value out of range, or when libcurl cannot be initialised.
+    /// - Throws: `ConfigurationError` for a value out of range, or when libcurl cannot be initialised.
     public init(configuration: Configuration = Configuration()) throws(ConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
@@ -62,7 +62,7 @@ public final class CurlTransport: Transport {
         engine.beginShutdown()
     }
 
-    /// Sends the request through libcurl; see ``Transport/send(_:body:context:)``.
+    /// Sends the request through libcurl; see `Transport/send(_:body:context:)`.
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         let version = context.httpVersion ?? configuration.httpVersion
         try CurlRuntime.check(version, scheme: request.scheme)

@@ -25,7 +25,7 @@ public struct MockResponse: Sendable {
 
     /// A JSON response from an `Encodable` value (`Content-Type: application/json`).
     /// - Parameters:
-    ///   - value: The value to encode; an encoding failure becomes a scripted ``NetworkError/Kind/invalidResponse``.
+    ///   - value: The value to encode; an encoding failure becomes a scripted `NetworkError/Kind/invalidResponse`.
     ///   - status: The status code; 200 by default.
     ///   - delay: A wait before answering.
     /// - Returns: The scripted response.

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Stubs are matched by method and path pattern (plus query and header values); each stub answers
 /// with its responses in sequence, repeating the last. Responses can be delayed and any
-/// ``NetworkError`` kind can be injected. Requests are recorded (the newest
+/// `NetworkError` kind can be injected. Requests are recorded (the newest
 /// ``Configuration/maxRecordedRequests``, so a long-running mock does not grow without bound). In strict mode (the default)
-/// an unmatched request fails with ``NetworkError/Kind/noMatchingStub`` naming it; otherwise it
+/// an unmatched request fails with `NetworkError/Kind/noMatchingStub` naming it; otherwise it
 /// gets a 404.
 ///
 /// ```swift

@@ -1,9 +1,9 @@
 import Courier
 import ServiceLifecycle
 
-/// A ``Courier/NetworkClient`` as a swift-service-lifecycle `Service`: it runs until the service
+/// A `NetworkClient` as a swift-service-lifecycle `Service`: it runs until the service
 /// group shuts down gracefully, then shuts the client down gracefully (see
-/// ``Courier/NetworkClient/shutdown(gracePeriod:)``).
+/// `NetworkClient/shutdown(gracePeriod:)`).
 ///
 /// When the group shuts down, the client takes no new calls, lets running calls finish for up to
 /// ``gracePeriod``, ends the rest and stops its transport. Put the service after the services

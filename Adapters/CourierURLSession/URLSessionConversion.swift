@@ -125,7 +125,7 @@ enum URLSessionConversion {
 
     /// The error for a `1xx` interim response, which URLSession on Linux mistakes for the final one.
     /// - Parameter status: The interim status.
-    /// - Returns: An ``NetworkError/Kind/unsupported`` error that names the alternatives.
+    /// - Returns: An `NetworkError/Kind/unsupported` error that names the alternatives.
     static func interimResponseUnsupported(status: Int) -> NetworkError {
         NetworkError(
             kind: .unsupported, phase: .awaitingResponse,

@@ -9,9 +9,9 @@ import Synchronization
 /// A transport on the toolchain's own URLSession (FoundationNetworking on Linux).
 ///
 /// Use it when you want no extra dependency. It streams response bodies, bridges Task
-/// cancellation to the `URLSessionTask`, and maps `URLError` codes to precise ``NetworkError``
+/// cancellation to the `URLSessionTask`, and maps `URLError` codes to precise `NetworkError`
 /// kinds. Its delegate declines every redirect, so the chain's follow-up link applies Courier's
-/// redirect policy (see ``FollowUp``), as for every transport.
+/// redirect policy (see `FollowUp`), as for every transport.
 ///
 /// What it cannot do on Linux, and says so rather than pretending:
 /// - phase timings: metrics carry `.unavailable` (FoundationNetworking never reports
@@ -21,13 +21,13 @@ import Synchronization
 /// - backpressure: a body arrives as fast as the network delivers it and waits in memory for a
 ///   slow consumer (FoundationNetworking offers no way to pause a task);
 /// - `1xx` interim responses: FoundationNetworking takes one for the final response, so such a
-///   call fails at once as ``NetworkError/Kind/unsupported``;
+///   call fails at once as `NetworkError/Kind/unsupported`;
 /// - TLS settings, a total connection limit and an HTTP version choice: a client configuration
 ///   that sets them is refused at start-up, naming the key;
 /// - raw compressed bodies: FoundationNetworking always asks for and decodes gzip and deflate, so
 ///   a call that sets its own `Accept-Encoding` still gets the body decoded, and a gzip stream cut
 ///   short ends quietly (the call gets the part that arrived). The chain still refuses unknown or
-///   too many codings and holds the body to ``Decompression/maxRatio`` against the announced length.
+///   too many codings and holds the body to `Decompression/maxRatio` against the announced length.
 ///
 /// **A hostile or broken server can crash a process that uses this transport.** FoundationNetworking
 /// traps (a fatal error Courier cannot catch) on at least two answers, with the toolchain this
@@ -51,7 +51,7 @@ public final class URLSessionTransport: Transport {
         /// The name reported in metrics; `urlsession` by default.
         public var name = "urlsession"
         /// How long a transfer may go without a byte before it fails as
-        /// ``NetworkError/Kind/timedOut`` (URLSession's `timeoutIntervalForRequest`, an idle
+        /// `NetworkError/Kind/timedOut` (URLSession's `timeoutIntervalForRequest`, an idle
         /// timeout); 30 s by default.
         public var stallTimeout: Duration = .seconds(30)
 
@@ -65,7 +65,7 @@ public final class URLSessionTransport: Transport {
         /// naming the key, rather than be ignored.
         /// - Parameter client: The client configuration.
         /// - Returns: The combined configuration.
-        /// - Throws: ``ConfigurationError`` for a setting URLSession cannot honour.
+        /// - Throws: `ConfigurationError` for a setting URLSession cannot honour.
         public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
             var combined = self
             if let version = client.httpVersion, version != .http2 {
@@ -125,7 +125,7 @@ public final class URLSessionTransport: Transport {
         session.invalidateAndCancel()
     }
 
-    /// Sends the request through URLSession; see ``Transport/send(_:body:context:)``.
+    /// Sends the request through URLSession; see `Transport/send(_:body:context:)`.
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         guard !isShutDown.withLock({ $0 }) else {
             throw NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")

@@ -1,0 +1,85 @@
+// Bootstraps a global in-memory tracer, then makes one call through one transport with
+// `TracingMiddleware()` (no tracer given, so the bootstrapped one) and prints, as one JSON line, the
+// spans that finished and the trace headers the server received. Run by TracingBootstrapTests: the
+// bootstrap is process-wide and happens once, so it cannot run inside the test process.
+//
+//   CourierTracingProbe <curl|urlsession|ahc>
+//
+// Exit status 0 with the JSON line, or 1 with a message on standard error.
+import Courier
+import CourierCurl
+import CourierTestServer
+import CourierURLSession
+import Foundation
+import InMemoryTracing
+import Tracing
+
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
+
+/// What the probe prints.
+struct Report: Codable {
+    /// Every finished span's operation name, in the order they ended.
+    var spans: [String]
+    /// How many finished spans are client spans.
+    var clientSpans: Int
+    /// The span ids the server received in the tracer's header, in order.
+    var receivedSpanIDs: [String]
+    /// The span id of the call's own span.
+    var callSpanID: String?
+    /// The `traceparent` values the server received.
+    var traceparents: [String]
+}
+
+struct Echo: Endpoint {
+    typealias Output = EchoResponse
+    var path: String { "echo/bootstrapped" }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+func makeTransport(_ name: String) throws -> any Transport {
+    switch name {
+    case "curl": return try CurlTransport()
+    case "urlsession": return URLSessionTransport()
+    case "ahc":
+        #if AsyncHTTPClient
+            return try AsyncHTTPClientTransport()
+        #else
+            fail("this build does not link AsyncHTTPClient")
+        #endif
+    default: fail("unknown transport \(name)")
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 2 else { fail("usage: CourierTracingProbe <curl|urlsession|ahc>") }
+let tracer = InMemoryTracer()
+// Before the transport exists: AsyncHTTPClient picks up the bootstrapped tracer when its client
+// is configured, which is what would give a call a second span.
+InstrumentationSystem.bootstrap(tracer)
+
+do {
+    let server = try await TestServer.start(mode: .http1)
+    let transport = try makeTransport(arguments[1])
+    let client = try NetworkClient(
+        configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport, middleware: [TracingMiddleware()])
+    let echo = try await client.send(Echo())
+    await client.shutdown()
+    await server.shutdown()
+    let spans = tracer.finishedSpans
+    let call = spans.first { $0.operationName == "HTTP GET" }
+    func received(_ name: String) -> [String] { echo.headers.filter { $0.first?.lowercased() == name }.compactMap(\.last) }
+    let report = Report(
+        spans: spans.map(\.operationName), clientSpans: spans.filter { $0.kind == .client }.count,
+        receivedSpanIDs: received(InMemoryTracer.spanIDKey), callSpanID: call?.spanID, traceparents: received("traceparent"))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+} catch {
+    fail("the call failed: \(error)")
+}
