@@ -6,9 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export COURIER_DOCS=1
-for target in Courier CourierXML CourierCurl CourierURLSession CourierMock CourierConfiguration CourierServiceLifecycle; do
+# The AsyncHTTPClient trait is on for every target, so that CourierAsyncHTTPClient has its symbols
+# and the scratch directory is built one way only.
+for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
+  CourierServiceLifecycle; do
   echo "== documentation for $target"
-  swift package --scratch-path .build-docs --disable-sandbox --allow-writing-to-directory .build-docs \
+  swift package --scratch-path .build-docs --traits AsyncHTTPClient --disable-sandbox --allow-writing-to-directory .build-docs \
     generate-documentation --target "$target" --warnings-as-errors \
     --output-path ".build-docs/$target.doccarchive"
 done

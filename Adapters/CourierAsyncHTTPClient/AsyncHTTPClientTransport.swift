@@ -21,12 +21,12 @@
     ///
     /// What Courier adds on top of AsyncHTTPClient:
     /// - One exchange per call: AsyncHTTPClient's redirect handling is off, and the chain's
-    ///   follow-up link applies Courier's redirect policy (see ``FollowUp``).
+    ///   follow-up link applies Courier's redirect policy (see `FollowUp`).
     /// - A failed connection attempt fails the call at once instead of being retried until the
     ///   deadline, so "connection refused" reads the same as on every other transport.
-    /// - Errors become ``NetworkError`` kinds shared by every transport.
+    /// - Errors become `NetworkError` kinds shared by every transport.
     ///
-    /// Limits: cleartext HTTP/2 with prior knowledge is not supported (``NetworkError/Kind/unsupported``);
+    /// Limits: cleartext HTTP/2 with prior knowledge is not supported (`NetworkError/Kind/unsupported`);
     /// phase timings are not reported (metrics say `.unavailable`).
     public final class AsyncHTTPClientTransport: Transport {
         /// The registered name, `ahc` by default.
@@ -42,7 +42,7 @@
 
         /// Creates a transport and its connection pools (on SwiftNIO's shared event loops).
         /// - Parameter configuration: Limits, HTTP version, extra trusted roots.
-        /// - Throws: ``ConfigurationError`` naming the key of a value out of range.
+        /// - Throws: `ConfigurationError` naming the key of a value out of range.
         public init(configuration: Configuration = Configuration()) throws(ConfigurationError) {
             try configuration.validate()
             self.configuration = configuration
@@ -89,7 +89,7 @@
             }
         }
 
-        /// Sends the request through AsyncHTTPClient; see ``Transport/send(_:body:context:)``.
+        /// Sends the request through AsyncHTTPClient; see `Transport/send(_:body:context:)`.
         public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
             guard !isShutDown.withLock({ $0 }) else {
                 throw NetworkError(kind: .transportFailure, phase: .sending, message: "the AsyncHTTPClient transport was shut down")

@@ -90,6 +90,9 @@ enum Route {
             return .respond(
                 status: 200, headers: [("Content-Type", "application/xml"), ("Content-Encoding", "gzip")],
                 body: Array(Data(base64Encoded: gzippedItemXML) ?? Data()))
+        case "cacheable":
+            guard segments.count == 2 else { return text(400, "cacheable needs a name: /cacheable/{name}") }
+            return cacheable(name: segments[1], method: method, headers: headers, query: query)
         case "expect":
             return expectation(method: method, headers: headers, body: body, bodyLength: bodyLength, query: query)
         case "headers":
@@ -97,6 +100,36 @@ enum Route {
         default:
             return text(404, "no route for \(path)")
         }
+    }
+
+    /// `/cacheable/{name}?cc=…&lastModified=…&vary=…&noETag=1`: an entity for cache tests, with no
+    /// state on the server. Its version is the request's `X-Version` (1 by default): the ETag is
+    /// `"{name}-v{version}"` and the body `{name} v{version}`, followed by ` for {value}` of the
+    /// field `vary` names. `If-None-Match` with the current ETag (or, without an ETag,
+    /// `If-Modified-Since` equal to `lastModified`) gets a `304`. `X-Status: 503` answers that status
+    /// instead. No `Date` is sent, so a client's clock alone ages the response.
+    static func cacheable(name: String, method: String, headers: [(String, String)], query: [[String]]) -> ServerAction {
+        func header(_ field: String) -> String? { headers.first { $0.0.lowercased() == field }?.1 }
+        func queryValue(_ key: String) -> String? { query.first { $0[0] == key }?[1] }
+        if let failing = header("x-status").flatMap({ Int($0) }), (300...599).contains(failing) {
+            return text(failing, "failing with \(failing)")
+        }
+        let version = header("x-version") ?? "1"
+        let tag = queryValue("noETag") == nil ? "\"\(name)-v\(version)\"" : nil
+        var fields: [(String, String)] = []
+        if let control = queryValue("cc") { fields.append(("Cache-Control", control)) }
+        if let tag { fields.append(("ETag", tag)) }
+        let modified = queryValue("lastModified")
+        if let modified { fields.append(("Last-Modified", modified)) }
+        var body = "\(name) v\(version)"
+        if let vary = queryValue("vary") {
+            fields.append(("Vary", vary))
+            body += " for \(header(vary.lowercased()) ?? "-")"
+        }
+        let unchanged =
+            if let tag { header("if-none-match") == tag } else { modified != nil && header("if-modified-since") == modified }
+        if unchanged, method == "GET" || method == "HEAD" { return .respond(status: 304, headers: fields, body: []) }
+        return .respond(status: 200, headers: fields + [("Content-Type", "text/plain")], body: Array(body.utf8))
     }
 
     /// `/expect?method=PUT&header=Name:value&bodyLength=N&bodyPrefix=text`: 200 when the request has

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -22,6 +23,7 @@ import NIOTLS
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
 /// | `/redirect-to?url=&status=` | one redirect to `url` (302 by default) |
 /// | `/headers?Name=value` | 200 with the given response headers |
+/// | `/cacheable/{name}?cc=…&lastModified=…&vary=…` | an entity for cache tests: ETag from `X-Version`, `304` to a matching `If-None-Match`, `X-Status` to fail |
 /// | `/expect?method=M&header=N:v&bodyLength=L&bodyPrefix=p` | 200 when the request matches each item, 422 naming the first difference |
 ///
 /// ```swift
@@ -54,6 +56,7 @@ public final class TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let statistics: ServerStatistics
     private let gates: HoldGates
+    private let isRunning = NIOLockedValueBox(true)
 
     /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` over TLS (the name the certificate
     /// carries).
@@ -178,8 +181,15 @@ public final class TestServer: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// Closes the listening socket and every connection, and stops the event loops.
+    /// Closes the listening socket and every connection, and stops the event loops. Only the first
+    /// call does anything: a test may stop the server early and still leave it to `withServer`.
     public func shutdown() async {
+        guard
+            isRunning.withLockedValue({ running in
+                defer { running = false }
+                return running
+            })
+        else { return }
         try? await channel.close()
         try? await group.shutdownGracefully()
     }

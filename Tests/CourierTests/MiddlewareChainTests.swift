@@ -135,7 +135,7 @@ struct MiddlewareChainTests {
         #expect(mock.recordedRequests.count <= 1)
     }
 
-    @Test("one chain, built-ins included: team headers, application, retry, follow-up, bridge, queue gate, network, transport")
+    @Test("one chain, built-ins included: team headers, application, retry, follow-up, cache, bridge, queue gate, network, transport")
     func wholeOrder() async throws {
         let (mock, trace, configuration) = try Self.redirectingSetup()
         let client = try NetworkClient(
@@ -143,7 +143,8 @@ struct MiddlewareChainTests {
             middleware: [Tagging(tag: "A", trace: trace), RetryOnce()], networkMiddleware: [Tagging(tag: "N", trace: trace)])
         #expect(
             client.chainOrder == [
-                "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "BridgeLink", "QueueGate", "Tagging",
+                "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "CacheLink", "BridgeLink", "QueueGate",
+                "Tagging",
                 "transport mock",
             ])
         #expect(client.middleware.count == 4, "team headers, A, RetryOnce and retry are the once-per-call middleware")
@@ -164,7 +165,8 @@ struct MiddlewareChainTests {
         let client = try NetworkClient(configuration: configuration, transport: mock, middleware: [Tagging(tag: "A", trace: trace)])
         #expect(
             client.chainOrder == [
-                "TeamHeadersMiddleware", "Tagging", "RetryMiddleware", "FollowUpLink", "BridgeLink", "QueueGate", "transport mock",
+                "TeamHeadersMiddleware", "Tagging", "RetryMiddleware", "FollowUpLink", "CacheLink", "BridgeLink", "QueueGate",
+                "transport mock",
             ])
         let response = try await client.response(for: Ping())
         #expect(trace.all == ["request A", "response A"])

@@ -13,6 +13,7 @@ struct CallDescription<Output: Sendable>: Sendable {
     var team: String?
     var timeout: Duration?
     var httpVersion: HTTPVersionPreference?
+    var cachePolicy: CachePolicy?
     var statusValidation: StatusValidation
     var decoder: ResponseDecoder<Output>
     var errorDecoder: ErrorBodyDecoder?
@@ -42,7 +43,7 @@ extension CallDescription {
         self.init(
             baseURL: endpoint.baseURL, path: endpoint.path, method: endpoint.method, query: endpoint.query,
             headers: endpoint.headers, body: endpoint.body, team: endpoint.team, timeout: endpoint.timeout,
-            httpVersion: endpoint.httpVersion,
+            httpVersion: endpoint.httpVersion, cachePolicy: endpoint.cachePolicy,
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
             logger: endpoint.logger, apiType: type(of: endpoint), requestQueue: endpoint.requestQueue, priority: endpoint.priority,
             tags: endpoint.tags, deduplication: endpoint.deduplication

@@ -39,6 +39,9 @@ public protocol Endpoint: Sendable {
     var timeout: Duration? { get }
     /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
     var httpVersion: HTTPVersionPreference? { get }
+    /// How this call uses the client's ``ResponseCache``; `nil` (the default) uses the client's
+    /// ``ClientConfiguration/cachePolicy``.
+    var cachePolicy: CachePolicy? { get }
     /// Which statuses succeed; 2xx by default.
     var statusValidation: StatusValidation { get }
     /// How the body becomes ``Output``; ``ResponseDecoder/automatic`` by default.
@@ -74,6 +77,8 @@ extension Endpoint {
     public var timeout: Duration? { nil }
     /// The transport's configured HTTP version.
     public var httpVersion: HTTPVersionPreference? { nil }
+    /// The client's cache policy.
+    public var cachePolicy: CachePolicy? { nil }
     /// 2xx.
     public var statusValidation: StatusValidation { .successful }
     /// Chosen from `Output` at run time.

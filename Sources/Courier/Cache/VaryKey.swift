@@ -16,6 +16,12 @@ struct VaryKey: Sendable, Hashable {
     /// The most field names a `Vary` may nominate for the response to be stored.
     static let maxNames = 32
 
+    /// A key read back from a store.
+    init(names: [String], values: [String?]) {
+        self.names = names
+        self.values = values
+    }
+
     /// The key for a response's `Vary` fields and the request it answered; `nil` when the
     /// response cannot be served to any later request (`Vary: *`, or too many names).
     init?(vary: [String], request: HTTPFields) {

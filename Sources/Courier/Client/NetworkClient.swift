@@ -205,7 +205,8 @@ public final class NetworkClient: Sendable {
         case .success(let built):
             exchange = await network(
                 built.request, built.body, ownHeaderNames: built.ownHeaderNames, placement: placement, team: call.team,
-                timeout: call.timeout ?? configuration.requestTimeout, httpVersion: call.httpVersion, requestID: requestID,
+                timeout: call.timeout ?? configuration.requestTimeout, httpVersion: call.httpVersion,
+                cachePolicy: call.cachePolicy ?? configuration.cachePolicy, requestID: requestID,
                 logger: logger, recorder: recorder, start: start)
         case .failure(let error):
             exchange = .failed(error, sent: nil)
@@ -239,7 +240,8 @@ public final class NetworkClient: Sendable {
     /// The network part of a call: its context, its deadline, the chain, and the whole body.
     private func network(
         _ request: HTTPRequest, _ body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>, placement: QueuePlacement?, team: String?,
-        timeout: Duration, httpVersion: HTTPVersionPreference?, requestID: String, logger: Logger, recorder: TransferRecorder,
+        timeout: Duration, httpVersion: HTTPVersionPreference?, cachePolicy: CachePolicy, requestID: String, logger: Logger,
+        recorder: TransferRecorder,
         start: Moment
     ) async -> Exchange {
         let time = configuration.timeSource
@@ -260,6 +262,8 @@ public final class NetworkClient: Sendable {
         context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement
+        context.cache = configuration.cache
+        context.cachePolicy = cachePolicy
         context.ownHeaderNames = ownHeaderNames
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.

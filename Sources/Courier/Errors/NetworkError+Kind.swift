@@ -24,6 +24,7 @@ extension NetworkError {
             case queueFull = "queue_full"
             case soapFault = "soap_fault"
             case shutDown = "shut_down"
+            case notCached = "not_cached"
         }
 
         private let code: Code
@@ -81,6 +82,9 @@ extension NetworkError {
         /// The client is shutting down: it took no new call, or its grace period ended a running
         /// one (see ``NetworkClient/shutdown(gracePeriod:)``).
         public static let shutDown = Kind(.shutDown)
+        /// The call's ``CachePolicy`` allowed only the response cache (``CachePolicy/cacheOnly``)
+        /// and the cache held no usable response; nothing was sent.
+        public static let notCached = Kind(.notCached)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

@@ -71,6 +71,26 @@ public struct RequestMetrics: Sendable, Hashable {
     public var attempts: Int = 0
     /// How many redirects the call followed (each hop is also an attempt).
     public var redirects: Int = 0
+    /// What the response cache did for the call; `nil` when it had no part in it (no cache, or a
+    /// request the cache does not handle).
+    public var cache: CacheResult?
+    /// The age of the stored response served (``CacheResult/hit``, ``CacheResult/revalidated`` or
+    /// ``CacheResult/stale``), in whole seconds.
+    public var cacheAge: Duration?
+
+    /// What the response cache did for a call.
+    public enum CacheResult: String, Sendable, Hashable {
+        /// A fresh stored response was served; nothing was sent.
+        case hit
+        /// Nothing usable was stored: the response came from the network (and was stored if it may be).
+        case miss
+        /// A stored response was revalidated: the server answered `304`, and the stored body was served.
+        case revalidated
+        /// A stored response past its lifetime was served: the policy allowed it
+        /// (``CachePolicy/returnCacheElseLoad``, ``CachePolicy/cacheOnly``), or the network or the
+        /// server failed under ``CachePolicy/staleIfError(maxStale:)`` or a response's `stale-if-error`.
+        case stale
+    }
 
     /// Creates empty metrics for a transport.
     /// - Parameter transport: The transport's name.

@@ -61,6 +61,10 @@ public struct RequestContext: Sendable {
     public var ownHeaderNames: Set<HTTPField.Name> = []
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
     var placement: QueuePlacement?
+    /// The client's response cache, if it has one.
+    var cache: ResponseCache?
+    /// How the call uses the response cache.
+    public var cachePolicy: CachePolicy = .useProtocol
     /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
     private var values: [ObjectIdentifier: any Sendable] = [:]
 

@@ -8,7 +8,8 @@ import HTTPTypes
 /// 2. the application middleware, once per call;
 /// 3. retry (`RetryMiddleware`, when the configuration has a retry policy);
 /// 4. follow-up (`FollowUpLink`): redirects;
-/// 5. (the response cache's slot, when it comes;)
+/// 5. the response cache (`CacheLink`): always present; without a ``ResponseCache`` in the
+///    call's context it only passes the call on (or fails a ``CachePolicy/cacheOnly`` call);
 /// 6. the bridge (`BridgeLink`): `Accept-Encoding`, and decoding of the response body (see
 ///    ``Decompression``);
 /// 7. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
@@ -52,6 +53,7 @@ struct CallChain: Sendable {
         applicationCount = links.count
         let bridge = BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings)
         links.append(FollowUpLink())
+        links.append(CacheLink())
         links.append(bridge)
         links.append(QueueGate())
         links += network.map(NetworkLink.init)
@@ -120,7 +122,7 @@ extension BindableLink {
     }
 }
 
-/// Follow-up, the bridge, the queue's gate and the transport as one function, for a client with
+/// Follow-up, the cache, the bridge, the queue's gate and the transport as one function, for a client with
 /// no network middleware. Each step is the function its link's closure calls
 /// (`FollowUpLink.redirects` and `follow`, `BridgeLink.decodedIfEncoded`, `QueueGate.pass`,
 /// `CallChain.attempt`), in the chain's order.
@@ -130,9 +132,15 @@ struct BuiltInTail: Sendable {
 
     /// Follow-up: one hop, then the redirects it leads to.
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        let response = try await hop(request, body, context)
+        let response = try await cachedHop(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
-        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: hop)
+        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: cachedHop)
+    }
+
+    /// The cache around one hop; a call without a cache goes straight to the hop.
+    @Sendable func cachedHop(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await hop(request, body, context) }
+        return try await CacheLink.run(request, body, context, next: hop)
     }
 
     /// The bridge around the gate around one attempt.

@@ -94,7 +94,7 @@ struct FollowUpLink: BindableLink {
 
     /// Reads a redirect's body up to ``drainedBytes`` so its connection can be reused, then drops it
     /// (which stops the transfer). A failure while reading it does not matter: it is not the answer.
-    private static func drain(_ body: ResponseBody) async {
+    static func drain(_ body: ResponseBody) async {
         var read = 0
         do {
             for try await chunk in body {

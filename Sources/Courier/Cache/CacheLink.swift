@@ -1,0 +1,262 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// The response cache's link: slot 5 of ``CallChain``, below follow-up (each redirect hop is looked
+/// up and stored under its own URL) and above the bridge (bodies are stored decoded, and a hit
+/// never waits for a queue slot or reaches the transport).
+struct CacheLink: BindableLink {
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in try await Self.run(request, body, context, next: next) }
+    }
+
+    /// The fields that make a request conditional or partial: the caller's own business, so such a
+    /// request passes the cache untouched.
+    private static let callerConditions: [HTTPField.Name] = [
+        .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange, .range,
+    ]
+
+    /// The errors after which a stale response may stand in (a transport could not get an answer);
+    /// not cancellation, not the call's deadline, not a body that was too large.
+    private static let outageKinds: Set<NetworkError.Kind> = [
+        .dnsFailure, .connectFailure, .connectionClosed, .tlsFailure, .invalidResponse, .transportFailure,
+    ]
+
+    static func run(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        guard let cache = context.cache else {
+            if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the client has no response cache") }
+            return try await next(request, body, context)
+        }
+        let method = request.method
+        guard method == .get || method == .head else {
+            let response = try await next(request, body, context)
+            if StoringRules.invalidates(method: method, status: response.head.status.code) {
+                for stored in [HTTPRequest.Method.get, .head] { cache.store.remove(key(for: request, method: stored)) }
+            }
+            return response
+        }
+        if callerConditions.contains(where: { request.headerFields[$0] != nil }) {
+            if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the request is conditional or partial") }
+            return try await next(request, body, context)
+        }
+        let lookup = Lookup(request: request, cache: cache, context: context)
+        switch context.cachePolicy {
+        case .cacheOnly:
+            guard let stored = lookup.stored else { throw notCached(request, why: "nothing usable is stored") }
+            return lookup.serve(stored, as: lookup.isFresh(stored) ? .hit : .stale)
+        case .returnCacheElseLoad:
+            if let stored = lookup.stored { return lookup.serve(stored, as: lookup.isFresh(stored) ? .hit : .stale) }
+            return try await lookup.load(body: body, revalidating: nil, next: next)
+        case .reloadIgnoringCache:
+            return try await lookup.load(body: body, revalidating: nil, next: next)
+        case .revalidateAlways:
+            return try await lookup.load(body: body, revalidating: lookup.stored, next: next)
+        case .useProtocol, .staleIfError:
+            if let stored = lookup.stored, lookup.isFresh(stored) { return lookup.serve(stored, as: .hit) }
+            return try await lookup.load(body: body, revalidating: lookup.stored, next: next)
+        }
+    }
+
+    /// The key a request's response is stored under: the method, the URL, and for a request with
+    /// `Authorization`, a fingerprint of its value (so other credentials never match).
+    static func key(for request: HTTPRequest, method: HTTPRequest.Method) -> String {
+        var key = method.rawValue + " " + request.urlText
+        if let credentials = request.headerFields[.authorization] {
+            key += " credentials:" + String(CachedResponse.checksum(credentials.utf8), radix: 16)
+        }
+        return key
+    }
+
+    static func notCached(_ request: HTTPRequest, why: String) -> NetworkError {
+        NetworkError(
+            kind: .notCached, phase: .building,
+            message: "the cache policy allows only the cache and \(why) for \(request.method.rawValue) "
+                + Redaction.redactedURL(request.urlText) + "; nothing was sent")
+    }
+
+    /// One call's look at the cache: what is stored for it, and the clock.
+    struct Lookup {
+        let request: HTTPRequest
+        let cache: ResponseCache
+        let context: RequestContext
+        let key: String
+        let requestControl: CacheControl
+        /// The stored response, when its `Vary` fields match the request.
+        let stored: CachedResponse?
+
+        init(request: HTTPRequest, cache: ResponseCache, context: RequestContext) {
+            self.request = request
+            self.cache = cache
+            self.context = context
+            key = CacheLink.key(for: request, method: request.method)
+            requestControl = CacheControl(fields: request.headerFields[values: .cacheControl])
+            let found = cache.store.response(for: key)
+            stored = found.flatMap { $0.vary.map { vary in vary.matches(request.headerFields) } ?? true ? $0 : nil }
+        }
+
+        var now: Int64 { WallClock.seconds(on: context.clock) }
+
+        func isFresh(_ stored: CachedResponse) -> Bool {
+            stored.freshness.isFresh(now: now, request: requestControl)
+        }
+
+        /// The stored response as the answer.
+        func serve(_ stored: CachedResponse, as result: RequestMetrics.CacheResult) -> TransportResponse {
+            let age = stored.freshness.currentAge(now: now)
+            var head = HTTPResponse(status: HTTPResponse.Status(code: stored.status))
+            head.headerFields = stored.headerFields
+            head.headerFields[.age] = String(age)
+            record(result, age: age)
+            return TransportResponse(head: head, body: request.method == .head ? .empty : ResponseBody(data: stored.body))
+        }
+
+        private func record(_ result: RequestMetrics.CacheResult, age: Int64?) {
+            context.recorder.update { metrics in
+                metrics.cache = result
+                metrics.cacheAge = age.map { .seconds($0) }
+            }
+            context.debugLogger?.debug(
+                "courier.cache.\(result.rawValue)",
+                metadata: [
+                    "courier.request_id": .string(context.requestID),
+                    "courier.url": .string(Redaction.redactedURL(request.urlText)),
+                    "courier.cache.age": .string(age.map { String($0) } ?? "-"),
+                ])
+        }
+
+        /// Sends the request (made conditional on `revalidating`'s validators, if it has any),
+        /// then serves, updates or stores what comes back.
+        func load(body: RequestBody?, revalidating: CachedResponse?, next: Middleware.Next) async throws -> TransportResponse {
+            var sent = request
+            var conditional = false
+            if let revalidating {
+                if let tag = revalidating.headerFields[.eTag] {
+                    sent.headerFields[.ifNoneMatch] = tag
+                    conditional = true
+                }
+                if let modified = revalidating.headerFields[.lastModified] {
+                    sent.headerFields[.ifModifiedSince] = modified
+                    conditional = true
+                }
+            }
+            let requestTime = now
+            let response: TransportResponse
+            do {
+                response = try await next(sent, body, context)
+            } catch let error as NetworkError where CacheLink.outageKinds.contains(error.kind) && !context.isCancelled {
+                if let stand = standIn() { return stand }
+                throw error
+            }
+            let status = response.head.status.code
+            if status == 304, conditional, let revalidating {
+                await FollowUpLink.drain(response.body)
+                let updated = Self.updated(revalidating, with: response.head.headerFields, requestTime: requestTime, responseTime: now)
+                cache.store.store(updated)
+                return serve(updated, as: .revalidated)
+            }
+            if (500...599).contains(status), let stand = standIn() {
+                await FollowUpLink.drain(response.body)
+                return stand
+            }
+            return store(response, requestTime: requestTime)
+        }
+
+        /// The stored response, when the network or the server failed and the policy (or the
+        /// stored response's own `stale-if-error`) lets a stale one stand in.
+        private func standIn() -> TransportResponse? {
+            guard let stored, context.cachePolicy != .reloadIgnoringCache, !stored.freshness.control.mustRevalidate,
+                !stored.freshness.control.noCache
+            else { return nil }
+            let allowed: Int64?
+            switch context.cachePolicy {
+            case .staleIfError(let maxStale): allowed = max(maxStale.components.seconds, stored.freshness.control.staleIfError ?? 0)
+            default: allowed = stored.freshness.control.staleIfError
+            }
+            guard let allowed, stored.freshness.staleness(now: now) <= allowed else { return nil }
+            return serve(stored, as: .stale)
+        }
+
+        /// A `304`'s fields replace the stored ones of the same name (RFC 9111 §4.3.4), except the
+        /// ones that describe the stored body.
+        static func updated(_ stored: CachedResponse, with fields: HTTPFields, requestTime: Int64, responseTime: Int64) -> CachedResponse {
+            let kept: Set<HTTPField.Name> = [.contentLength, .contentEncoding, .transferEncoding, .contentRange]
+            var merged = stored
+            let names = Set(fields.map(\.name)).subtracting(kept)
+            var headerFields = HTTPFields(stored.headerFields.filter { !names.contains($0.name) })
+            headerFields.append(contentsOf: fields.filter { names.contains($0.name) })
+            merged.headerFields = headerFields
+            merged.requestTime = requestTime
+            merged.responseTime = responseTime
+            return merged
+        }
+
+        /// Stores the response when the rules allow it: a body in memory at once, a streamed one
+        /// once the caller has read all of it (a body read only in part is never stored).
+        private func store(_ response: TransportResponse, requestTime: Int64) -> TransportResponse {
+            record(.miss, age: nil)
+            let responseTime = now
+            let fields = response.head.headerFields
+            let freshness = StoredFreshness(
+                status: response.head.status.code, fields: fields, requestTime: requestTime, responseTime: responseTime)
+            let refusal = StoringRules.refusal(
+                request: request, requestControl: requestControl, freshness: freshness, responseFields: fields)
+            guard refusal == nil, response.body.expectedLength.map({ $0 <= cache.maxEntryBytes }) ?? true else {
+                // What was stored is not the current answer any more.
+                if stored != nil { cache.store.remove(key) }
+                return response
+            }
+            let vary = fields[values: .vary].isEmpty ? nil : VaryKey(vary: fields[values: .vary], request: request.headerFields)
+            let entry = { @Sendable (body: Data) in
+                CachedResponse(
+                    key: key, status: response.head.status.code, headerFields: fields, body: body, requestTime: requestTime,
+                    responseTime: responseTime, vary: vary)
+            }
+            if let buffered = try? response.body.bufferedBytes(upTo: cache.maxEntryBytes) {
+                cache.store.store(entry(buffered))
+                return response
+            }
+            let store = cache.store
+            let copy = BodyCopy(body: response.body, limit: cache.maxEntryBytes) { whole in store.store(entry(whole)) }
+            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await copy.next() })
+            return TransportResponse(head: response.head, body: ResponseBody(stream: stream, expectedLength: response.body.expectedLength))
+        }
+    }
+
+    /// Passes a streamed body on chunk by chunk and keeps a copy; when the body ends, and was
+    /// never larger than `limit`, hands the copy to `finished`.
+    ///
+    /// `@unchecked Sendable`: a body is read once, by one reader at a time, so `iterator` and
+    /// `copy` are never touched concurrently.
+    final class BodyCopy: @unchecked Sendable {
+        private var iterator: ResponseBody.AsyncIterator
+        private var copy = Data()
+        private var overflowed = false
+        private let limit: Int
+        private let finished: @Sendable (Data) -> Void
+
+        init(body: ResponseBody, limit: Int, finished: @escaping @Sendable (Data) -> Void) {
+            iterator = body.makeAsyncIterator()
+            self.limit = limit
+            self.finished = finished
+        }
+
+        func next() async throws -> Data? {
+            guard let chunk = try await iterator.next() else {
+                if !overflowed { finished(copy) }
+                overflowed = true
+                return nil
+            }
+            if !overflowed {
+                if copy.count + chunk.count <= limit {
+                    copy.append(chunk)
+                } else {
+                    overflowed = true
+                    copy = Data()
+                }
+            }
+            return chunk
+        }
+    }
+}

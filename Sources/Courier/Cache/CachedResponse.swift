@@ -1,0 +1,122 @@
+import Foundation
+import HTTPTypes
+
+/// One response as a ``CacheStore`` holds it: the head, the whole body, when it was received, and
+/// the request fields it was chosen by (its `Vary`).
+///
+/// Stores keep it whole and hand it back unchanged; ``encoded()`` and ``init(encoded:)`` give a
+/// checked byte form for stores that write it somewhere.
+public struct CachedResponse: Sendable, Hashable {
+    /// The key it is stored under (method, URL, and a fingerprint of the request's credentials).
+    public let key: String
+    /// The status code.
+    public internal(set) var status: Int
+    /// The response's header fields, as received (a `304` later updates them).
+    public internal(set) var headerFields: HTTPFields
+    /// The whole body, already decoded from any content coding.
+    public let body: Data
+    /// When the request that fetched it (or last revalidated it) was sent, in seconds since 1970.
+    public internal(set) var requestTime: Int64
+    /// When that response arrived, in seconds since 1970.
+    public internal(set) var responseTime: Int64
+    /// The request fields named by the response's `Vary`, with the values they had.
+    var vary: VaryKey?
+
+    init(
+        key: String, status: Int, headerFields: HTTPFields, body: Data, requestTime: Int64, responseTime: Int64, vary: VaryKey?
+    ) {
+        self.key = key
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.vary = vary
+    }
+
+    /// Bytes it costs a store: the body and the header fields.
+    public var size: Int {
+        body.count + headerFields.reduce(key.utf8.count) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+    }
+
+    /// Its freshness information (RFC 9111 §4.2), read from the stored head.
+    var freshness: StoredFreshness {
+        StoredFreshness(status: status, fields: headerFields, requestTime: requestTime, responseTime: responseTime)
+    }
+}
+
+extension CachedResponse {
+    /// The fields of the byte form, before the body.
+    private struct Metadata: Codable {
+        var key: String
+        var status: Int
+        var fields: [[String]]
+        var requestTime: Int64
+        var responseTime: Int64
+        var varyNames: [String]?
+        var varyValues: [String?]?
+        var bodyLength: Int
+    }
+
+    /// The first bytes of the byte form, and its version.
+    private static let magic = Array("CRE1".utf8)
+    /// The most metadata bytes a valid entry has (its header fields are bounded by the response
+    /// head limits long before this).
+    private static let maxMetadataBytes = 4 << 20
+
+    /// The byte form: a magic number, the metadata as JSON with its length, the body, and a
+    /// 64-bit FNV-1a checksum of everything before it, so a truncated or altered entry is
+    /// recognised (``init(encoded:)`` returns `nil`) instead of being served.
+    public func encoded() -> Data {
+        let metadata = Metadata(
+            key: key, status: status, fields: headerFields.map { [$0.name.rawName, $0.value] }, requestTime: requestTime,
+            responseTime: responseTime, varyNames: vary?.names, varyValues: vary?.values, bodyLength: body.count)
+        let json = (try? JSONEncoder().encode(metadata)) ?? Data()
+        var data = Data(Self.magic)
+        data.reserveCapacity(4 + 4 + json.count + body.count + 8)
+        withUnsafeBytes(of: UInt32(json.count).littleEndian) { data.append(contentsOf: $0) }
+        data.append(json)
+        data.append(body)
+        withUnsafeBytes(of: Self.checksum(data).littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Reads the byte form; `nil` when it is not one, or is truncated or altered.
+    /// - Parameter data: What ``encoded()`` wrote.
+    public init?(encoded data: Data) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 16, Array(bytes[0..<4]) == Self.magic else { return nil }
+        let metadataLength = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
+        guard metadataLength <= Self.maxMetadataBytes, bytes.count >= 8 + metadataLength + 8 else { return nil }
+        let checksumStart = bytes.count - 8
+        var stored: UInt64 = 0
+        for index in 0..<8 { stored |= UInt64(bytes[checksumStart + index]) << (8 * UInt64(index)) }
+        guard stored == Self.checksum(bytes[..<checksumStart]) else { return nil }
+        guard let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(bytes[8..<(8 + metadataLength)])),
+            metadata.bodyLength == checksumStart - 8 - metadataLength, (100...999).contains(metadata.status)
+        else { return nil }
+        var fields = HTTPFields()
+        for pair in metadata.fields {
+            guard pair.count == 2, let name = HTTPField.Name(pair[0]), HTTPField.isValidValue(pair[1]) else { return nil }
+            fields.append(HTTPField(name: name, value: pair[1]))
+        }
+        var vary: VaryKey?
+        if let names = metadata.varyNames, let values = metadata.varyValues {
+            guard names.count == values.count else { return nil }
+            vary = VaryKey(names: names, values: values)
+        }
+        self.init(
+            key: metadata.key, status: metadata.status, headerFields: fields, body: Data(bytes[(8 + metadataLength)..<checksumStart]),
+            requestTime: metadata.requestTime, responseTime: metadata.responseTime, vary: vary)
+    }
+
+    /// 64-bit FNV-1a.
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

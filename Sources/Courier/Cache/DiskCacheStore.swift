@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A ``CacheStore`` in a directory: one file per entry, bounded by bytes.
+///
+/// Each entry is written to a temporary file and renamed into place, so a crash never leaves half
+/// an entry under a key's name, and two processes may share the directory. An entry that is
+/// truncated, altered or unreadable is a miss, and its file is removed. When the directory grows
+/// past ``maxBytes``, the entries written longest ago are removed until it is under 90% of it.
+public final class DiskCacheStore: CacheStore {
+    /// The directory.
+    public let directory: String
+    /// The most bytes the entry files may take together.
+    public let maxBytes: Int
+    /// Bytes this process believes the directory holds; `nil` until first counted (another
+    /// process may have written too, so trimming counts again).
+    private let knownBytes = Mutex<Int?>(nil)
+
+    /// The files' suffix; nothing else in the directory is read or removed.
+    static let suffix = ".courier-cache"
+
+    /// Opens (and creates, if needed) a store in `directory`.
+    /// - Parameters:
+    ///   - directory: The directory; created with its parents when missing.
+    ///   - maxBytes: The most bytes the entries may take together; 256 MiB by default.
+    /// - Throws: ``ConfigurationError`` (key `cache.directory`) when the directory cannot be
+    ///   created or is not a writable directory; (key `cache.maxBytes`) when `maxBytes` is not
+    ///   positive.
+    public init(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) {
+        guard maxBytes > 0 else {
+            throw ConfigurationError(key: "cache.maxBytes", value: "\(maxBytes)", allowed: "more than 0", source: "code")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigurationError(
+                key: "cache.directory", value: directory, allowed: "a directory that can be created", source: "code")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+            FileManager.default.isWritableFile(atPath: directory)
+        else {
+            throw ConfigurationError(key: "cache.directory", value: directory, allowed: "a writable directory", source: "code")
+        }
+        self.directory = directory
+        self.maxBytes = maxBytes
+    }
+
+    /// The file an entry is stored in: a hash of its key (the file holds the key too, so a
+    /// collision is a miss, never another key's answer).
+    func path(for key: String) -> String {
+        let hash = CachedResponse.checksum(key.utf8)
+        let hex = String(hash, radix: 16)
+        return directory + "/" + String(repeating: "0", count: 16 - hex.count) + hex + Self.suffix
+    }
+
+    public func response(for key: String) -> CachedResponse? {
+        let path = path(for: key)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = (attributes[.size] as? NSNumber)?.intValue
+        else { return nil }
+        guard size <= maxBytes, let data = FileManager.default.contents(atPath: path) else {
+            unlink(path)
+            return nil
+        }
+        guard let response = CachedResponse(encoded: data) else {
+            // Truncated, altered, or from another format: never served, and removed.
+            unlink(path)
+            return nil
+        }
+        return response.key == key ? response : nil
+    }
+
+    public func store(_ response: CachedResponse) {
+        let data = response.encoded()
+        let path = path(for: response.key)
+        guard data.count <= maxBytes else { return remove(response.key) }
+        let temporary = path + ".tmp-\(UInt64.random(in: 0...UInt64.max))"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return
+        }
+        let total = knownBytes.withLock { known -> Int? in
+            guard let bytes = known else { return nil }
+            known = bytes + data.count
+            return known
+        }
+        if total.map({ $0 > maxBytes }) ?? true { trim() }
+    }
+
+    public func remove(_ key: String) {
+        unlink(path(for: key))
+    }
+
+    /// Counts the entry files and, when they take more than ``maxBytes``, removes the ones
+    /// written longest ago until they take at most 90% of it.
+    func trim() {
+        let url = URL(fileURLWithPath: directory)
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        guard let files = try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: keys) else { return }
+        var entries: [(path: String, size: Int, written: Date)] = []
+        for file in files where file.lastPathComponent.hasSuffix(Self.suffix) {
+            guard let values = try? file.resourceValues(forKeys: Set(keys)) else { continue }
+            entries.append((file.path, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast))
+        }
+        var total = entries.reduce(0) { $0 + $1.size }
+        if total > maxBytes {
+            for entry in entries.sorted(by: { $0.written < $1.written }) where total > maxBytes / 10 * 9 {
+                if unlink(entry.path) == 0 { total -= entry.size }
+            }
+        }
+        knownBytes.withLock { $0 = total }
+    }
+}

@@ -1,0 +1,52 @@
+/// The response cache: HTTP caching (RFC 9111) for GET and HEAD, as one link of every client's
+/// chain.
+///
+/// Give one to ``ClientConfiguration/cache``; each call's ``CachePolicy`` says how it uses it. A
+/// fresh stored response is served without a request, a stale one with an `ETag` or
+/// `Last-Modified` is revalidated (a `304` serves the stored body), and a successful unsafe
+/// request (`POST`, `PUT`, `DELETE`, ...) removes what is stored for its URL. The metrics of every
+/// call say what the cache did (``RequestMetrics/cache``).
+///
+/// It is a private cache: `s-maxage` is ignored, `private` responses are stored. A response to a
+/// request with `Authorization` is stored only when it says so (`public`, `must-revalidate` or
+/// `s-maxage`), under a key that includes a fingerprint of the credentials, so it is never served
+/// to a request with other credentials.
+///
+/// ```swift
+/// var configuration = ClientConfiguration(baseURL: "https://catalogue.internal")
+/// configuration.cache = ResponseCache(store: MemoryCacheStore(maxBytes: 32 << 20))
+/// ```
+///
+/// One cache (and one store) may be shared by several clients.
+public final class ResponseCache: Sendable {
+    /// Where the responses are kept.
+    public let store: any CacheStore
+    /// The largest body stored; a larger response is passed on without being stored.
+    public let maxEntryBytes: Int
+
+    /// Creates a cache on a store.
+    /// - Parameters:
+    ///   - store: Where responses are kept (``MemoryCacheStore`` or ``DiskCacheStore``).
+    ///   - maxEntryBytes: The largest body stored; 8 MiB by default, at least 0.
+    public init(store: any CacheStore, maxEntryBytes: Int = 8 << 20) {
+        self.store = store
+        self.maxEntryBytes = max(0, maxEntryBytes)
+    }
+
+    /// A cache in memory.
+    /// - Parameters:
+    ///   - maxBytes: The most bytes its entries may take; 64 MiB by default.
+    ///   - maxEntries: The most entries; 10,000 by default.
+    public static func memory(maxBytes: Int = 64 << 20, maxEntries: Int = 10_000) -> ResponseCache {
+        ResponseCache(store: MemoryCacheStore(maxBytes: maxBytes, maxEntries: maxEntries))
+    }
+
+    /// A cache in a directory.
+    /// - Parameters:
+    ///   - directory: The directory; created when missing.
+    ///   - maxBytes: The most bytes its entries may take; 256 MiB by default.
+    /// - Throws: ``ConfigurationError`` when the directory cannot be used.
+    public static func disk(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) -> ResponseCache {
+        ResponseCache(store: try DiskCacheStore(directory: directory, maxBytes: maxBytes))
+    }
+}

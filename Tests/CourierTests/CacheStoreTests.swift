@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+/// The stores behind `ResponseCache`: bounds, eviction, and the checked byte form on disk.
+@Suite("Response cache stores")
+struct CacheStoreTests {
+    static func entry(_ key: String, bytes: Int = 100, status: Int = 200) -> CachedResponse {
+        var fields = HTTPFields()
+        fields[.cacheControl] = "max-age=60"
+        fields[.eTag] = "\"\(key)\""
+        return CachedResponse(
+            key: key, status: status, headerFields: fields, body: Data(repeating: 0x61, count: bytes), requestTime: 1_000,
+            responseTime: 1_001, vary: VaryKey(names: ["accept-language"], values: ["en"]))
+    }
+
+    @Test("memory: the least recently used entry goes first, by entries and by bytes")
+    func memoryEviction() {
+        let store = MemoryCacheStore(maxBytes: 10_000, maxEntries: 3)
+        for key in ["a", "b", "c"] { store.store(Self.entry(key)) }
+        _ = store.response(for: "a")  // a is now the most recently used
+        store.store(Self.entry("d"))
+        #expect(store.response(for: "b") == nil, "b was the least recently used")
+        #expect(store.response(for: "a") != nil && store.response(for: "c") != nil && store.response(for: "d") != nil)
+        #expect(store.count == 3)
+
+        store.store(Self.entry("big", bytes: 9_000))
+        #expect(store.response(for: "big") != nil)
+        #expect(store.bytes <= 10_000)
+        store.store(Self.entry("huge", bytes: 20_000))
+        #expect(store.response(for: "huge") == nil, "larger than the whole store: not kept")
+        store.remove("big")
+        #expect(store.response(for: "big") == nil)
+        #expect(store.bytes == (store.count == 0 ? 0 : store.bytes))
+    }
+
+    @Test("the byte form reads back the same, and any truncation or altered byte is rejected")
+    func encoding() throws {
+        let entry = Self.entry("GET https://example.test/a", bytes: 300)
+        let data = entry.encoded()
+        #expect(CachedResponse(encoded: data) == entry)
+        for cut in [0, 3, 8, 20, data.count / 2, data.count - 9, data.count - 1] {
+            #expect(CachedResponse(encoded: data.prefix(cut)) == nil, "cut at \(cut)")
+        }
+        for index in stride(from: 0, to: data.count, by: 37) {
+            var altered = data
+            altered[index] ^= 0x5a
+            #expect(CachedResponse(encoded: altered) == nil, "byte \(index) altered")
+        }
+        #expect(CachedResponse(encoded: Data("not an entry at all, but long enough".utf8)) == nil)
+    }
+
+    @Test("disk: entries survive a new store on the directory; a corrupt or truncated file is a miss and is removed")
+    func disk() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try DiskCacheStore(directory: directory)
+        let entry = Self.entry("GET https://example.test/b")
+        store.store(entry)
+        #expect(try DiskCacheStore(directory: directory).response(for: entry.key) == entry)
+
+        let path = store.path(for: entry.key)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.prefix(whole.count - 5).write(to: URL(fileURLWithPath: path))
+        #expect(store.response(for: entry.key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path), "the broken entry is removed")
+
+        store.store(entry)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(store.response(for: entry.key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(!leftovers.contains { $0.contains(".tmp-") }, "no temporary file is left behind")
+    }
+
+    @Test("disk: bounded by bytes, the entries written first are removed first")
+    func diskBound() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try DiskCacheStore(directory: directory, maxBytes: 5_000)
+        for index in 0..<10 {
+            store.store(Self.entry("k\(index)", bytes: 1_000))
+            // Modification times must differ for the order to be defined.
+            let path = store.path(for: "k\(index)")
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_000_000 + Double(index))], ofItemAtPath: path)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(DiskCacheStore.suffix) }
+        let total = try files.reduce(0) { sum, name in
+            sum + ((try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? NSNumber)?.intValue ?? 0)
+        }
+        #expect(total <= 5_000)
+        #expect(store.response(for: "k9") != nil, "the newest entry stays")
+        #expect(store.response(for: "k0") == nil, "the oldest went first")
+    }
+
+    @Test("a directory that cannot be used is a configuration error naming the key")
+    func badDirectory() {
+        #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: "/proc/self/no-such/cache") }
+        #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: NSTemporaryDirectory(), maxBytes: 0) }
+    }
+}

@@ -1,0 +1,191 @@
+import Courier
+import CourierConformance
+import CourierTestServer
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The response cache over every transport, against the loopback server's `/cacheable` entities.
+/// Time is a `ManualTimeSource`: a response ages when the test advances it.
+@Suite("Response cache over real transports")
+struct CacheOverTransportTests {
+    /// A GET of one `/cacheable` entity.
+    struct Entity: Endpoint {
+        typealias Output = String
+        var name: String
+        var query: [QueryItem] = []
+        var headers: RequestHeaders = [:]
+        var method: HTTPRequest.Method = .get
+        var cachePolicy: CachePolicy?
+        var path: String { "cacheable/\(name)" }
+    }
+
+    /// A client on `transport` for `server` with a memory cache and a manual clock.
+    func client(
+        _ transport: ConformanceTransport, _ server: TestServer, clock: ManualTimeSource, cache: ResponseCache = .memory(),
+        policy: CachePolicy = .useProtocol
+    ) throws -> NetworkClient {
+        try transport.makeClient(server) { configuration in
+            configuration.cache = cache
+            configuration.cachePolicy = policy
+            configuration.timeSource = clock
+        }
+    }
+
+    /// Requests the server saw for an entity.
+    func requests(_ server: TestServer, _ name: String) -> Int {
+        server.requestLog.filter { $0.hasPrefix("/cacheable/\(name)") }.count
+    }
+
+    @Test(
+        "fresh: served with no request; stale: revalidated with one conditional request; changed: replaced",
+        arguments: ConformanceTransport.all)
+    func freshStaleChanged(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            let entity = Entity(name: "profile", query: [QueryItem("cc", "max-age=60")])
+
+            let first = try await client.response(for: entity)
+            #expect(first.value == "profile v1")
+            #expect(first.metrics.cache == .miss)
+            let second = try await client.response(for: entity)
+            #expect(second.value == "profile v1")
+            #expect(second.metrics.cache == .hit)
+            #expect(second.metrics.attempts == 0)
+            #expect(requests(server, "profile") == 1, "a fresh hit sends nothing")
+
+            clock.advance(by: .seconds(61))
+            let third = try await client.response(for: entity)
+            #expect(third.value == "profile v1")
+            #expect(third.metrics.cache == .revalidated)
+            #expect(requests(server, "profile") == 2)
+            let fourth = try await client.response(for: entity)
+            #expect(fourth.metrics.cache == .hit, "the 304 made it fresh again")
+
+            clock.advance(by: .seconds(61))
+            var changed = entity
+            changed.headers = ["X-Version": "2"]
+            let fifth = try await client.response(for: changed)
+            #expect(fifth.value == "profile v2")
+            #expect(fifth.metrics.cache == .miss)
+            let sixth = try await client.response(for: entity)
+            #expect(sixth.value == "profile v2", "the changed entity replaced the stored one")
+            #expect(sixth.metrics.cache == .hit)
+            #expect(requests(server, "profile") == 3)
+            await client.shutdown()
+        }
+    }
+
+    @Test("no-store is never stored; Vary separates entries; an unsafe method invalidates", arguments: ConformanceTransport.all)
+    func storingRules(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+
+            let secret = Entity(name: "secret", query: [QueryItem("cc", "no-store")])
+            _ = try await client.response(for: secret)
+            let again = try await client.response(for: secret)
+            #expect(again.metrics.cache == .miss)
+            #expect(requests(server, "secret") == 2)
+
+            let english = Entity(
+                name: "greeting", query: [QueryItem("cc", "max-age=60"), QueryItem("vary", "Accept-Language")],
+                headers: ["Accept-Language": "en"])
+            var german = english
+            german.headers = ["Accept-Language": "de"]
+            #expect(try await client.response(for: english).value == "greeting v1 for en")
+            #expect(try await client.response(for: english).metrics.cache == .hit)
+            let other = try await client.response(for: german)
+            #expect(other.value == "greeting v1 for de", "another Accept-Language is not served the stored one")
+            #expect(other.metrics.cache == .miss)
+
+            let list = Entity(name: "list", query: [QueryItem("cc", "max-age=60")])
+            _ = try await client.response(for: list)
+            #expect(try await client.response(for: list).metrics.cache == .hit)
+            var post = list
+            post.method = .post
+            _ = try await client.response(for: post)
+            #expect(try await client.response(for: list).metrics.cache == .miss, "a successful POST removed the stored GET")
+            await client.shutdown()
+        }
+    }
+
+    @Test("staleIfError serves a stale response while the server fails; without it the failure stands", arguments: ConformanceTransport.all)
+    func staleIfError(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock, policy: .staleIfError(maxStale: .seconds(300)))
+            let entity = Entity(name: "catalogue", query: [QueryItem("cc", "max-age=10")])
+            _ = try await client.response(for: entity)
+            clock.advance(by: .seconds(60))
+
+            var failing = entity
+            failing.headers = ["X-Status": "503"]
+            let stale = try await client.response(for: failing)
+            #expect(stale.value == "catalogue v1")
+            #expect(stale.metrics.cache == .stale)
+            #expect(stale.metrics.cacheAge == .seconds(60))
+
+            failing.cachePolicy = .useProtocol
+            await #expect(throws: NetworkError.self) { try await client.response(for: failing) }
+
+            clock.advance(by: .seconds(600))
+            failing.cachePolicy = nil
+            let error = await #expect(throws: NetworkError.self, "too stale to stand in") { try await client.response(for: failing) }
+            #expect(error?.status == 503)
+
+            // The server is down: a connection failure is an outage too.
+            let fresh = Entity(name: "prices", query: [QueryItem("cc", "max-age=10")])
+            _ = try await client.response(for: fresh)
+            clock.advance(by: .seconds(30))
+            await server.shutdown()
+            let down = try await client.response(for: fresh)
+            #expect(down.value == "prices v1")
+            #expect(down.metrics.cache == .stale)
+            await client.shutdown()
+        }
+    }
+
+    @Test("cacheOnly: a miss fails as not_cached with nothing sent; a stored response is served", arguments: ConformanceTransport.all)
+    func cacheOnly(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            var offline = Entity(name: "offline", query: [QueryItem("cc", "max-age=5")])
+            offline.cachePolicy = .cacheOnly
+            let error = await #expect(throws: NetworkError.self) { try await client.response(for: offline) }
+            #expect(error?.kind == .notCached)
+            #expect(requests(server, "offline") == 0)
+
+            offline.cachePolicy = nil
+            _ = try await client.response(for: offline)
+            clock.advance(by: .seconds(3600))
+            offline.cachePolicy = .cacheOnly
+            let served = try await client.response(for: offline)
+            #expect(served.value == "offline v1")
+            #expect(served.metrics.cache == .stale)
+            #expect(requests(server, "offline") == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a disk cache shared by two clients: one stores, the other hits", arguments: ConformanceTransport.all)
+    func sharedDisk(transport: ConformanceTransport) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let entity = Entity(name: "shared", query: [QueryItem("cc", "max-age=60")])
+            let writer = try client(transport, server, clock: clock, cache: try .disk(directory: directory))
+            _ = try await writer.response(for: entity)
+            await writer.shutdown()
+            let reader = try client(transport, server, clock: clock, cache: try .disk(directory: directory))
+            let hit = try await reader.response(for: entity)
+            #expect(hit.value == "shared v1")
+            #expect(hit.metrics.cache == .hit)
+            #expect(requests(server, "shared") == 1)
+            await reader.shutdown()
+        }
+    }
+}
