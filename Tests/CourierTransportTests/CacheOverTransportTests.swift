@@ -188,4 +188,50 @@ struct CacheOverTransportTests {
             await reader.shutdown()
         }
     }
+
+    @Test("1,000 concurrent callers of one stale entry cause one revalidation", arguments: ConformanceTransport.all)
+    func oneRevalidation(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            let entity = Entity(name: "popular", query: [QueryItem("cc", "max-age=60")])
+            _ = try await client.response(for: entity)
+            clock.advance(by: .seconds(61))
+            let results = try await withThrowingTaskGroup(of: RequestMetrics.CacheResult?.self) { group in
+                for _ in 0..<1_000 { group.addTask { try await client.response(for: entity).metrics.cache } }
+                return try await group.reduce(into: [RequestMetrics.CacheResult?]()) { $0.append($1) }
+            }
+            #expect(results.count == 1_000)
+            #expect(results.filter { $0 == .revalidated }.count == 1)
+            #expect(results.filter { $0 == .hit }.count == 999)
+            #expect(requests(server, "popular") == 2, "one first load, one revalidation")
+            await client.shutdown()
+        }
+    }
+
+    @Test("a hit never waits for a queue slot", arguments: ConformanceTransport.all)
+    func hitSkipsTheQueue(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try transport.makeClient(server) { configuration in
+                configuration.cache = .memory()
+                configuration.timeSource = clock
+                configuration.queue = RequestQueue.Limits(maxConcurrent: 1)
+            }
+            let entity = Entity(name: "menu", query: [QueryItem("cc", "max-age=60")])
+            _ = try await client.response(for: entity)
+            let held = Task { try await client.send(Held()) }
+            #expect(await eventually { server.requestsInFlight == 1 }, "the only slot is taken")
+            let hit = try await client.response(for: entity)
+            #expect(hit.metrics.cache == .hit)
+            server.release("cache-queue")
+            _ = try await held.value
+            await client.shutdown()
+        }
+    }
+
+    struct Held: Endpoint {
+        typealias Output = Data
+        var path: String { "hold/cache-queue" }
+    }
 }

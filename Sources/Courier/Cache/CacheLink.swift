@@ -41,8 +41,29 @@ struct CacheLink: BindableLink {
             if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the request is conditional or partial") }
             return try await next(request, body, context)
         }
-        let lookup = Lookup(request: request, cache: cache, context: context)
+        var lookup = Lookup(request: request, cache: cache, context: context)
+        // Calls that would go to the network for the same key wait for the one already going, then
+        // look again: many callers of one stale entry cause one revalidation.
+        let shares: Bool
         switch context.cachePolicy {
+        case .useProtocol, .staleIfError: shares = lookup.stored.map { !lookup.isFresh($0) } ?? true
+        case .returnCacheElseLoad: shares = lookup.stored == nil
+        case .cacheOnly, .reloadIgnoringCache, .revalidateAlways: shares = false
+        }
+        if shares {
+            if await cache.loads.lead(lookup.key, context: context) {
+                defer { cache.loads.finish(lookup.key) }
+                return try await respond(lookup, body: body, next: next)
+            }
+            lookup = Lookup(request: request, cache: cache, context: context)
+        }
+        return try await respond(lookup, body: body, next: next)
+    }
+
+    /// The answer for a call under its policy: from the store, or from the network.
+    private static func respond(_ lookup: Lookup, body: RequestBody?, next: Middleware.Next) async throws -> TransportResponse {
+        let request = lookup.request
+        switch lookup.context.cachePolicy {
         case .cacheOnly:
             guard let stored = lookup.stored else { throw notCached(request, why: "nothing usable is stored") }
             return lookup.serve(stored, as: lookup.isFresh(stored) ? .hit : .stale)

@@ -23,6 +23,8 @@ public final class ResponseCache: Sendable {
     public let store: any CacheStore
     /// The largest body stored; a larger response is passed on without being stored.
     public let maxEntryBytes: Int
+    /// The loads in flight, so that callers of one key share one request.
+    let loads = CacheLoads()
 
     /// Creates a cache on a store.
     /// - Parameters:
