@@ -85,6 +85,12 @@ private struct ReaderDocument {
             "queue", [("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool)])
         try nest("connections", [("maxTotal", .number), ("maxPerHost", .number)])
         try nest(
+            "cache",
+            [
+                ("memoryBytes", .number), ("maxEntries", .number), ("directory", .string), ("maxBytes", .number),
+                ("maxEntryBytes", .number), ("policy", .string), ("maxStale", .number),
+            ])
+        try nest(
             "tls",
             [
                 ("caFile", .string), ("caPEM", .string), ("clientCertificateFile", .string), ("clientKeyFile", .string),

@@ -36,6 +36,11 @@ struct ConfigurationReaderTests {
             "courier.connections.maxPerHost": 4,
             "courier.tls.caFile": "/etc/hostname",
             "courier.tls.pinnedPublicKey": "sha256//RjGONrTSIIKbmCXMZVkAuHeLkGKEkQLvBvbUMKswM4Q=",
+            "courier.cache.memoryBytes": 2048,
+            "courier.cache.maxEntries": 7,
+            "courier.cache.maxEntryBytes": 512,
+            "courier.cache.policy": "staleIfError",
+            "courier.cache.maxStale": 45,
         ])
         let configuration = try ClientConfiguration(reader: ConfigReader(provider: provider).scoped(to: "courier"))
         #expect(configuration.transport == "curl")
@@ -64,6 +69,10 @@ struct ConfigurationReaderTests {
         #expect(configuration.maxConnections == 32)
         #expect(configuration.maxConnectionsPerHost == 4)
         #expect(configuration.tls.setKeys == ["tls.caFile", "tls.pinnedPublicKey"])
+        #expect((configuration.cache?.store as? MemoryCacheStore)?.maxBytes == 2048)
+        #expect((configuration.cache?.store as? MemoryCacheStore)?.maxEntries == 7)
+        #expect(configuration.cache?.maxEntryBytes == 512)
+        #expect(configuration.cachePolicy == .staleIfError(maxStale: .seconds(45)))
     }
 
     @Test("environment variables, scoped: COURIER_TRANSPORT, COURIER_TIMEOUTS_REQUEST, lists split at commas")

@@ -93,6 +93,15 @@ struct ConfigurationTests {
             (#"{"tls":{"caFile":"/nonexistent/ca.pem"}}"#, "tls.caFile"),
             (#"{"tls":{"caPEM":"not a certificate"}}"#, "tls.caPEM"),
             (#"{"tls":{"pinnedPublicKey":"md5//abc"}}"#, "tls.pinnedPublicKey"),
+            (#"{"cache":{"memoryByte":1}}"#, "cache.memoryByte"),
+            (#"{"cache":{"memoryBytes":0}}"#, "cache.memoryBytes"),
+            (#"{"cache":{"maxEntries":1.5}}"#, "cache.maxEntries"),
+            (#"{"cache":{"policy":"sometimes"}}"#, "cache.policy"),
+            (#"{"cache":{"maxStale":30}}"#, "cache.maxStale"),
+            (#"{"cache":{"policy":"staleIfError","maxStale":-1}}"#, "cache.maxStale"),
+            (#"{"cache":{"maxBytes":1000}}"#, "cache.maxBytes"),
+            (#"{"cache":{"directory":"/tmp/x","memoryBytes":1000}}"#, "cache.directory"),
+            (#"{"cache":{"directory":"/proc/self/no/such"}}"#, "cache.directory"),
             (#"{"tls":{"clientKeyFile":"/etc/hostname"}}"#, "tls.clientCertificateFile"),
         ]
     )
@@ -124,6 +133,31 @@ struct ConfigurationTests {
         configuration.requestTimeout = .seconds(1)
         configuration.maxRedirects = -1
         #expect(throws: ConfigurationError.self) { try NetworkClient(configuration: configuration, transport: MockTransport()) }
+    }
+
+    @Test("the cache key turns the response cache on: in memory by default, on disk with a directory, with a policy")
+    func cacheFromFile() throws {
+        func load(_ text: String) throws -> ClientConfiguration {
+            let path = try writeFile(text)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            return try ClientConfiguration.load(environment: ["COURIER_CONFIG": path])
+        }
+        #expect(try load(#"{"transport":"mock"}"#).cache == nil, "no key, no cache")
+        let memory = try load(#"{"cache":{}}"#)
+        let store = try #require(memory.cache?.store as? MemoryCacheStore)
+        #expect(store.maxBytes == 64 << 20 && store.maxEntries == 10_000)
+        #expect(memory.cachePolicy == .useProtocol)
+        let sized = try load(#"{"cache":{"memoryBytes":1000,"maxEntries":5,"maxEntryBytes":100,"policy":"revalidateAlways"}}"#)
+        #expect((sized.cache?.store as? MemoryCacheStore)?.maxBytes == 1000)
+        #expect(sized.cache?.maxEntryBytes == 100)
+        #expect(sized.cachePolicy == .revalidateAlways)
+        let directory = NSTemporaryDirectory() + "courier-config-cache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let disk = try load(#"{"cache":{"directory":"\#(directory)","maxBytes":4096,"policy":"staleIfError","maxStale":30}}"#)
+        #expect((disk.cache?.store as? DiskCacheStore)?.directory == directory)
+        #expect((disk.cache?.store as? DiskCacheStore)?.maxBytes == 4096)
+        #expect(disk.cachePolicy == .staleIfError(maxStale: .seconds(30)))
+        #expect(try load(#"{"cache":{"policy":"staleIfError"}}"#).cachePolicy == .staleIfError(maxStale: .seconds(300)))
     }
 
     @Test("the queue key gives the client a default queue with those limits")

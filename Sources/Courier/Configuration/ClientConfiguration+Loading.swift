@@ -10,7 +10,7 @@ extension ClientConfiguration {
     /// The keys a configuration file may contain.
     public static let fileKeys = [
         "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
-        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls",
+        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls", "cache",
     ]
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
@@ -59,8 +59,15 @@ extension ClientConfiguration {
     ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
     ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
     ///   "tls": { "caFile": "/etc/courier/ca.pem", "clientCertificateFile": "client.pem", "clientKeyFile": "client.key",
-    ///            "pinnedPublicKey": "sha256//…" } }
+    ///            "pinnedPublicKey": "sha256//…" },
+    ///   "cache": { "memoryBytes": 33554432, "maxEntries": 10000, "maxEntryBytes": 8388608,
+    ///              "policy": "staleIfError", "maxStale": 300 } }
     /// ```
+    /// `cache` turns the response cache on (``ResponseCache``): in memory (`memoryBytes`,
+    /// `maxEntries`; 64 MiB and 10,000 by default), or on disk with `directory` and `maxBytes`
+    /// (256 MiB by default); `"cache": {}` is a memory cache with the defaults. `policy` is
+    /// `useProtocol` (the default), `reloadIgnoringCache`, `revalidateAlways`,
+    /// `returnCacheElseLoad`, `cacheOnly` or `staleIfError` (with `maxStale` seconds, 300 by default).
     /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
     /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
     /// start and names the key.
@@ -105,6 +112,9 @@ extension ClientConfiguration {
         try Self.checkKeys(
             object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue",
             source: source)
+        try Self.checkKeys(
+            object["cache"], allowed: ["memoryBytes", "maxEntries", "directory", "maxBytes", "maxEntryBytes", "policy", "maxStale"],
+            prefix: "cache", source: source)
         for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
             try Self.checkKeys(
                 rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
@@ -228,8 +238,65 @@ extension ClientConfiguration {
             if let value = queue.deduplicates { limits.deduplicates = value }
             configuration.queue = limits
         }
+        if let cache = file.cache { try configuration.applyCache(cache, source: source) }
         try configuration.validate(source: source)
         return configuration
+    }
+
+    /// The `cache` object: the store, its bounds, and the default policy.
+    private mutating func applyCache(_ cache: ConfigurationFile.Cache, source: String) throws(ConfigurationError) {
+        func bytes(_ value: Double?, _ key: String, default fallback: Int) throws(ConfigurationError) -> Int {
+            guard let value else { return fallback }
+            let count = try Self.wholeNumber(value, key: "cache.\(key)", source: source)
+            guard count > 0 else {
+                throw ConfigurationError(key: "cache.\(key)", value: "\(count)", allowed: "more than 0", source: source)
+            }
+            return count
+        }
+        let maxEntryBytes = try cache.maxEntryBytes.map { value throws(ConfigurationError) in
+            try bytes(value, "maxEntryBytes", default: 0)
+        }
+        let store: any CacheStore
+        if let directory = cache.directory {
+            guard cache.memoryBytes == nil, cache.maxEntries == nil else {
+                throw ConfigurationError(
+                    key: "cache.directory", value: directory, allowed: "either directory (with maxBytes) or memoryBytes, not both",
+                    source: source)
+            }
+            do {
+                store = try DiskCacheStore(directory: directory, maxBytes: try bytes(cache.maxBytes, "maxBytes", default: 256 << 20))
+            } catch {
+                throw ConfigurationError(key: error.key, value: error.value, allowed: error.allowed, source: source)
+            }
+        } else {
+            guard cache.maxBytes == nil else {
+                throw ConfigurationError(key: "cache.maxBytes", value: nil, allowed: "only with cache.directory", source: source)
+            }
+            store = MemoryCacheStore(
+                maxBytes: try bytes(cache.memoryBytes, "memoryBytes", default: 64 << 20),
+                maxEntries: try bytes(cache.maxEntries, "maxEntries", default: 10_000))
+        }
+        self.cache = maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
+        let policies: [String: CachePolicy] = [
+            "useprotocol": .useProtocol, "reloadignoringcache": .reloadIgnoringCache, "revalidatealways": .revalidateAlways,
+            "returncacheelseload": .returnCacheElseLoad, "cacheonly": .cacheOnly,
+        ]
+        if let name = cache.policy {
+            if name.lowercased() == "staleiferror" {
+                cachePolicy = .staleIfError(
+                    maxStale: try Self.duration(seconds: cache.maxStale ?? 300, key: "cache.maxStale", source: source))
+            } else if let policy = policies[name.lowercased()] {
+                cachePolicy = policy
+            } else {
+                throw ConfigurationError(
+                    key: "cache.policy", value: name,
+                    allowed: "useProtocol, reloadIgnoringCache, revalidateAlways, returnCacheElseLoad, cacheOnly or staleIfError",
+                    source: source)
+            }
+        }
+        if cache.maxStale != nil, cache.policy?.lowercased() != "staleiferror" {
+            throw ConfigurationError(key: "cache.maxStale", value: nil, allowed: "only with cache.policy staleIfError", source: source)
+        }
     }
 
     /// Refuses unknown keys inside a nested object, naming them (`retry.maxAtempts`).
@@ -298,6 +365,17 @@ private struct ConfigurationFile: Decodable {
     var httpVersion: String?
     var connections: Connections?
     var tls: TLS?
+    var cache: Cache?
+
+    struct Cache: Decodable {
+        var memoryBytes: Double?
+        var maxEntries: Double?
+        var directory: String?
+        var maxBytes: Double?
+        var maxEntryBytes: Double?
+        var policy: String?
+        var maxStale: Double?
+    }
 
     struct Queue: Decodable {
         var maxConcurrent: Double?
