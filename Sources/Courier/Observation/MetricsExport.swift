@@ -9,7 +9,10 @@ import CoreMetrics
 ///   last body byte;
 /// - counter `courier_call_errors` (dimensions `endpoint`, `transport`, `kind`): failures by
 ///   ``NetworkError/Kind`` (cancellations are not errors and are not counted);
-/// - counter `courier_call_retries` (dimensions `endpoint`, `transport`): attempts beyond the first.
+/// - counter `courier_call_retries` (dimensions `endpoint`, `transport`): attempts beyond the first;
+/// - counter `courier_cache_results` (dimensions `endpoint`, `transport`, `result`): what the
+///   response cache did, one of `hit`, `miss`, `revalidated` and `stale`
+///   (``RequestMetrics/CacheResult``), for calls the cache took part in.
 ///
 /// `endpoint` is an ``EndpointLabels`` label, `transport` the transport's registered name,
 /// `outcome` a ``CallOutcome`` and `kind` a kind's snake_case name: no URL, id or header value
@@ -30,6 +33,7 @@ public final class MetricsExport: CallObserver {
     private let handles = Locked(RecentTable<Key, Handles>())
     private let errors = Locked<[Key: Counter]>([:])
     private let retries = Locked<[Key: Counter]>([:])
+    private let cacheResults = Locked<[Key: Counter]>([:])
     private let factory: (any MetricsFactory)?
 
     /// Creates an exporter.
@@ -65,6 +69,14 @@ public final class MetricsExport: CallObserver {
             let retryKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
             counter(in: retries, retryKey, "courier_call_retries", [("endpoint", key.endpoint), ("transport", key.transport)])
                 .increment(by: Int64(record.metrics.attempts - 1))
+        }
+        if let result = record.metrics.cache {
+            let cacheKey = Key(endpoint: key.endpoint, transport: key.transport, detail: result.rawValue)
+            counter(
+                in: cacheResults, cacheKey, "courier_cache_results",
+                [("endpoint", key.endpoint), ("transport", key.transport), ("result", result.rawValue)]
+            )
+            .increment()
         }
     }
 
