@@ -32,13 +32,16 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
     case large
     /// POST of a 1 KiB JSON body (the server echoes it).
     case post
+    /// GET of a response the client's memory cache holds: after the first request, every call is
+    /// a cache hit, so its cost stands beside a network call's.
+    case cached
     /// GET of the `--url` endpoint as it is (only with `--url`).
     case get
     /// The `--url` request as `-X`, `--data` or `--data-file` shape it (only with `--url`).
     case custom
 
     /// The scenarios the embedded server serves, in order.
-    public static let embedded: [Scenario] = [.small, .medium, .large, .post]
+    public static let embedded: [Scenario] = [.small, .medium, .large, .post, .cached]
 
     /// The embedded server's path for this scenario.
     public var path: String {
@@ -47,6 +50,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .medium: "/bytes/16384"
         case .large: "/bytes/1048576"
         case .post: "/echo"
+        case .cached: "/cacheable/bench?cc=max-age%3D31536000"
         case .get, .custom: ""
         }
     }
@@ -57,7 +61,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .small: 100
         case .medium: 16384
         case .large: 1 << 20
-        case .post, .get, .custom: nil
+        case .post, .get, .custom, .cached: nil
         }
     }
 
@@ -65,7 +69,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
     /// ``custom`` its method and body too).
     public func request(from base: BenchRequest) -> BenchRequest {
         switch self {
-        case .small, .medium, .large, .get: base.with(method: "GET", body: nil, contentType: nil)
+        case .small, .medium, .large, .get, .cached: base.with(method: "GET", body: nil, contentType: nil)
         case .post: base.with(method: "POST", body: Self.postBody, contentType: "application/json")
         case .custom: base
         }
@@ -77,6 +81,10 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         let suffix = Array(#""}"#.utf8)
         return prefix + [UInt8](repeating: UInt8(ascii: "x"), count: 1024 - prefix.count - suffix.count) + suffix
     }()
+
+    /// Whether the clients use a memory cache (Courier's transports; the C reference and the limit
+    /// tools have none, so they show the network call beside it).
+    public var usesCache: Bool { self == .cached }
 
     /// The order rows are shown in.
     public static func < (lhs: Self, rhs: Self) -> Bool {

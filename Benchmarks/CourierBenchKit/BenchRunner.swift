@@ -80,10 +80,11 @@ public struct BenchRunner: Sendable {
             for round in 1...plan.repeats {
                 for transport in clients {
                     progress.start("\(cell) · \(transport.rawValue) · run \(round)/\(plan.repeats)")
-                    let job = WorkerJob(
+                    var job = WorkerJob(
                         transport: transport, url: url, request: request, http: cell.http, concurrency: cell.concurrency,
                         warmupSeconds: plan.warmupSeconds, durationSeconds: plan.durationSeconds, maxRequests: plan.maxRequests,
                         caFile: servers.caFile ?? plan.caFile, cpu: clientCPU, mockResponseBytes: cell.scenario.responseBytes ?? 1024)
+                    job.cached = cell.scenario.usesCache
                     runs[transport, default: []].append(await runWorker(job, work: work, progress: progress))
                     progress.finish()
                 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
@@ -32,7 +33,7 @@ public struct RunCommand: AsyncParsableCommand {
     var transports: String?
     @Option(
         help:
-            "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON); get or post with --url."
+            "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON), cached (a GET the client's memory cache answers); get or post with --url."
     )
     var scenarios: String?
     @Option(help: "Comma-separated requests in flight, 1 to 1000.")
@@ -182,6 +183,8 @@ public struct ProbeCommand: AsyncParsableCommand {
     var cacert: String?
     @Option(help: "The HTTP version: 1.1 or 2.")
     var http: String?
+    @Option(help: "Use a disk response cache in this directory: probe twice to see what the endpoint's headers let a cache do.")
+    var cache: String?
     @Flag(help: "Print one JSON object per transport.")
     var json = false
 
@@ -211,7 +214,14 @@ public struct ProbeCommand: AsyncParsableCommand {
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
             throw .invalidOption("--cacert \(cacert): no readable file there")
         }
-        return Probe(url: url, transports: transports, request: request, caFile: cacert, http: version)
+        if let cache {
+            do {
+                _ = try DiskCacheStore(directory: cache)
+            } catch {
+                throw .invalidOption("--cache \(cache): \(error.allowed) is needed")
+            }
+        }
+        return Probe(url: url, transports: transports, request: request, caFile: cacert, http: version, cacheDirectory: cache)
     }
 
     public func validate() throws {

@@ -25,6 +25,10 @@ public struct Probe: Sendable {
         public var errorKind: String?
         /// The error's message.
         public var errorMessage: String?
+        /// What the response cache did (`hit`, `miss`, `revalidated`, `stale`), with `--cache`.
+        public var cache: String?
+        /// The age of the stored response served, in seconds.
+        public var cacheAgeSeconds: Int64?
 
         enum CodingKeys: String, CodingKey {
             case transport, status, bytes
@@ -34,6 +38,8 @@ public struct Probe: Sendable {
             case totalMs = "total_ms"
             case errorKind = "error_kind"
             case errorMessage = "error_message"
+            case cache
+            case cacheAgeSeconds = "cache_age_s"
         }
     }
 
@@ -50,9 +56,15 @@ public struct Probe: Sendable {
     public var caFile: String?
     /// The HTTP version to ask for (HTTP/2 when `nil`).
     public var http: HTTPChoice?
+    /// A directory for a disk response cache, shared by the transports and by later probes.
+    public var cacheDirectory: String?
 
     /// Creates a probe; ``ProbeCommand`` validates the values first.
-    public init(url: String, transports: [BenchTransport], request: BenchRequest, caFile: String?, http: HTTPChoice?) {
+    public init(
+        url: String, transports: [BenchTransport], request: BenchRequest, caFile: String?, http: HTTPChoice?,
+        cacheDirectory: String? = nil
+    ) {
+        self.cacheDirectory = cacheDirectory
         self.url = url
         self.transports = transports
         self.request = request
@@ -80,7 +92,9 @@ public struct Probe: Sendable {
         let client: NetworkClient
         do {
             let transport = try TransportFactory.make(name, http: version, caFile: caFile, connections: 1, mockResponseBytes: 0)
-            client = try TransportFactory.makeClient(transport: transport, name: name, timeout: .seconds(request.timeoutSeconds))
+            client = try TransportFactory.makeClient(
+                transport: transport, name: name, timeout: .seconds(request.timeoutSeconds),
+                cache: try cacheDirectory.map { directory throws(ConfigurationError) in try ResponseCache.disk(directory: directory) })
         } catch {
             outcome.errorKind = "configuration"
             outcome.errorMessage = "\(error)"
@@ -124,6 +138,9 @@ public struct Probe: Sendable {
                 lines.append("  phases  unavailable: \(why)")
             }
             if let total = outcome.totalMs { lines.append("  total   \(String(format: "%.2f", total)) ms") }
+            if let cache = outcome.cache {
+                lines.append("  cache   \(cache)\(outcome.cacheAgeSeconds.map { ", age \($0) s" } ?? "")")
+            }
             return lines.joined(separator: "\n")
         }.joined(separator: "\n")
     }
@@ -137,6 +154,8 @@ extension Probe.Outcome {
     mutating func record(_ metrics: RequestMetrics?) {
         guard let metrics else { return }
         httpVersion = metrics.httpVersion
+        cache = metrics.cache?.rawValue
+        cacheAgeSeconds = metrics.cacheAge?.components.seconds
         totalMs = metrics.total.map { $0.inSeconds * 1000 }
         switch metrics.phaseTimings {
         case .available(let timings):

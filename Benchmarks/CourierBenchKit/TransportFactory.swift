@@ -77,7 +77,12 @@ enum TransportFactory {
             var configuration = MockTransport.Configuration()
             configuration.maxRecordedRequests = 0
             let mock = MockTransport(configuration: configuration)
-            mock.stub(nil, "/**", .status(200, body: Data(repeating: UInt8(ascii: "x"), count: max(0, mockResponseBytes))))
+            // Cacheable, for the `cached` scenario (only that scenario's clients have a cache).
+            mock.stub(
+                nil, "/**",
+                .status(
+                    200, headers: ["Cache-Control": "max-age=31536000"],
+                    body: Data(repeating: UInt8(ascii: "x"), count: max(0, mockResponseBytes))))
             return mock
         case .reference:
             throw BenchError.unsupported("the reference is a C program, not a Courier transport")
@@ -85,9 +90,12 @@ enum TransportFactory {
     }
 
     /// A client on a new transport, with Courier's defaults as a service would have them.
-    static func makeClient(transport: any Transport, name: BenchTransport, timeout: Duration) throws -> NetworkClient {
+    static func makeClient(
+        transport: any Transport, name: BenchTransport, timeout: Duration, cache: ResponseCache? = nil
+    ) throws -> NetworkClient {
         var configuration = ClientConfiguration(baseURL: nil, transport: name == .curlEngine ? "curl" : name.rawValue)
         configuration.requestTimeout = timeout
+        configuration.cache = cache
         return try NetworkClient(configuration: configuration, transport: transport)
     }
 }

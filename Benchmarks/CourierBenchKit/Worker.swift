@@ -26,7 +26,8 @@ public enum Worker {
         let transport = try TransportFactory.make(
             job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
         let client = try TransportFactory.makeClient(
-            transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds))
+            transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds),
+            cache: job.cached ? .memory() : nil)
         let endpoint = BenchEndpoint(url: job.url, request: job.request, httpVersion: job.http.preference)
         let call: @Sendable () async -> CallOutcome = {
             do {

@@ -22,6 +22,8 @@ public struct WorkerJob: Codable, Sendable, Hashable {
     public var cpu: Int?
     /// The body size the mock transport answers with (the mock does no I/O).
     public var mockResponseBytes: Int
+    /// Whether the client has a memory ``ResponseCache`` (the `cached` scenario).
+    public var cached = false
 
     /// Creates a job.
     public init(

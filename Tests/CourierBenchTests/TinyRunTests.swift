@@ -24,7 +24,7 @@ struct TinyRunTests {
     static func tinyPlan(_ extra: [String] = []) throws -> RunPlan {
         try RunCommand.parse(
             [
-                "--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post", "--http", "1.1",
+                "--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post,cached", "--http", "1.1",
                 "--concurrency", "4", "--requests", "200", "--warmup", "0", "--repeat", "1", "--no-limit",
             ]
                 + extra
@@ -36,7 +36,7 @@ struct TinyRunTests {
         let plan = try Self.tinyPlan()
         let report = try await BenchRunner(plan: plan, executable: try Self.executable(), commandLine: "test", showsProgress: false).run()
 
-        #expect(report.rows.count == 2 * Self.linked.count)
+        #expect(report.rows.count == 3 * Self.linked.count)
         for row in report.rows {
             #expect(row.unsupported == nil, "\(row.transport): \(row.unsupported ?? "")")
             #expect(row.repeats == 1)
@@ -129,6 +129,33 @@ struct TinyRunTests {
         for row in report.rows { #expect(row.requests == 40, "\(row.transport): \(row.requests)") }
         #expect(limited.rows.contains { $0.transport == "wrk" } == (LimitTools.wrk != nil))
         #expect(log.allSatisfy { $0.hasPrefix("/expect?") })
+    }
+
+    @Test("probe --cache: the second probe is answered by the disk cache, or revalidated, and says so")
+    func probeCache() async throws {
+        let server = try await TestServer.start(mode: .http1)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func probe(_ path: String) async throws -> Probe.Outcome? {
+            await (try ProbeCommand.parse([server.baseURL + path, "--transport", "curl", "--cache", directory]).probe()).run().first
+        }
+        let fresh = "/cacheable/probe-fresh?cc=max-age%3D600"
+        let first = try await probe(fresh)
+        let second = try await probe(fresh)
+        let revalidating = "/cacheable/probe-stale?cc=no-cache"
+        _ = try await probe(revalidating)
+        let third = try await probe(revalidating)
+        await server.shutdown()
+
+        #expect(first?.cache == "miss")
+        #expect(second?.cache == "hit")
+        #expect(second?.cacheAgeSeconds != nil)
+        #expect(second?.status == 200)
+        #expect(third?.cache == "revalidated")
+        #expect(Probe.text([second].compactMap { $0 }).contains("cache   hit, age "))
+        let json = try JSONEncoder().encode(try #require(third))
+        #expect(String(decoding: json, as: UTF8.self).contains(#""cache":"revalidated""#))
+        #expect(throws: (any Error).self) { try ProbeCommand.parse(["http://127.0.0.1:9/", "--cache", "/proc/self/none/x"]) }
     }
 
     @Test("probe: one request through each transport reports its status and size")
