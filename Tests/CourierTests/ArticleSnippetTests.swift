@@ -3,6 +3,7 @@ import Courier
 import CourierConfiguration
 import CourierMock
 import CourierServiceLifecycle
+import Foundation
 import Logging
 import ServiceLifecycle
 import Testing
@@ -31,5 +32,26 @@ struct ArticleSnippetTests {
                 services: [.init(service: NetworkClientService(client, gracePeriod: .seconds(10))), .init(service: server)],
                 gracefulShutdownSignals: [.sigterm],
                 logger: logger))
+    }
+
+    // "Caching responses" (`CachingResponses.md`).
+
+    struct Catalogue: Decodable, Sendable {}
+
+    struct GetCatalogue: Endpoint {
+        typealias Output = Catalogue
+        var path: String { "catalogue" }
+        // A stale catalogue beats an error page while the catalogue service restarts.
+        var cachePolicy: CachePolicy? { .staleIfError(maxStale: .seconds(600)) }
+    }
+
+    @Test("Caching responses: the cache in code and in one configuration key, and a call's policy")
+    func caching() throws {
+        var configuration = ClientConfiguration(baseURL: "https://catalogue.internal")
+        configuration.cache = .memory(maxBytes: 32 << 20)
+        #expect((configuration.cache?.store as? MemoryCacheStore)?.maxBytes == 32 << 20)
+        let loaded = try ClientConfiguration().applyingJSON(Data(#"{ "cache": { "memoryBytes": 33554432 } }"#.utf8), source: "article")
+        #expect((loaded.cache?.store as? MemoryCacheStore)?.maxBytes == 33_554_432)
+        #expect(GetCatalogue().cachePolicy == .staleIfError(maxStale: .seconds(600)))
     }
 }
