@@ -203,14 +203,10 @@ struct CacheLink: BindableLink {
         /// ones that describe the stored body.
         static func updated(_ stored: CachedResponse, with fields: HTTPFields, requestTime: Int64, responseTime: Int64) -> CachedResponse {
             let kept: Set<HTTPField.Name> = [.contentLength, .contentEncoding, .transferEncoding, .contentRange]
-            var merged = stored
             let names = Set(fields.map(\.name)).subtracting(kept)
             var headerFields = HTTPFields(stored.headerFields.filter { !names.contains($0.name) })
             headerFields.append(contentsOf: fields.filter { names.contains($0.name) })
-            merged.headerFields = headerFields
-            merged.requestTime = requestTime
-            merged.responseTime = responseTime
-            return merged
+            return stored.revalidated(headerFields: headerFields, requestTime: requestTime, responseTime: responseTime)
         }
 
         /// Stores the response when the rules allow it: a body in memory at once, a streamed one

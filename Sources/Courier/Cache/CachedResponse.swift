@@ -10,17 +10,20 @@ public struct CachedResponse: Sendable, Hashable {
     /// The key it is stored under (method, URL, and a fingerprint of the request's credentials).
     public let key: String
     /// The status code.
-    public internal(set) var status: Int
+    public let status: Int
     /// The response's header fields, as received (a `304` later updates them).
-    public internal(set) var headerFields: HTTPFields
+    public let headerFields: HTTPFields
     /// The whole body, already decoded from any content coding.
     public let body: Data
     /// When the request that fetched it (or last revalidated it) was sent, in seconds since 1970.
-    public internal(set) var requestTime: Int64
+    public let requestTime: Int64
     /// When that response arrived, in seconds since 1970.
-    public internal(set) var responseTime: Int64
+    public let responseTime: Int64
     /// The request fields named by the response's `Vary`, with the values they had.
-    var vary: VaryKey?
+    let vary: VaryKey?
+    /// Its freshness information (RFC 9111 §4.2), read from the head once, when it is made: a hit
+    /// parses no header.
+    let freshness: StoredFreshness
 
     init(
         key: String, status: Int, headerFields: HTTPFields, body: Data, requestTime: Int64, responseTime: Int64, vary: VaryKey?
@@ -32,16 +35,19 @@ public struct CachedResponse: Sendable, Hashable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.vary = vary
+        freshness = StoredFreshness(status: status, fields: headerFields, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// This response with a `304`'s header fields and times (the body stays).
+    func revalidated(headerFields: HTTPFields, requestTime: Int64, responseTime: Int64) -> CachedResponse {
+        CachedResponse(
+            key: key, status: status, headerFields: headerFields, body: body, requestTime: requestTime, responseTime: responseTime,
+            vary: vary)
     }
 
     /// Bytes it costs a store: the body and the header fields.
     public var size: Int {
         body.count + headerFields.reduce(key.utf8.count) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
-    }
-
-    /// Its freshness information (RFC 9111 §4.2), read from the stored head.
-    var freshness: StoredFreshness {
-        StoredFreshness(status: status, fields: headerFields, requestTime: requestTime, responseTime: responseTime)
     }
 }
 

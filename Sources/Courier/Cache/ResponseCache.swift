@@ -17,7 +17,9 @@
 /// configuration.cache = ResponseCache(store: MemoryCacheStore(maxBytes: 32 << 20))
 /// ```
 ///
-/// One cache (and one store) may be shared by several clients.
+/// One cache (and one store) may be shared by several clients. For a URL whose responses vary
+/// (`Vary`), the latest variant is kept: a request with other values for the named fields is a
+/// miss, and its response replaces the stored one.
 public final class ResponseCache: Sendable {
     /// Where the responses are kept.
     public let store: any CacheStore

@@ -130,17 +130,20 @@ struct BuiltInTail: Sendable {
     let bridge: BridgeLink
     let transport: any Transport
 
-    /// Follow-up: one hop, then the redirects it leads to.
+    /// Follow-up: one hop (through the cache when the call has one), then the redirects it leads to.
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        let response = try await cachedHop(request, body, context)
+        // Without a cache the cache link would only pass the call on: the hop is called directly,
+        // so a call without a cache pays no async frame for it.
+        let usesCache = context.cache != nil || context.cachePolicy == .cacheOnly
+        let response =
+            usesCache ? try await CacheLink.run(request, body, context, next: hop) : try await hop(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
-        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: cachedHop)
+        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: usesCache ? cachedHop : hop)
     }
 
-    /// The cache around one hop; a call without a cache goes straight to the hop.
+    /// The cache around one hop, for the redirects of a call with a cache.
     @Sendable func cachedHop(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await hop(request, body, context) }
-        return try await CacheLink.run(request, body, context, next: hop)
+        try await CacheLink.run(request, body, context, next: hop)
     }
 
     /// The bridge around the gate around one attempt.
