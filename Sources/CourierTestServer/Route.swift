@@ -102,7 +102,7 @@ enum Route {
         }
     }
 
-    /// `/cacheable/{name}?cc=…&lastModified=…&vary=…&noETag=1`: an entity for cache tests, with no
+    /// `/cacheable/{name}?cc=…&lastModified=…&vary=…&noETag=1&bytes=N`: an entity for cache tests, with no
     /// state on the server. Its version is the request's `X-Version` (1 by default): the ETag is
     /// `"{name}-v{version}"` and the body `{name} v{version}`, followed by ` for {value}` of the
     /// field `vary` names. `If-None-Match` with the current ETag (or, without an ETag,
@@ -122,6 +122,10 @@ enum Route {
         let modified = queryValue("lastModified")
         if let modified { fields.append(("Last-Modified", modified)) }
         var body = "\(name) v\(version)"
+        if let size = queryValue("bytes").flatMap({ Int($0) }), (0...(16 << 20)).contains(size) {
+            // Padded to `size` bytes, for bodies that stream in many chunks.
+            body += String(repeating: ".", count: max(0, size - body.utf8.count))
+        }
         if let vary = queryValue("vary") {
             fields.append(("Vary", vary))
             body += " for \(header(vary.lowercased()) ?? "-")"

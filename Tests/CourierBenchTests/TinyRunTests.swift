@@ -158,6 +158,24 @@ struct TinyRunTests {
         #expect(throws: (any Error).self) { try ProbeCommand.parse(["http://127.0.0.1:9/", "--cache", "/proc/self/none/x"]) }
     }
 
+    @Test("two processes share a disk cache: the second courier-bench probe is answered by what the first stored")
+    func twoProcesses() async throws {
+        let server = try await TestServer.start(mode: .http1)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = [
+            "probe", server.baseURL + "/cacheable/shared?cc=max-age%3D600", "--transport", "curl", "--cache", directory, "--json",
+        ]
+        let first = try await ChildProcess.run(try Self.executable(), arguments, timeout: .seconds(60))
+        let second = try await ChildProcess.run(try Self.executable(), arguments, timeout: .seconds(60))
+        let seen = server.requestLog
+        await server.shutdown()
+        #expect(first.status == 0 && second.status == 0, "\(first.errors) \(second.errors)")
+        #expect(first.output.contains(#""cache":"miss""#), "\(first.output)")
+        #expect(second.output.contains(#""cache":"hit""#), "\(second.output)")
+        #expect(seen.count == 1, "the second process sent nothing")
+    }
+
     @Test("probe: one request through each transport reports its status and size")
     func probe() async throws {
         let plan = try Self.tinyPlan()

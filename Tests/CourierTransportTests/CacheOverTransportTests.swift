@@ -234,4 +234,29 @@ struct CacheOverTransportTests {
         typealias Output = Data
         var path: String { "hold/cache-queue" }
     }
+
+    @Test("a body the caller stopped reading is never stored; one read to the end is", arguments: ConformanceTransport.all)
+    func abandonedBody(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let cache = ResponseCache.memory()
+            let small = try transport.makeClient(server) { configuration in
+                configuration.cache = cache
+                configuration.timeSource = clock
+                configuration.maxResponseBytes = 64 << 10
+            }
+            let large = try client(transport, server, clock: clock, cache: cache)
+            let entity = Entity(name: "big", query: [QueryItem("cc", "max-age=60"), QueryItem("bytes", "\(1 << 20)")])
+            let error = await #expect(throws: NetworkError.self) { try await small.response(for: entity) }
+            #expect(error?.kind == .responseTooLarge)
+            let whole = try await large.response(for: entity)
+            #expect(whole.metrics.cache == .miss, "the body cut off at 64 KiB was not stored")
+            #expect(whole.value.utf8.count == 1 << 20)
+            let again = try await large.response(for: entity)
+            #expect(again.metrics.cache == .hit)
+            #expect(again.value == whole.value)
+            await small.shutdown()
+            await large.shutdown()
+        }
+    }
 }
