@@ -35,13 +35,16 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
     /// GET of a response the client's memory cache holds: after the first request, every call is
     /// a cache hit, so its cost stands beside a network call's.
     case cached
+    /// GET of a 16 KiB response the client's disk cache holds (in a temporary directory): every
+    /// call after the first reads it from disk.
+    case cachedDisk = "cached-disk"
     /// GET of the `--url` endpoint as it is (only with `--url`).
     case get
     /// The `--url` request as `-X`, `--data` or `--data-file` shape it (only with `--url`).
     case custom
 
     /// The scenarios the embedded server serves, in order.
-    public static let embedded: [Scenario] = [.small, .medium, .large, .post, .cached]
+    public static let embedded: [Scenario] = [.small, .medium, .large, .post, .cached, .cachedDisk]
 
     /// The embedded server's path for this scenario.
     public var path: String {
@@ -51,6 +54,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .large: "/bytes/1048576"
         case .post: "/echo"
         case .cached: "/cacheable/bench?cc=max-age%3D31536000"
+        case .cachedDisk: "/cacheable/bench-disk?cc=max-age%3D31536000&bytes=16384"
         case .get, .custom: ""
         }
     }
@@ -62,6 +66,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         case .medium: 16384
         case .large: 1 << 20
         case .post, .get, .custom, .cached: nil
+        case .cachedDisk: 16384
         }
     }
 
@@ -69,7 +74,7 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
     /// ``custom`` its method and body too).
     public func request(from base: BenchRequest) -> BenchRequest {
         switch self {
-        case .small, .medium, .large, .get, .cached: base.with(method: "GET", body: nil, contentType: nil)
+        case .small, .medium, .large, .get, .cached, .cachedDisk: base.with(method: "GET", body: nil, contentType: nil)
         case .post: base.with(method: "POST", body: Self.postBody, contentType: "application/json")
         case .custom: base
         }
@@ -82,9 +87,15 @@ public enum Scenario: String, CaseIterable, Codable, Sendable, Comparable {
         return prefix + [UInt8](repeating: UInt8(ascii: "x"), count: 1024 - prefix.count - suffix.count) + suffix
     }()
 
-    /// Whether the clients use a memory cache (Courier's transports; the C reference and the limit
-    /// tools have none, so they show the network call beside it).
-    public var usesCache: Bool { self == .cached }
+    /// The response cache Courier's clients use (the C reference and the limit tools have none,
+    /// so they show the network call beside it).
+    public var cache: WorkerJob.Cache? {
+        switch self {
+        case .cached: .memory
+        case .cachedDisk: .disk
+        default: nil
+        }
+    }
 
     /// The order rows are shown in.
     public static func < (lhs: Self, rhs: Self) -> Bool {

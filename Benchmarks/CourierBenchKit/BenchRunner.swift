@@ -84,7 +84,7 @@ public struct BenchRunner: Sendable {
                         transport: transport, url: url, request: request, http: cell.http, concurrency: cell.concurrency,
                         warmupSeconds: plan.warmupSeconds, durationSeconds: plan.durationSeconds, maxRequests: plan.maxRequests,
                         caFile: servers.caFile ?? plan.caFile, cpu: clientCPU, mockResponseBytes: cell.scenario.responseBytes ?? 1024)
-                    job.cached = cell.scenario.usesCache
+                    job.cache = cell.scenario.cache
                     runs[transport, default: []].append(await runWorker(job, work: work, progress: progress))
                     progress.finish()
                 }

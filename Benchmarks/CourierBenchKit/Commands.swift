@@ -33,7 +33,7 @@ public struct RunCommand: AsyncParsableCommand {
     var transports: String?
     @Option(
         help:
-            "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON), cached (a GET the client's memory cache answers); get or post with --url."
+            "Comma-separated scenarios: small (100 B GET), medium (16 KiB GET), large (1 MiB GET), post (1 KiB JSON), cached (a GET the client's memory cache answers), cached-disk (a 16 KiB GET its disk cache answers); get or post with --url."
     )
     var scenarios: String?
     @Option(help: "Comma-separated requests in flight, 1 to 1000.")

@@ -138,7 +138,7 @@ public struct RunPlan: Sendable, Equatable {
         let scenarios = try list(input.scenarios, option: "--scenarios", default: Scenario.embedded)
         if let bad = scenarios.first(where: { $0 == .get || $0 == .custom }) {
             throw .invalidOption(
-                "--scenarios \(bad.rawValue) needs --url (the embedded server offers small, medium, large, post, cached)")
+                "--scenarios \(bad.rawValue) needs --url (the embedded server offers small, medium, large, post, cached, cached-disk)")
         }
         let http = try list(input.http, option: "--http", default: [HTTPChoice.http1, .http2])
         let anyCellOption = input.scenarios != nil || input.concurrency != nil || input.http != nil

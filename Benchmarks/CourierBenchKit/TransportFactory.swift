@@ -77,7 +77,7 @@ enum TransportFactory {
             var configuration = MockTransport.Configuration()
             configuration.maxRecordedRequests = 0
             let mock = MockTransport(configuration: configuration)
-            // Cacheable, for the `cached` scenario (only that scenario's clients have a cache).
+            // Cacheable, for the `cached` scenarios (only their clients have a cache).
             mock.stub(
                 nil, "/**",
                 .status(

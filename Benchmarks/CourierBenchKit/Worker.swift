@@ -25,9 +25,16 @@ public enum Worker {
     private static func runCourier(_ job: WorkerJob) async throws -> WorkerResult {
         let transport = try TransportFactory.make(
             job.transport, http: job.http, caFile: job.caFile, connections: job.concurrency, mockResponseBytes: job.mockResponseBytes)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)").path
+        defer { if job.cache == .disk { try? FileManager.default.removeItem(atPath: directory) } }
+        let cache: ResponseCache? =
+            switch job.cache {
+            case .memory: .memory()
+            case .disk: try .disk(directory: directory)
+            case nil: nil
+            }
         let client = try TransportFactory.makeClient(
-            transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds),
-            cache: job.cached ? .memory() : nil)
+            transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds), cache: cache)
         let endpoint = BenchEndpoint(url: job.url, request: job.request, httpVersion: job.http.preference)
         let call: @Sendable () async -> CallOutcome = {
             do {

@@ -22,8 +22,16 @@ public struct WorkerJob: Codable, Sendable, Hashable {
     public var cpu: Int?
     /// The body size the mock transport answers with (the mock does no I/O).
     public var mockResponseBytes: Int
-    /// Whether the client has a memory ``ResponseCache`` (the `cached` scenario).
-    public var cached = false
+    /// The client's ``ResponseCache``, if any (the `cached` and `cached-disk` scenarios).
+    public var cache: Cache?
+
+    /// Where a worker's response cache keeps its entries.
+    public enum Cache: String, Codable, Sendable, Hashable {
+        /// A ``MemoryCacheStore``.
+        case memory
+        /// A ``DiskCacheStore`` in a temporary directory of the worker's own, removed at the end.
+        case disk
+    }
 
     /// Creates a job.
     public init(

@@ -69,8 +69,8 @@ struct ArgumentTests {
     @Test("--full runs every scenario at concurrency 1, 16 and 64 over HTTP/1.1 and HTTP/2")
     func full() throws {
         let plan = try RunCommand.parse(["--full"]).plan()
-        #expect(plan.configurations.count == 5 * 3 * 2)
-        #expect(Set(plan.configurations.map(\.scenario)) == [.small, .medium, .large, .post, .cached])
+        #expect(plan.configurations.count == 6 * 3 * 2)
+        #expect(Set(plan.configurations.map(\.scenario)) == [.small, .medium, .large, .post, .cached, .cachedDisk])
         #expect(Set(plan.configurations.map(\.concurrency)) == [1, 16, 64])
         #expect(Set(plan.configurations.map(\.http)) == [.http1, .http2])
     }

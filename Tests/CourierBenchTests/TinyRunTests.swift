@@ -24,7 +24,8 @@ struct TinyRunTests {
     static func tinyPlan(_ extra: [String] = []) throws -> RunPlan {
         try RunCommand.parse(
             [
-                "--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post,cached", "--http", "1.1",
+                "--transports", linked.map(\.rawValue).joined(separator: ","), "--scenarios", "small,post,cached,cached-disk", "--http",
+                "1.1",
                 "--concurrency", "4", "--requests", "200", "--warmup", "0", "--repeat", "1", "--no-limit",
             ]
                 + extra
@@ -36,7 +37,7 @@ struct TinyRunTests {
         let plan = try Self.tinyPlan()
         let report = try await BenchRunner(plan: plan, executable: try Self.executable(), commandLine: "test", showsProgress: false).run()
 
-        #expect(report.rows.count == 3 * Self.linked.count)
+        #expect(report.rows.count == 4 * Self.linked.count)
         for row in report.rows {
             #expect(row.unsupported == nil, "\(row.transport): \(row.unsupported ?? "")")
             #expect(row.repeats == 1)
