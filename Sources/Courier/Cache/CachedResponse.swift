@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import HTTPTypes
 
@@ -65,42 +66,46 @@ extension CachedResponse {
     }
 
     /// The first bytes of the byte form, and its version.
-    private static let magic = Array("CRE1".utf8)
+    private static let magic = Array("CRE2".utf8)
     /// The most metadata bytes a valid entry has (its header fields are bounded by the response
     /// head limits long before this).
     private static let maxMetadataBytes = 4 << 20
 
-    /// The byte form: a magic number, the metadata as JSON with its length, the body, and a
-    /// 64-bit FNV-1a checksum of everything before it, so a truncated or altered entry is
-    /// recognised (``init(encoded:)`` returns `nil`) instead of being served.
+    /// The byte form: a magic number, the metadata as JSON with its length, the body, and a CRC-32
+    /// (zlib's) of everything before it, so a truncated or altered entry is recognised
+    /// (``init(encoded:)`` returns `nil`) instead of being served.
     public func encoded() -> Data {
         let metadata = Metadata(
             key: key, status: status, fields: headerFields.map { [$0.name.rawName, $0.value] }, requestTime: requestTime,
             responseTime: responseTime, varyNames: vary?.names, varyValues: vary?.values, bodyLength: body.count)
         let json = (try? JSONEncoder().encode(metadata)) ?? Data()
         var data = Data(Self.magic)
-        data.reserveCapacity(4 + 4 + json.count + body.count + 8)
+        data.reserveCapacity(4 + 4 + json.count + body.count + 4)
         withUnsafeBytes(of: UInt32(json.count).littleEndian) { data.append(contentsOf: $0) }
         data.append(json)
         data.append(body)
-        withUnsafeBytes(of: Self.checksum(data).littleEndian) { data.append(contentsOf: $0) }
+        let crc = data.withUnsafeBytes { Self.crc32($0) }
+        withUnsafeBytes(of: crc.littleEndian) { data.append(contentsOf: $0) }
         return data
     }
 
     /// Reads the byte form; `nil` when it is not one, or is truncated or altered.
     /// - Parameter data: What ``encoded()`` wrote.
     public init?(encoded data: Data) {
-        let bytes = [UInt8](data)
-        guard bytes.count >= 16, Array(bytes[0..<4]) == Self.magic else { return nil }
-        let metadataLength = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
-        guard metadataLength <= Self.maxMetadataBytes, bytes.count >= 8 + metadataLength + 8 else { return nil }
-        let checksumStart = bytes.count - 8
-        var stored: UInt64 = 0
-        for index in 0..<8 { stored |= UInt64(bytes[checksumStart + index]) << (8 * UInt64(index)) }
-        guard stored == Self.checksum(bytes[..<checksumStart]) else { return nil }
-        guard let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(bytes[8..<(8 + metadataLength)])),
-            metadata.bodyLength == checksumStart - 8 - metadataLength, (100...999).contains(metadata.status)
-        else { return nil }
+        let parsed: (metadata: Metadata, bodyRange: Range<Int>)? = data.withUnsafeBytes { raw in
+            guard raw.count >= 12, raw.prefix(4).elementsEqual(Self.magic) else { return nil }
+            let metadataLength = Int(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
+            guard metadataLength <= Self.maxMetadataBytes, raw.count >= 8 + metadataLength + 4 else { return nil }
+            let checksumStart = raw.count - 4
+            let stored = raw.loadUnaligned(fromByteOffset: checksumStart, as: UInt32.self).littleEndian
+            guard stored == Self.crc32(UnsafeRawBufferPointer(rebasing: raw[..<checksumStart])) else { return nil }
+            let json = Data(UnsafeRawBufferPointer(rebasing: raw[8..<(8 + metadataLength)]))
+            guard let metadata = try? JSONDecoder().decode(Metadata.self, from: json),
+                metadata.bodyLength == checksumStart - 8 - metadataLength
+            else { return nil }
+            return (metadata, (8 + metadataLength)..<checksumStart)
+        }
+        guard let (metadata, bodyRange) = parsed, (100...999).contains(metadata.status) else { return nil }
         var fields = HTTPFields()
         for pair in metadata.fields {
             guard pair.count == 2, let name = HTTPField.Name(pair[0]), HTTPField.isValidValue(pair[1]) else { return nil }
@@ -111,12 +116,26 @@ extension CachedResponse {
             guard names.count == values.count else { return nil }
             vary = VaryKey(names: names, values: values)
         }
+        let start = data.startIndex
         self.init(
-            key: metadata.key, status: metadata.status, headerFields: fields, body: Data(bytes[(8 + metadataLength)..<checksumStart]),
+            key: metadata.key, status: metadata.status, headerFields: fields,
+            body: Data(data[(start + bodyRange.lowerBound)..<(start + bodyRange.upperBound)]),
             requestTime: metadata.requestTime, responseTime: metadata.responseTime, vary: vary)
     }
 
-    /// 64-bit FNV-1a.
+    /// zlib's CRC-32 of `bytes`.
+    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CZlib.crc32(0, nil, 0)
+        var rest = bytes
+        while !rest.isEmpty {
+            let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(1 << 30))
+            crc = CZlib.crc32(crc, piece.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(piece.count))
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    /// 64-bit FNV-1a, for short texts (a key's file name, a credentials fingerprint).
     static func checksum(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {

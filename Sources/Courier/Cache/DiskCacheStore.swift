@@ -60,19 +60,43 @@ public final class DiskCacheStore: CacheStore {
 
     public func response(for key: String) -> CachedResponse? {
         let path = path(for: key)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = (attributes[.size] as? NSNumber)?.intValue
-        else { return nil }
-        guard size <= maxBytes, let data = FileManager.default.contents(atPath: path) else {
-            unlink(path)
-            return nil
-        }
+        guard let data = contents(of: path) else { return nil }
         guard let response = CachedResponse(encoded: data) else {
             // Truncated, altered, or from another format: never served, and removed.
             unlink(path)
             return nil
         }
         return response.key == key ? response : nil
+    }
+
+    /// The whole file, or `nil` when there is none; a file that cannot be read whole, or is larger
+    /// than the store may hold, is removed.
+    private func contents(of path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maxBytes else {
+            unlink(path)
+            return nil
+        }
+        let size = Int(status.st_size)
+        var data = Data(count: size)
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var done = 0
+            while done < size {
+                let count = read(descriptor, buffer.baseAddress.map { $0 + done }, size - done)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                done += count
+            }
+            return true
+        }
+        guard complete else {
+            unlink(path)
+            return nil
+        }
+        return data
     }
 
     public func store(_ response: CachedResponse) {
