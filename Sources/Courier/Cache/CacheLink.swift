@@ -83,7 +83,7 @@ struct CacheLink: BindableLink {
     /// The key a request's response is stored under: the method, the URL, and for a request with
     /// `Authorization`, a fingerprint of its value (so other credentials never match).
     static func key(for request: HTTPRequest, method: HTTPRequest.Method) -> String {
-        var key = method.rawValue + " " + request.urlText
+        var key = request.urlText(after: method == .get ? "GET " : method.rawValue + " ")
         if let credentials = request.headerFields[.authorization] {
             key += " credentials:" + String(CachedResponse.checksum(credentials.utf8), radix: 16)
         }

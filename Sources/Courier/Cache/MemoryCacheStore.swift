@@ -3,10 +3,18 @@ import Synchronization
 /// A ``CacheStore`` in memory, bounded by bytes and by entries; the least recently used entry is
 /// evicted first.
 public final class MemoryCacheStore: CacheStore {
-    private struct Slot {
-        var response: CachedResponse
-        var size: Int
+    /// A reference, so that a hit updates its last use without rewriting the dictionary's value
+    /// (which allocated on every hit).
+    private final class Slot {
+        let response: CachedResponse
+        let size: Int
         var lastUse: UInt64
+
+        init(response: CachedResponse, size: Int, lastUse: UInt64) {
+            self.response = response
+            self.size = size
+            self.lastUse = lastUse
+        }
     }
 
     private struct State {
@@ -37,10 +45,10 @@ public final class MemoryCacheStore: CacheStore {
 
     public func response(for key: String) -> CachedResponse? {
         state.withLock { state in
-            guard state.slots[key] != nil else { return nil }
+            guard let slot = state.slots[key] else { return nil }
             state.tick += 1
-            state.slots[key]?.lastUse = state.tick
-            return state.slots[key]?.response
+            slot.lastUse = state.tick
+            return slot.response
         }
     }
 

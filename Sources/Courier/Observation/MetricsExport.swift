@@ -72,11 +72,13 @@ public final class MetricsExport: CallObserver {
         }
         if let result = record.metrics.cache {
             let cacheKey = Key(endpoint: key.endpoint, transport: key.transport, detail: result.rawValue)
-            counter(
-                in: cacheResults, cacheKey, "courier_cache_results",
-                [("endpoint", key.endpoint), ("transport", key.transport), ("result", result.rawValue)]
-            )
-            .increment()
+            // Looked up before the dimensions are built: a hit is counted without allocating.
+            let known = cacheResults.withLock { $0[cacheKey] }
+            (known
+                ?? counter(
+                    in: cacheResults, cacheKey, "courier_cache_results",
+                    [("endpoint", key.endpoint), ("transport", key.transport), ("result", result.rawValue)]))
+                .increment()
         }
     }
 
