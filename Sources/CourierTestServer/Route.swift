@@ -75,7 +75,8 @@ enum Route {
         case "redirect-to":
             guard let target = queryValue("url") else { return text(400, "url is required") }
             let status = Int(queryValue("status") ?? "") ?? 302
-            return .respond(status: status, headers: [("Location", target)], body: [])
+            let control = queryValue("cc").map { [("Cache-Control", $0)] } ?? []
+            return .respond(status: status, headers: [("Location", target)] + control, body: [])
         case "calculator.asmx":
             return CalculatorService.respond(method: method, headers: headers, body: body)
         case "xml":

@@ -21,7 +21,7 @@ import NIOTLS
 /// | `/bytes/{n}` | `n` bytes with a `Content-Length` |
 /// | `/stream/{chunks}?size=&delayMs=` | a chunked body, one chunk every `delayMs` |
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
-/// | `/redirect-to?url=&status=` | one redirect to `url` (302 by default) |
+/// | `/redirect-to?url=&status=&cc=` | one redirect to `url` (302 by default), with `Cache-Control: cc` when given |
 /// | `/headers?Name=value` | 200 with the given response headers |
 /// | `/cacheable/{name}?cc=…&lastModified=…&vary=…` | an entity for cache tests: ETag from `X-Version`, `304` to a matching `If-None-Match`, `X-Status` to fail |
 /// | `/expect?method=M&header=N:v&bodyLength=L&bodyPrefix=p` | 200 when the request matches each item, 422 naming the first difference |

@@ -259,4 +259,39 @@ struct CacheOverTransportTests {
             await large.shutdown()
         }
     }
+
+    struct Redirect: Endpoint {
+        typealias Output = String
+        var status: Int
+        var control: String?
+        var path: String { "redirect-to" }
+        var query: [QueryItem] {
+            [QueryItem("url", "/cacheable/target?cc=max-age%3D60"), QueryItem("status", "\(status)")]
+                + (control.map { [QueryItem("cc", $0)] } ?? [])
+        }
+    }
+
+    @Test(
+        "a cacheable permanent redirect and its target are both served from the cache; a plain 302 is asked again",
+        arguments: ConformanceTransport.all)
+    func redirects(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            let permanent = Redirect(status: 301, control: "max-age=60")
+            #expect(try await client.response(for: permanent).value == "target v1")
+            let again = try await client.response(for: permanent)
+            #expect(again.value == "target v1")
+            #expect(again.metrics.cache == .hit)
+            #expect(server.requestLog.count == 2, "the redirect and the target, once each: \(server.requestLog)")
+
+            let temporary = Redirect(status: 302, control: nil)
+            _ = try await client.response(for: temporary)
+            let second = try await client.response(for: temporary)
+            #expect(second.value == "target v1")
+            #expect(second.metrics.cache == .hit, "the target is still fresh")
+            #expect(server.requestLog.filter { $0.hasPrefix("/redirect-to") && $0.contains("status=302") }.count == 2)
+            await client.shutdown()
+        }
+    }
 }
