@@ -294,4 +294,36 @@ struct CacheOverTransportTests {
             await client.shutdown()
         }
     }
+
+    @Test("stale-while-revalidate: the stale response at once, a revalidation in the background", arguments: ConformanceTransport.all)
+    func staleWhileRevalidate(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            let entity = Entity(name: "feed", query: [QueryItem("cc", "max-age=10, stale-while-revalidate=60")])
+            _ = try await client.response(for: entity)
+            clock.advance(by: .seconds(30))
+            var changed = entity
+            changed.headers = ["X-Version": "2"]
+            let stale = try await client.response(for: changed)
+            #expect(stale.value == "feed v1", "answered from the cache at once")
+            #expect(stale.metrics.cache == .stale)
+            #expect(await eventually { requests(server, "feed") == 2 }, "one revalidation in the background")
+            // Polled (bounded), as `eventually` does: the background task stores the answer once
+            // it has read the body, a moment after the server saw the request.
+            var fresh = try await client.response(for: entity)
+            for _ in 0..<3_000 where fresh.value != "feed v2" {
+                try await Task.sleep(for: .milliseconds(10))
+                fresh = try await client.response(for: entity)
+            }
+            #expect(fresh.value == "feed v2", "its answer was stored")
+            #expect(fresh.metrics.cache == .hit)
+            #expect(requests(server, "feed") == 2)
+
+            clock.advance(by: .seconds(200))
+            let late = try await client.response(for: changed)
+            #expect(late.metrics.cache == .revalidated, "past the window: revalidated before answering")
+            await client.shutdown()
+        }
+    }
 }

@@ -23,7 +23,7 @@ struct CacheLink: BindableLink {
     ]
 
     static func run(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, next: Middleware.Next
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
         guard let cache = context.cache else {
             if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the client has no response cache") }
@@ -46,7 +46,13 @@ struct CacheLink: BindableLink {
         // look again: many callers of one stale entry cause one revalidation.
         let shares: Bool
         switch context.cachePolicy {
-        case .useProtocol, .staleIfError: shares = lookup.stored.map { !lookup.isFresh($0) } ?? true
+        case .useProtocol, .staleIfError:
+            if let stored = lookup.stored, !lookup.isFresh(stored), lookup.mayServeWhileRevalidating(stored) {
+                // `stale-while-revalidate`: the stale response now, a revalidation in the background.
+                lookup.revalidateInBackground(stored, next: next)
+                return lookup.serve(stored, as: .stale)
+            }
+            shares = lookup.stored.map { !lookup.isFresh($0) } ?? true
         case .returnCacheElseLoad: shares = lookup.stored == nil
         case .cacheOnly, .reloadIgnoringCache, .revalidateAlways: shares = false
         }
@@ -98,10 +104,10 @@ struct CacheLink: BindableLink {
     }
 
     /// One call's look at the cache: what is stored for it, and the clock.
-    struct Lookup {
+    struct Lookup: Sendable {
         let request: HTTPRequest
         let cache: ResponseCache
-        let context: RequestContext
+        var context: RequestContext
         let key: String
         let requestControl: CacheControl
         /// The stored response, when its `Vary` fields match the request.
@@ -121,6 +127,45 @@ struct CacheLink: BindableLink {
 
         func isFresh(_ stored: CachedResponse) -> Bool {
             stored.freshness.isFresh(now: now, request: requestControl)
+        }
+
+        /// Whether the response's `stale-while-revalidate` still covers it (never for a request
+        /// that asked for `no-cache` or a fresh answer with `max-age`).
+        func mayServeWhileRevalidating(_ stored: CachedResponse) -> Bool {
+            guard let window = stored.freshness.control.staleWhileRevalidate, !requestControl.noCache, requestControl.maxAge == nil,
+                !stored.freshness.control.mustRevalidate, !stored.freshness.control.noCache
+            else { return false }
+            return stored.freshness.staleness(now: now) <= window
+        }
+
+        /// The longest a background revalidation may take.
+        static let backgroundLimit: Duration = .seconds(30)
+
+        /// Revalidates `stored` in a task of its own, unless a load of the key is under way: the
+        /// caller has its answer already. The task is bounded by ``backgroundLimit`` on the call's
+        /// clock; whatever it gets is stored by the usual rules, and a failure leaves the stale
+        /// response in place.
+        func revalidateInBackground(_ stored: CachedResponse, next: @escaping Middleware.Next) {
+            guard cache.loads.tryLead(key) else { return }
+            // Its own recorder: the caller's metrics are final once it has its answer.
+            var copy = self
+            copy.context.recorder = TransferRecorder(transport: context.recorder.metrics.transport)
+            let background = copy
+            let clock = context.clock
+            let deadline = clock.now.advanced(by: Self.backgroundLimit)
+            Task {
+                defer { background.cache.loads.finish(background.key) }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        guard let response = try? await background.load(body: nil, revalidating: stored, next: next) else { return }
+                        // The body must be read for a streamed response to be stored.
+                        await FollowUpLink.drain(response.body, upTo: background.cache.maxEntryBytes)
+                    }
+                    group.addTask { _ = await clock.sleep(until: deadline) }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
         }
 
         /// The stored response as the answer.

@@ -41,6 +41,15 @@ final class CacheLoads: Sendable {
         return false
     }
 
+    /// Becomes the key's loader when nobody is loading it; never waits.
+    func tryLead(_ key: String) -> Bool {
+        state.withLock { state in
+            guard state.loading[key] == nil else { return false }
+            state.loading[key] = [:]
+            return true
+        }
+    }
+
     /// Wakes one waiter early (its task was cancelled or its deadline passed); idempotent.
     private func stopWaiting(_ waiter: UInt64, for key: String) {
         state.withLock { $0.loading[key]?.removeValue(forKey: waiter) }?.resume()

@@ -92,14 +92,15 @@ struct FollowUpLink: BindableLink {
         return response
     }
 
-    /// Reads a redirect's body up to ``drainedBytes`` so its connection can be reused, then drops it
-    /// (which stops the transfer). A failure while reading it does not matter: it is not the answer.
-    static func drain(_ body: ResponseBody) async {
+    /// Reads a redirect's body up to `limit` (``drainedBytes`` by default) so its connection can be
+    /// reused, then drops it (which stops the transfer). A failure while reading it does not
+    /// matter: it is not the answer.
+    static func drain(_ body: ResponseBody, upTo limit: Int = drainedBytes) async {
         var read = 0
         do {
             for try await chunk in body {
                 read += chunk.count
-                if read > drainedBytes { break }
+                if read > limit { break }
             }
         } catch {
             return
