@@ -326,4 +326,29 @@ struct CacheOverTransportTests {
             await client.shutdown()
         }
     }
+
+    @Test("Last-Modified alone: a heuristic lifetime, then revalidation with If-Modified-Since", arguments: ConformanceTransport.all)
+    func lastModified(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let clock = ManualTimeSource()
+            let client = try client(transport, server, clock: clock)
+            // Modified 10 days before now (the response has no Date, so now is when it arrived):
+            // a heuristic lifetime of 10% of that, one day at most.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let modified = formatter.string(from: Date(timeIntervalSinceNow: -10 * 86_400))
+            let entity = Entity(name: "report", query: [QueryItem("noETag", "1"), QueryItem("lastModified", modified)])
+            _ = try await client.response(for: entity)
+            clock.advance(by: .seconds(3600))
+            #expect(try await client.response(for: entity).metrics.cache == .hit, "within the heuristic lifetime")
+            clock.advance(by: .seconds(2 * 86_400))
+            let revalidated = try await client.response(for: entity)
+            #expect(revalidated.metrics.cache == .revalidated)
+            #expect(revalidated.value == "report v1")
+            #expect(requests(server, "report") == 2)
+            await client.shutdown()
+        }
+    }
 }
