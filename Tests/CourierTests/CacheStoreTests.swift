@@ -97,6 +97,22 @@ struct CacheStoreTests {
         #expect(store.response(for: "k0") == nil, "the oldest went first")
     }
 
+    @Test("trimming removes temporary files a crash left behind, and nothing else that is not an entry")
+    func leftovers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try DiskCacheStore(directory: directory, maxBytes: 1 << 20)
+        let old = directory + "/0123456789abcdef" + DiskCacheStore.suffix + ".tmp-42"
+        let recent = directory + "/fedcba9876543210" + DiskCacheStore.suffix + ".tmp-43"
+        let foreign = directory + "/notes.txt"
+        for path in [old, recent, foreign] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8))) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: old)
+        store.trim()
+        #expect(!FileManager.default.fileExists(atPath: old), "a temporary file two hours old is a crash's leftover")
+        #expect(FileManager.default.fileExists(atPath: recent), "a recent one may be a write in progress")
+        #expect(FileManager.default.fileExists(atPath: foreign), "files that are not the store's are left alone")
+    }
+
     @Test("a directory that cannot be used is a configuration error naming the key")
     func badDirectory() {
         #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: "/proc/self/no-such/cache") }

@@ -121,16 +121,28 @@ public final class DiskCacheStore: CacheStore {
         unlink(path(for: key))
     }
 
+    /// How old a temporary file must be before ``trim()`` takes it for the leftover of a crash
+    /// between writing and renaming (a write in progress takes far less).
+    static let abandonedTemporaryAge: TimeInterval = 3600
+
     /// Counts the entry files and, when they take more than ``maxBytes``, removes the ones
-    /// written longest ago until they take at most 90% of it.
+    /// written longest ago until they take at most 90% of it. Temporary files older than
+    /// ``abandonedTemporaryAge`` are removed too.
     func trim() {
         let url = URL(fileURLWithPath: directory)
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         guard let files = try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: keys) else { return }
         var entries: [(path: String, size: Int, written: Date)] = []
-        for file in files where file.lastPathComponent.hasSuffix(Self.suffix) {
+        let abandonedBefore = Date(timeIntervalSinceNow: -Self.abandonedTemporaryAge)
+        for file in files {
+            let name = file.lastPathComponent
             guard let values = try? file.resourceValues(forKeys: Set(keys)) else { continue }
-            entries.append((file.path, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast))
+            let written = values.contentModificationDate ?? .distantPast
+            if name.hasSuffix(Self.suffix) {
+                entries.append((file.path, values.fileSize ?? 0, written))
+            } else if name.contains(Self.suffix + ".tmp-"), written < abandonedBefore {
+                unlink(file.path)
+            }
         }
         var total = entries.reduce(0) { $0 + $1.size }
         if total > maxBytes {
