@@ -29,6 +29,8 @@ extension ClientConfiguration {
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `connections.maxTotal`, `connections.maxPerHost` | integer |
     /// | `tls.caFile`, `tls.caPEM`, `tls.clientCertificateFile`, `tls.clientKeyFile`, `tls.pinnedPublicKey` | string |
+    /// | `cache.memoryBytes`, `cache.maxEntries`, `cache.maxBytes`, `cache.maxEntryBytes`, `cache.maxStale` | number |
+    /// | `cache.directory`, `cache.policy` | string |
     ///
     /// A key the reader does not have keeps its value from `defaults`. The errors are those of a
     /// configuration file: a value of the wrong type or out of range fails with a
