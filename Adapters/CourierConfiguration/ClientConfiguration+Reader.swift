@@ -25,6 +25,7 @@ extension ClientConfiguration {
     /// | `headerRules` | string: the rules as JSON, as in a configuration file |
     /// | `retry.maxAttempts`, `retry.baseDelay`, `retry.maxDelay`, `retry.maxRetryAfter` | number |
     /// | `retry.statuses` | integer array |
+    /// | `retry.budget.share`, `retry.budget.minPerSecond`, `retry.budget.window` | number |
     /// | `metrics`, `queue.deduplicates` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `connections.maxTotal`, `connections.maxPerHost` | integer |
@@ -83,6 +84,12 @@ private struct ReaderDocument {
         try nest(
             "retry",
             [("maxAttempts", .number), ("baseDelay", .number), ("maxDelay", .number), ("maxRetryAfter", .number), ("statuses", .integers)])
+        let budget = try values("retry.budget", [("share", .number), ("minPerSecond", .number), ("window", .number)])
+        if !budget.isEmpty {
+            var retry = object["retry"] as? [String: Any] ?? [:]
+            retry["budget"] = budget
+            object["retry"] = retry
+        }
         try nest(
             "queue", [("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool)])
         try nest("connections", [("maxTotal", .number), ("maxPerHost", .number)])
@@ -111,9 +118,15 @@ private struct ReaderDocument {
 
     /// A nested object of the values present under `key`, when any is.
     private mutating func nest(_ key: String, _ entries: [(String, Kind)]) throws(ConfigurationError) {
+        let nested = try values(key, entries)
+        if !nested.isEmpty { object[key] = nested }
+    }
+
+    /// The values present under the dotted `path`, by name.
+    private func values(_ path: String, _ entries: [(String, Kind)]) throws(ConfigurationError) -> [String: Any] {
         var nested: [String: Any] = [:]
         for (name, kind) in entries {
-            let path = key + "." + name
+            let path = path + "." + name
             let value: Any? =
                 switch kind {
                 case .string: try string(path)
@@ -123,7 +136,7 @@ private struct ReaderDocument {
                 }
             if let value { nested[name] = value }
         }
-        if !nested.isEmpty { object[key] = nested }
+        return nested
     }
 
     // Each read returns `nil` for a key the reader does not have, and throws for one it has with

@@ -28,6 +28,9 @@ struct ConfigurationReaderTests {
             "courier.retry.maxDelay": 3,
             "courier.retry.maxRetryAfter": 10,
             "courier.retry.statuses": ConfigValue(.intArray([503, 429]), isSecret: false),
+            "courier.retry.budget.share": 0.1,
+            "courier.retry.budget.minPerSecond": 4,
+            "courier.retry.budget.window": 20,
             "courier.queue.maxConcurrent": 8,
             "courier.queue.maxConcurrentPerHost": 2,
             "courier.queue.maxWaiting": 50,
@@ -62,6 +65,9 @@ struct ConfigurationReaderTests {
         #expect(configuration.retry?.maxDelay == .seconds(3))
         #expect(configuration.retry?.maxRetryAfter == .seconds(10))
         #expect(configuration.retry?.retryableStatuses == [503, 429])
+        #expect(configuration.retry?.budget.share == 0.1)
+        #expect(configuration.retry?.budget.minPerSecond == 4)
+        #expect(configuration.retry?.budget.window == .seconds(20))
         #expect(configuration.queue?.maxConcurrent == 8)
         #expect(configuration.queue?.maxConcurrentPerHost == 2)
         #expect(configuration.queue?.maxWaiting == 50)

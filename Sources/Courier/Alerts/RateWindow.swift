@@ -27,6 +27,19 @@ struct RateWindow: Sendable {
     ///   - elapsedNanoseconds: Nanoseconds since a fixed origin (negative values count as zero).
     ///   - sliceWidth: ``sliceWidth(of:)`` of the window.
     mutating func add(failed: Bool, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (calls: Int, failures: Int) {
+        add(calls: 1, failures: failed ? 1 : 0, elapsedNanoseconds: elapsedNanoseconds, sliceWidth: sliceWidth)
+    }
+
+    /// Counts `calls` calls and `failures` failures (either may be zero: adding nothing only moves
+    /// the window to now) and returns the totals now inside the window.
+    /// - Parameters:
+    ///   - calls: Calls to count.
+    ///   - failures: Failures to count.
+    ///   - elapsedNanoseconds: Nanoseconds since a fixed origin (negative values count as zero).
+    ///   - sliceWidth: ``sliceWidth(of:)`` of the window.
+    mutating func add(calls added: Int, failures failed: Int, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (
+        calls: Int, failures: Int
+    ) {
         // A clock that steps back counts in the newest slice rather than reopening an old one.
         let current = max(newest, max(0, elapsedNanoseconds) / sliceWidth)
         let count = Int64(Self.slices)
@@ -44,12 +57,10 @@ struct RateWindow: Sendable {
             newest = current
         }
         let index = Int(current % count)
-        calls[index] += 1
-        totalCalls += 1
-        if failed {
-            failures[index] += 1
-            totalFailures += 1
-        }
+        calls[index] += added
+        totalCalls += added
+        failures[index] += failed
+        totalFailures += failed
         return (totalCalls, totalFailures)
     }
 

@@ -54,7 +54,8 @@ extension ClientConfiguration {
     ///   "headerRules": [ { "team": "payments", "host": "api.example.com", "pathPrefix": "/v1",
     ///                      "headers": { "X-Team": "payments", "X-Request-ID": "{requestID}" }, "secret": false } ],
     ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
-    ///              "statuses": [408, 429, 500, 502, 503, 504] },
+    ///              "statuses": [408, 429, 500, 502, 503, 504],
+    ///              "budget": { "share": 0.2, "minPerSecond": 10, "window": 10 } },
     ///   "failureLogLevel": "notice", "metrics": true,
     ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
     ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
@@ -68,6 +69,8 @@ extension ClientConfiguration {
     /// (256 MiB by default); `"cache": {}` is a memory cache with the defaults. `policy` is
     /// `useProtocol` (the default), `reloadIgnoringCache`, `revalidateAlways`,
     /// `returnCacheElseLoad`, `cacheOnly` or `staleIfError` (with `maxStale` seconds, 300 by default).
+    /// `retry.budget` caps the retries a host receives (``RetryBudget``): `share` of its calls plus
+    /// `minPerSecond` over `window` seconds.
     /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
     /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
     /// start and names the key.
@@ -107,8 +110,11 @@ extension ClientConfiguration {
             object["tls"], allowed: ["caFile", "caPEM", "clientCertificateFile", "clientKeyFile", "pinnedPublicKey"], prefix: "tls",
             source: source)
         try Self.checkKeys(
-            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
-        )
+            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses", "budget"], prefix: "retry",
+            source: source)
+        try Self.checkKeys(
+            (object["retry"] as? [String: Any])?["budget"], allowed: ["share", "minPerSecond", "window"], prefix: "retry.budget",
+            source: source)
         try Self.checkKeys(
             object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue",
             source: source)
@@ -212,6 +218,15 @@ extension ClientConfiguration {
                     try statuses.map { value throws(ConfigurationError) in
                         try Self.wholeNumber(value, key: "retry.statuses", source: source)
                     })
+            }
+            if let budget = retry.budget {
+                if let share = budget.share { policy.budget.share = share }
+                if let perSecond = budget.minPerSecond {
+                    policy.budget.minPerSecond = try Self.wholeNumber(perSecond, key: "retry.budget.minPerSecond", source: source)
+                }
+                if let seconds = budget.window {
+                    policy.budget.window = try Self.duration(seconds: seconds, key: "retry.budget.window", source: source)
+                }
             }
             configuration.retry = policy
         }
@@ -398,5 +413,12 @@ private struct ConfigurationFile: Decodable {
         var maxDelay: Double?
         var maxRetryAfter: Double?
         var statuses: [Double]?
+        var budget: Budget?
+
+        struct Budget: Decodable {
+            var share: Double?
+            var minPerSecond: Double?
+            var window: Double?
+        }
     }
 }

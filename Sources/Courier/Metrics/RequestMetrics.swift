@@ -71,6 +71,9 @@ public struct RequestMetrics: Sendable, Hashable {
     public var attempts: Int = 0
     /// How many redirects the call followed (each hop is also an attempt).
     public var redirects: Int = 0
+    /// Whether an attempt failed and was not retried because the host's ``RetryBudget`` was
+    /// spent: the call ended with that attempt's answer.
+    public var retryRefusedByBudget = false
     /// What the response cache did for the call; `nil` when it had no part in it (no cache, or a
     /// request the cache does not handle).
     public var cache: CacheResult?

@@ -10,6 +10,8 @@ import CoreMetrics
 /// - counter `courier_call_errors` (dimensions `endpoint`, `transport`, `kind`): failures by
 ///   ``NetworkError/Kind`` (cancellations are not errors and are not counted);
 /// - counter `courier_call_retries` (dimensions `endpoint`, `transport`): attempts beyond the first;
+/// - counter `courier_retry_budget_refusals` (dimensions `endpoint`, `transport`): calls that ended
+///   without a retry because the host's ``RetryBudget`` was spent;
 /// - counter `courier_cache_results` (dimensions `endpoint`, `transport`, `result`): what the
 ///   response cache did, one of `hit`, `miss`, `revalidated` and `stale`
 ///   (``RequestMetrics/CacheResult``), for calls the cache took part in.
@@ -33,6 +35,7 @@ public final class MetricsExport: CallObserver {
     private let handles = Locked(RecentTable<Key, Handles>())
     private let errors = Locked<[Key: Counter]>([:])
     private let retries = Locked<[Key: Counter]>([:])
+    private let budgetRefusals = Locked<[Key: Counter]>([:])
     private let cacheResults = Locked<[Key: Counter]>([:])
     private let factory: (any MetricsFactory)?
 
@@ -69,6 +72,13 @@ public final class MetricsExport: CallObserver {
             let retryKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
             counter(in: retries, retryKey, "courier_call_retries", [("endpoint", key.endpoint), ("transport", key.transport)])
                 .increment(by: Int64(record.metrics.attempts - 1))
+        }
+        if record.metrics.retryRefusedByBudget {
+            let refusalKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
+            counter(
+                in: budgetRefusals, refusalKey, "courier_retry_budget_refusals", [("endpoint", key.endpoint), ("transport", key.transport)]
+            )
+            .increment()
         }
         if let result = record.metrics.cache {
             let cacheKey = Key(endpoint: key.endpoint, transport: key.transport, detail: result.rawValue)

@@ -10,6 +10,10 @@ import Logging
 /// ``ClientConfiguration/retry`` is set (or `retry` in the configuration file). Waits are on the
 /// call's clock (``RequestContext/clock``) and never run past its deadline; cancellation during a
 /// wait ends the call at once.
+///
+/// Retries draw on the policy's ``RetryBudget`` per host (the request's authority), shared by
+/// every call of this middleware, so by every call of one client: when the host's budget is spent,
+/// a failed attempt ends the call as it is.
 public struct RetryMiddleware: Middleware, BindableLink {
     /// The policy.
     public let policy: RetryPolicy
@@ -18,6 +22,8 @@ public struct RetryMiddleware: Middleware, BindableLink {
     /// `policy.retryableStatuses` as one bit per status 0..<640, so the check after every
     /// response hashes nothing.
     private let retryableBits: [UInt64]
+    /// The calls and retries of each host, for the budget.
+    private let ledger: RetryBudgetLedger
 
     /// Creates the middleware.
     /// - Parameters:
@@ -32,6 +38,7 @@ public struct RetryMiddleware: Middleware, BindableLink {
         var bits = [UInt64](repeating: 0, count: 10)
         for status in policy.retryableStatuses where (0..<640).contains(status) { bits[status / 64] |= 1 << UInt64(status % 64) }
         self.retryableBits = bits
+        self.ledger = RetryBudgetLedger(budget: policy.budget)
         self.wallClock = wallClock
         self.random = random
     }
@@ -57,6 +64,9 @@ public struct RetryMiddleware: Middleware, BindableLink {
         guard policy.maxAttempts > 1, RetryPolicy.mayRepeat(request, body: body) else {
             return try await next(request, body, context)
         }
+        // Only calls that may be retried count toward the budget: the share is of retryable traffic.
+        let host = request.authority ?? ""
+        ledger.deposit(host: host, elapsedNanoseconds: Self.elapsed(on: context.clock))
         var attempt = 1
         while true {
             let outcome: Result<TransportResponse, NetworkError>
@@ -91,6 +101,13 @@ public struct RetryMiddleware: Middleware, BindableLink {
             guard attempt < policy.maxAttempts, wakeAt < context.deadline else {
                 return try outcome.get()
             }
+            guard ledger.withdraw(host: host, elapsedNanoseconds: Self.elapsed(on: clock)) else {
+                context.recorder.update { $0.retryRefusedByBudget = true }
+                context.logger.debug(
+                    "courier.call.retry_budget_spent",
+                    metadata: ["courier.attempt": .stringConvertible(attempt), "courier.reason": .string(reason)])
+                return try outcome.get()
+            }
             context.logger.debug(
                 "courier.call.retrying",
                 metadata: [
@@ -101,6 +118,11 @@ public struct RetryMiddleware: Middleware, BindableLink {
             guard await clock.sleep(until: wakeAt) else { throw NetworkError.cancelled(phase: context.recorder.phase) }
             attempt += 1
         }
+    }
+
+    /// The time on `clock`, in nanoseconds since the process's origin, for the budget's window.
+    private static func elapsed(on clock: any TimeSource) -> Int64 {
+        RateWindow.nanoseconds(Moment.now(on: clock).sinceOrigin)
     }
 
     /// Whether a status is in the policy's retryable statuses.
