@@ -25,7 +25,10 @@ extension ClientConfiguration {
     /// | `headerRules` | string: the rules as JSON, as in a configuration file |
     /// | `retry.maxAttempts`, `retry.baseDelay`, `retry.maxDelay`, `retry.maxRetryAfter` | number |
     /// | `retry.statuses` | integer array |
-    /// | `retry.budget.share`, `retry.budget.minPerSecond`, `retry.budget.window` | number |
+    /// | `resilience.retryBudget.share`, `resilience.retryBudget.minPerSecond`, `resilience.retryBudget.window` | number |
+    /// | `resilience.circuitBreaker.consecutiveFailures`, `.failureRatio`, `.minimumCalls`, `.window`, `.openDuration` | number |
+    /// | `resilience.circuitBreaker.statuses` | integer array |
+    /// | `resilience.circuitBreaker.enabled` | bool: the breaker with its defaults |
     /// | `metrics`, `queue.deduplicates` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `connections.maxTotal`, `connections.maxPerHost` | integer |
@@ -84,12 +87,6 @@ private struct ReaderDocument {
         try nest(
             "retry",
             [("maxAttempts", .number), ("baseDelay", .number), ("maxDelay", .number), ("maxRetryAfter", .number), ("statuses", .integers)])
-        let budget = try values("retry.budget", [("share", .number), ("minPerSecond", .number), ("window", .number)])
-        if !budget.isEmpty {
-            var retry = object["retry"] as? [String: Any] ?? [:]
-            retry["budget"] = budget
-            object["retry"] = retry
-        }
         try nest(
             "queue", [("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool)])
         try nest("connections", [("maxTotal", .number), ("maxPerHost", .number)])
@@ -99,6 +96,20 @@ private struct ReaderDocument {
                 ("memoryBytes", .number), ("maxEntries", .number), ("directory", .string), ("maxBytes", .number),
                 ("maxEntryBytes", .number), ("policy", .string), ("maxStale", .number),
             ])
+        var resilience: [String: Any] = [:]
+        let budget = try values("resilience.retryBudget", [("share", .number), ("minPerSecond", .number), ("window", .number)])
+        if !budget.isEmpty { resilience["retryBudget"] = budget }
+        let breaker = try values(
+            "resilience.circuitBreaker",
+            [
+                ("consecutiveFailures", .number), ("failureRatio", .number), ("minimumCalls", .number), ("window", .number),
+                ("openDuration", .number), ("statuses", .integers),
+            ])
+        // `resilience.circuitBreaker.enabled = true` turns the breaker on with its defaults (a reader
+        // has no empty object to say so).
+        let enabled = try bool("resilience.circuitBreaker.enabled") ?? false
+        if !breaker.isEmpty || enabled { resilience["circuitBreaker"] = breaker }
+        if !resilience.isEmpty { object["resilience"] = resilience }
         try nest(
             "tls",
             [

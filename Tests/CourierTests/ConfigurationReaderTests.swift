@@ -28,9 +28,11 @@ struct ConfigurationReaderTests {
             "courier.retry.maxDelay": 3,
             "courier.retry.maxRetryAfter": 10,
             "courier.retry.statuses": ConfigValue(.intArray([503, 429]), isSecret: false),
-            "courier.retry.budget.share": 0.1,
-            "courier.retry.budget.minPerSecond": 4,
-            "courier.retry.budget.window": 20,
+            "courier.resilience.retryBudget.share": 0.1,
+            "courier.resilience.retryBudget.minPerSecond": 4,
+            "courier.resilience.retryBudget.window": 20,
+            "courier.resilience.circuitBreaker.consecutiveFailures": 3,
+            "courier.resilience.circuitBreaker.openDuration": 2,
             "courier.queue.maxConcurrent": 8,
             "courier.queue.maxConcurrentPerHost": 2,
             "courier.queue.maxWaiting": 50,
@@ -65,9 +67,12 @@ struct ConfigurationReaderTests {
         #expect(configuration.retry?.maxDelay == .seconds(3))
         #expect(configuration.retry?.maxRetryAfter == .seconds(10))
         #expect(configuration.retry?.retryableStatuses == [503, 429])
-        #expect(configuration.retry?.budget.share == 0.1)
-        #expect(configuration.retry?.budget.minPerSecond == 4)
-        #expect(configuration.retry?.budget.window == .seconds(20))
+        #expect(configuration.resilience.retryBudget.share == 0.1)
+        #expect(configuration.resilience.retryBudget.minPerSecond == 4)
+        #expect(configuration.resilience.retryBudget.window == .seconds(20))
+        #expect(configuration.resilience.circuitBreaker?.consecutiveFailures == 3)
+        #expect(configuration.resilience.circuitBreaker?.openDuration == .seconds(2))
+        #expect(configuration.resilience.circuitBreaker?.failureRatio == 0.5, "the rest keep their defaults")
         #expect(configuration.queue?.maxConcurrent == 8)
         #expect(configuration.queue?.maxConcurrentPerHost == 2)
         #expect(configuration.queue?.maxWaiting == 50)
@@ -114,6 +119,17 @@ struct ConfigurationReaderTests {
         #expect(configuration.requestTimeout == .seconds(3))
         #expect(configuration.maxRedirects == 2)
         #expect(configuration.retry?.maxAttempts == 4)
+    }
+
+    @Test("resilience.circuitBreaker.enabled turns the breaker on with its defaults; without it there is none")
+    func breakerEnabled() throws {
+        let on = ConfigReader(provider: InMemoryProvider(values: ["resilience.circuitBreaker.enabled": true]))
+        #expect(try ClientConfiguration(reader: on).resilience.circuitBreaker == CircuitBreakerPolicy())
+        let off = ConfigReader(provider: InMemoryProvider(values: ["resilience.circuitBreaker.enabled": false]))
+        #expect(try ClientConfiguration(reader: off).resilience.circuitBreaker == nil)
+        let bad = ConfigReader(provider: InMemoryProvider(values: ["resilience.circuitBreaker.failureRatio": 2.0]))
+        let error = #expect(throws: ConfigurationError.self) { try ClientConfiguration(reader: bad) }
+        #expect(error?.key == "resilience.circuitBreaker.failureRatio")
     }
 
     @Test("keys the reader lacks keep the values set in code")

@@ -17,13 +17,14 @@ struct RetryBudgetTests {
     static func client(
         _ mock: MockTransport, clock: ManualTimeSource, observers: [any CallObserver] = [], _ change: (inout RetryBudget) -> Void
     ) throws -> NetworkClient {
-        var policy = RetryPolicy()
-        change(&policy.budget)
+        var budget = RetryBudget()
+        change(&budget)
         var configuration = ClientConfiguration(baseURL: "https://a.test", transport: "mock")
         configuration.timeSource = clock
         configuration.exportsMetrics = false
         return try NetworkClient(
-            configuration: configuration, transport: mock, middleware: [RetryMiddleware(policy: policy, random: { 0 })],
+            configuration: configuration, transport: mock,
+            middleware: [RetryMiddleware(policy: RetryPolicy(), budget: budget, random: { 0 })],
             observers: observers)
     }
 
@@ -114,6 +115,26 @@ struct RetryBudgetTests {
         #expect(second.metrics.attempts == 1, "the mock's sequence ends on 200, which needs no retry")
     }
 
+    @Test("the configuration's budget reaches the retry the configuration installs")
+    func configured() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/x", .status(503))
+        var configuration = ClientConfiguration(baseURL: "https://a.test", transport: "mock")
+        configuration.exportsMetrics = false
+        var retry = RetryPolicy()
+        retry.baseDelay = .milliseconds(1)
+        retry.maxDelay = .milliseconds(1)
+        configuration.retry = retry
+        configuration.resilience.retryBudget.share = 0
+        configuration.resilience.retryBudget.minPerSecond = 0
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        for _ in 0..<3 {
+            let error = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
+            #expect(error?.metrics?.retryRefusedByBudget == true)
+        }
+        #expect(mock.recordedRequests.count == 3, "an empty budget: no retry at all (9 requests without it)")
+    }
+
     @Test("the metrics export counts the calls the budget refused a retry")
     func exported() async throws {
         let metrics = TestMetrics()
@@ -142,15 +163,17 @@ struct RetryBudgetTests {
             try configuration.validate()
             return configuration
         }
-        let loaded = try load(#"{"retry": {"budget": {"share": 0.1, "minPerSecond": 2, "window": 30}}}"#)
-        #expect(loaded.retry?.budget.share == 0.1)
-        #expect(loaded.retry?.budget.minPerSecond == 2)
-        #expect(loaded.retry?.budget.window == .seconds(30))
+        let loaded = try load(#"{"resilience": {"retryBudget": {"share": 0.1, "minPerSecond": 2, "window": 30}}}"#)
+        #expect(loaded.resilience.retryBudget.share == 0.1)
+        #expect(loaded.resilience.retryBudget.minPerSecond == 2)
+        #expect(loaded.resilience.retryBudget.window == .seconds(30))
+        #expect(loaded.resilience.circuitBreaker == nil, "no breaker unless asked for")
         for (json, key) in [
-            (#"{"retry": {"budget": {"share": 1.5}}}"#, "retry.budget.share"),
-            (#"{"retry": {"budget": {"minPerSecond": 2.5}}}"#, "retry.budget.minPerSecond"),
-            (#"{"retry": {"budget": {"window": 900}}}"#, "retry.budget.window"),
-            (#"{"retry": {"budget": {"shares": 0.1}}}"#, "retry.budget.shares"),
+            (#"{"resilience": {"retryBudget": {"share": 1.5}}}"#, "resilience.retryBudget.share"),
+            (#"{"resilience": {"retryBudget": {"minPerSecond": 2.5}}}"#, "resilience.retryBudget.minPerSecond"),
+            (#"{"resilience": {"retryBudget": {"window": 900}}}"#, "resilience.retryBudget.window"),
+            (#"{"resilience": {"retryBudget": {"shares": 0.1}}}"#, "resilience.retryBudget.shares"),
+            (#"{"resilience": {"retryBudgets": {}}}"#, "resilience.retryBudgets"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try load(json) }
             #expect(error?.key == key, "\(json)")

@@ -40,12 +40,14 @@ public final class NetworkClient: Sendable {
     private let onSystemClock: Bool
     /// The calls running, and whether new ones are taken (see ``shutdown(gracePeriod:)``).
     private let admission = CallAdmission()
+    /// The circuits per host, when the configuration has a breaker.
+    private let breaker: CircuitBreaker?
 
     /// Creates a client around a transport made in code.
     ///
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
-    /// redirect follow-up (see ``FollowUp``), then the queue's gate, then `networkMiddleware` once
+    /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up (see ``FollowUp``), then the queue's gate, then `networkMiddleware` once
     /// per attempt, then the transport (see ``chainOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
@@ -75,9 +77,14 @@ public final class NetworkClient: Sendable {
         }
         configuredBase = configuration.baseURL.map(ParsedBase.init)
         onSystemClock = configuration.timeSource is SystemTimeSource
+        let breaker = configuration.resilience.circuitBreaker.map {
+            CircuitBreaker(policy: $0, exports: configuration.exportsMetrics)
+        }
         let chain = CallChain(
             headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
-            decompression: configuration.decompression, network: networkMiddleware, transport: transport)
+            retryBudget: configuration.resilience.retryBudget, breaker: breaker, decompression: configuration.decompression,
+            network: networkMiddleware, transport: transport)
+        self.breaker = breaker
         self.chain = chain
         self.configuration = configuration
         self.transport = transport
@@ -97,6 +104,10 @@ public final class NetworkClient: Sendable {
     /// for example `["TeamHeadersMiddleware", "Logging", "RetryMiddleware", "FollowUpLink",
     /// "QueueGate", "Tracing", "transport curl"]`. Responses come back in reverse.
     public var chainOrder: [String] { CallChain.names(of: chain.links, transport: transport) }
+
+    /// The state of each host's circuit (see ``CircuitBreakerPolicy``), by authority (`host:port`
+    /// when the URL names a port); empty without a breaker. For health endpoints and dashboards.
+    public var circuitStates: [String: CircuitState] { breaker?.states ?? [:] }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
     /// - Parameters:

@@ -10,7 +10,7 @@ extension ClientConfiguration {
     /// The keys a configuration file may contain.
     public static let fileKeys = [
         "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
-        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls", "cache",
+        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls", "cache", "resilience",
     ]
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
@@ -54,8 +54,9 @@ extension ClientConfiguration {
     ///   "headerRules": [ { "team": "payments", "host": "api.example.com", "pathPrefix": "/v1",
     ///                      "headers": { "X-Team": "payments", "X-Request-ID": "{requestID}" }, "secret": false } ],
     ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
-    ///              "statuses": [408, 429, 500, 502, 503, 504],
-    ///              "budget": { "share": 0.2, "minPerSecond": 10, "window": 10 } },
+    ///              "statuses": [408, 429, 500, 502, 503, 504] },
+    ///   "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 },
+    ///                   "circuitBreaker": { "consecutiveFailures": 5, "openDuration": 5 } },
     ///   "failureLogLevel": "notice", "metrics": true,
     ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
     ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
@@ -69,8 +70,10 @@ extension ClientConfiguration {
     /// (256 MiB by default); `"cache": {}` is a memory cache with the defaults. `policy` is
     /// `useProtocol` (the default), `reloadIgnoringCache`, `revalidateAlways`,
     /// `returnCacheElseLoad`, `cacheOnly` or `staleIfError` (with `maxStale` seconds, 300 by default).
-    /// `retry.budget` caps the retries a host receives (``RetryBudget``): `share` of its calls plus
-    /// `minPerSecond` over `window` seconds.
+    /// `resilience` holds ``Resilience``: `retryBudget` caps the retries a host receives
+    /// (``RetryBudget``: `share` of its calls plus `minPerSecond` over `window` seconds), and
+    /// `circuitBreaker` turns the breaker on (``CircuitBreakerPolicy``: `consecutiveFailures`,
+    /// `failureRatio`, `minimumCalls`, `window`, `openDuration`, `statuses`; `{}` takes the defaults).
     /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
     /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
     /// start and names the key.
@@ -110,11 +113,16 @@ extension ClientConfiguration {
             object["tls"], allowed: ["caFile", "caPEM", "clientCertificateFile", "clientKeyFile", "pinnedPublicKey"], prefix: "tls",
             source: source)
         try Self.checkKeys(
-            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses", "budget"], prefix: "retry",
-            source: source)
+            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
+        )
+        try Self.checkKeys(object["resilience"], allowed: ["retryBudget", "circuitBreaker"], prefix: "resilience", source: source)
+        let resilience = object["resilience"] as? [String: Any]
         try Self.checkKeys(
-            (object["retry"] as? [String: Any])?["budget"], allowed: ["share", "minPerSecond", "window"], prefix: "retry.budget",
-            source: source)
+            resilience?["retryBudget"], allowed: ["share", "minPerSecond", "window"], prefix: "resilience.retryBudget", source: source)
+        try Self.checkKeys(
+            resilience?["circuitBreaker"],
+            allowed: ["consecutiveFailures", "failureRatio", "minimumCalls", "window", "openDuration", "statuses"],
+            prefix: "resilience.circuitBreaker", source: source)
         try Self.checkKeys(
             object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue",
             source: source)
@@ -219,15 +227,6 @@ extension ClientConfiguration {
                         try Self.wholeNumber(value, key: "retry.statuses", source: source)
                     })
             }
-            if let budget = retry.budget {
-                if let share = budget.share { policy.budget.share = share }
-                if let perSecond = budget.minPerSecond {
-                    policy.budget.minPerSecond = try Self.wholeNumber(perSecond, key: "retry.budget.minPerSecond", source: source)
-                }
-                if let seconds = budget.window {
-                    policy.budget.window = try Self.duration(seconds: seconds, key: "retry.budget.window", source: source)
-                }
-            }
             configuration.retry = policy
         }
         if let name = file.failureLogLevel {
@@ -254,6 +253,7 @@ extension ClientConfiguration {
             configuration.queue = limits
         }
         if let cache = file.cache { try configuration.applyCache(cache, source: source) }
+        if let resilience = file.resilience { try configuration.applyResilience(resilience, source: source) }
         try configuration.validate(source: source)
         return configuration
     }
@@ -329,14 +329,14 @@ extension ClientConfiguration {
 
     /// Numbers are read as `Double` (Foundation reports a fractional value given for an `Int`
     /// without naming the key) and checked here.
-    private static func wholeNumber(_ value: Double, key: String, source: String) throws(ConfigurationError) -> Int {
+    static func wholeNumber(_ value: Double, key: String, source: String) throws(ConfigurationError) -> Int {
         guard value.isFinite, value == value.rounded(), abs(value) < 1e15 else {
             throw ConfigurationError(key: key, value: "\(value)", allowed: "a whole number", source: source)
         }
         return Int(value)
     }
 
-    private static func duration(seconds: Double, key: String, source: String) throws(ConfigurationError) -> Duration {
+    static func duration(seconds: Double, key: String, source: String) throws(ConfigurationError) -> Duration {
         guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
             throw ConfigurationError(key: key, value: "\(seconds)", allowed: "a number of seconds above 0", source: source)
         }
@@ -381,6 +381,7 @@ private struct ConfigurationFile: Decodable {
     var connections: Connections?
     var tls: TLS?
     var cache: Cache?
+    var resilience: ResilienceFile?
 
     struct Cache: Decodable {
         var memoryBytes: Double?
@@ -413,12 +414,5 @@ private struct ConfigurationFile: Decodable {
         var maxDelay: Double?
         var maxRetryAfter: Double?
         var statuses: [Double]?
-        var budget: Budget?
-
-        struct Budget: Decodable {
-            var share: Double?
-            var minPerSecond: Double?
-            var window: Double?
-        }
     }
 }

@@ -44,6 +44,8 @@ public struct ClientConfiguration: Sendable {
     public var headerRules: [HeaderRule] = []
     /// The retry policy, or `nil` for no retries (the default). See ``RetryPolicy``.
     public var retry: RetryPolicy?
+    /// The retry budget and the circuit breaker (see ``Resilience``).
+    public var resilience = Resilience()
     /// Whether every call is exported to swift-metrics (see ``MetricsExport``); `true` by default.
     /// Without a bootstrapped metrics backend this records nothing.
     public var exportsMetrics = true
@@ -110,6 +112,7 @@ public struct ClientConfiguration: Sendable {
         try decompression.validate(source: source)
         try validateTransportSettings(source: source)
         try retry?.validate(source: source)
+        try resilience.validate(source: source)
         try queue?.validate(source: source)
     }
 }

@@ -25,6 +25,7 @@ extension NetworkError {
             case soapFault = "soap_fault"
             case shutDown = "shut_down"
             case notCached = "not_cached"
+            case circuitOpen = "circuit_open"
         }
 
         private let code: Code
@@ -85,6 +86,9 @@ extension NetworkError {
         /// The call's ``CachePolicy`` allowed only the response cache (``CachePolicy/cacheOnly``)
         /// and the cache held no usable response; nothing was sent.
         public static let notCached = Kind(.notCached)
+        /// The host's circuit breaker is open after repeated failures (see
+        /// ``CircuitBreakerPolicy``); nothing was sent. Not retried.
+        public static let circuitOpen = Kind(.circuitOpen)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

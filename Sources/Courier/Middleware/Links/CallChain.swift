@@ -6,7 +6,8 @@ import HTTPTypes
 /// The order (requests pass it top to bottom, responses come back bottom to top):
 /// 1. team headers (`TeamHeadersMiddleware`, when the configuration has header rules);
 /// 2. the application middleware, once per call;
-/// 3. retry (`RetryMiddleware`, when the configuration has a retry policy);
+/// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the circuit
+///    breaker (`CircuitBreakerLink`, when the configuration has one);
 /// 4. follow-up (`FollowUpLink`): redirects;
 /// 5. the response cache (`CacheLink`): always present; without a ``ResponseCache`` in the
 ///    call's context it only passes the call on (or fails a ``CachePolicy/cacheOnly`` call);
@@ -29,7 +30,8 @@ import HTTPTypes
 struct CallChain: Sendable {
     /// The links in the order requests pass them, without the transport.
     let links: [any Middleware]
-    /// How many of ``links`` are once-per-call middleware (team headers, the application's, retry).
+    /// How many of ``links`` are once-per-call middleware (team headers, the application's, retry),
+    /// with the circuit breaker below retry: the links above follow-up.
     let applicationCount: Int
     /// The whole chain: the links, then the transport.
     let run: Middleware.Next
@@ -39,17 +41,20 @@ struct CallChain: Sendable {
     ///   - headerRules: The team header rules; no link when empty.
     ///   - application: Once-per-call middleware, in the order requests pass them.
     ///   - retry: The retry policy; no link when `nil`.
+    ///   - retryBudget: What retries may add to each host's traffic.
+    ///   - breaker: The circuits per host; no link when `nil`.
     ///   - decompression: The bridge's content decoding.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     init(
-        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, decompression: Decompression = Decompression(),
-        network: [any Middleware], transport: any Transport
+        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, retryBudget: RetryBudget = RetryBudget(),
+        breaker: CircuitBreaker? = nil, decompression: Decompression = Decompression(), network: [any Middleware], transport: any Transport
     ) {
         var links: [any Middleware] = []
         if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
         links += application
-        if let retry { links.append(RetryMiddleware(policy: retry)) }
+        if let retry { links.append(RetryMiddleware(policy: retry, budget: retryBudget)) }
+        if let breaker { links.append(CircuitBreakerLink(breaker: breaker)) }
         applicationCount = links.count
         let bridge = BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings)
         links.append(FollowUpLink())

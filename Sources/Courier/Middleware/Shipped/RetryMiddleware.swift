@@ -11,9 +11,9 @@ import Logging
 /// call's clock (``RequestContext/clock``) and never run past its deadline; cancellation during a
 /// wait ends the call at once.
 ///
-/// Retries draw on the policy's ``RetryBudget`` per host (the request's authority), shared by
-/// every call of this middleware, so by every call of one client: when the host's budget is spent,
-/// a failed attempt ends the call as it is.
+/// Retries draw on a ``RetryBudget`` per host (the request's authority), shared by every call of
+/// this middleware, so by every call of one client: when the host's budget is spent, a failed
+/// attempt ends the call as it is.
 public struct RetryMiddleware: Middleware, BindableLink {
     /// The policy.
     public let policy: RetryPolicy
@@ -28,17 +28,19 @@ public struct RetryMiddleware: Middleware, BindableLink {
     /// Creates the middleware.
     /// - Parameters:
     ///   - policy: When and how often to retry.
+    ///   - budget: How many retries it may add to each host's traffic (the client passes
+    ///     ``ClientConfiguration/resilience``'s).
     ///   - wallClock: The wall-clock time, for `Retry-After` dates.
     ///   - random: Numbers in `0..<1` for the jitter.
     public init(
-        policy: RetryPolicy, wallClock: @escaping @Sendable () -> Date = { Date() },
+        policy: RetryPolicy, budget: RetryBudget = RetryBudget(), wallClock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.policy = policy
         var bits = [UInt64](repeating: 0, count: 10)
         for status in policy.retryableStatuses where (0..<640).contains(status) { bits[status / 64] |= 1 << UInt64(status % 64) }
         self.retryableBits = bits
-        self.ledger = RetryBudgetLedger(budget: policy.budget)
+        self.ledger = RetryBudgetLedger(budget: budget)
         self.wallClock = wallClock
         self.random = random
     }

@@ -11,7 +11,8 @@ import HTTPTypes
 ///   default), or failed with a transient error: connect failure, connection closed, or a
 ///   timeout while time is left before the call's deadline;
 /// - fewer than ``maxAttempts`` attempts were made, and the wait ends before the call's deadline.
-/// - the host's ``budget`` has a retry left (at most 20% of its calls plus 10 a second, by default).
+/// - the host's ``RetryBudget`` has a retry left (at most 20% of its calls plus 10 a second, by
+///   default; ``ClientConfiguration/resilience``).
 ///
 /// Never retried: cancellation, TLS failures, invalid requests, too-large responses, redirect
 /// loops and anything else not listed above.
@@ -31,8 +32,6 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxRetryAfter: Duration = .seconds(30)
     /// Statuses that are retried.
     public var retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
-    /// How many retries the client may add to a host's traffic (see ``RetryBudget``).
-    public var budget = RetryBudget()
 
     /// The allowed range of ``maxAttempts``.
     public static let maxAttemptsRange = 1...10
@@ -42,8 +41,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Checks the values.
     /// - Parameter source: Where they came from, for the error.
-    /// - Throws: ``ConfigurationError`` naming the `retry.*` key out of range (`retry.budget.*` for
-    ///   the budget's).
+    /// - Throws: ``ConfigurationError`` naming the `retry.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         if !Self.maxAttemptsRange.contains(maxAttempts) {
             throw ConfigurationError(key: "retry.maxAttempts", value: "\(maxAttempts)", allowed: "1 to 10", source: source)
@@ -60,7 +58,6 @@ public struct RetryPolicy: Sendable, Hashable {
         if let bad = retryableStatuses.first(where: { !(100...599).contains($0) }) {
             throw ConfigurationError(key: "retry.statuses", value: "\(bad)", allowed: "HTTP statuses 100 to 599", source: source)
         }
-        try budget.validate(source: source)
     }
 
     /// The backoff before retry number `retry` (1 for the first retry), with full jitter.

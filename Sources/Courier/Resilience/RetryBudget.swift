@@ -17,10 +17,12 @@ import Synchronization
 /// occasional failure be retried every time and holds a failing host to about 1.2 times its
 /// traffic.
 ///
+/// It is part of ``ClientConfiguration/resilience`` (`resilience.retryBudget` in a configuration
+/// file), and applies when the client retries (``ClientConfiguration/retry``):
+///
 /// ```swift
-/// var policy = RetryPolicy()
-/// policy.budget.share = 0.1  // retries add at most 10% (plus the floor)
-/// configuration.retry = policy
+/// configuration.retry = RetryPolicy()
+/// configuration.resilience.retryBudget.share = 0.1  // retries add at most 10% (plus the floor)
 /// ```
 public struct RetryBudget: Sendable, Hashable {
     /// Retries allowed as a share of the host's calls in the window: 0.2 by default (0 to 1).
@@ -36,16 +38,17 @@ public struct RetryBudget: Sendable, Hashable {
 
     /// Checks the values.
     /// - Parameter source: Where they came from, for the error.
-    /// - Throws: ``ConfigurationError`` naming the `retry.budget.*` key out of range.
+    /// - Throws: ``ConfigurationError`` naming the `resilience.retryBudget.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         if !(0...1).contains(share) {
-            throw ConfigurationError(key: "retry.budget.share", value: "\(share)", allowed: "0 to 1", source: source)
+            throw ConfigurationError(key: "resilience.retryBudget.share", value: "\(share)", allowed: "0 to 1", source: source)
         }
         if !(0...1000).contains(minPerSecond) {
-            throw ConfigurationError(key: "retry.budget.minPerSecond", value: "\(minPerSecond)", allowed: "0 to 1000", source: source)
+            throw ConfigurationError(
+                key: "resilience.retryBudget.minPerSecond", value: "\(minPerSecond)", allowed: "0 to 1000", source: source)
         }
         if window < .seconds(1) || window > .seconds(300) {
-            throw ConfigurationError(key: "retry.budget.window", value: "\(window)", allowed: "1 to 300 seconds", source: source)
+            throw ConfigurationError(key: "resilience.retryBudget.window", value: "\(window)", allowed: "1 to 300 seconds", source: source)
         }
     }
 

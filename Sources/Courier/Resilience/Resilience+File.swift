@@ -1,0 +1,59 @@
+/// The `resilience` object of a configuration file (see ``ClientConfiguration/applyingFile(at:)``).
+struct ResilienceFile: Decodable {
+    var retryBudget: RetryBudgetFile?
+    var circuitBreaker: CircuitBreakerFile?
+
+    struct RetryBudgetFile: Decodable {
+        var share: Double?
+        var minPerSecond: Double?
+        var window: Double?
+    }
+
+    struct CircuitBreakerFile: Decodable {
+        var consecutiveFailures: Double?
+        var failureRatio: Double?
+        var minimumCalls: Double?
+        var window: Double?
+        var openDuration: Double?
+        var statuses: [Double]?
+    }
+}
+
+extension ClientConfiguration {
+    /// Applies a file's `resilience` object on top of ``resilience``: the keys it names change, the
+    /// others keep their values; a `circuitBreaker` object (even `{}`) turns the breaker on.
+    mutating func applyResilience(_ file: ResilienceFile, source: String) throws(ConfigurationError) {
+        if let budget = file.retryBudget {
+            let prefix = "resilience.retryBudget."
+            if let share = budget.share { resilience.retryBudget.share = share }
+            if let value = budget.minPerSecond {
+                resilience.retryBudget.minPerSecond = try Self.wholeNumber(value, key: prefix + "minPerSecond", source: source)
+            }
+            if let seconds = budget.window {
+                resilience.retryBudget.window = try Self.duration(seconds: seconds, key: prefix + "window", source: source)
+            }
+        }
+        if let breaker = file.circuitBreaker {
+            let prefix = "resilience.circuitBreaker."
+            var policy = resilience.circuitBreaker ?? CircuitBreakerPolicy()
+            if let value = breaker.consecutiveFailures {
+                policy.consecutiveFailures = try Self.wholeNumber(value, key: prefix + "consecutiveFailures", source: source)
+            }
+            if let ratio = breaker.failureRatio { policy.failureRatio = ratio }
+            if let value = breaker.minimumCalls {
+                policy.minimumCalls = try Self.wholeNumber(value, key: prefix + "minimumCalls", source: source)
+            }
+            if let seconds = breaker.window { policy.window = try Self.duration(seconds: seconds, key: prefix + "window", source: source) }
+            if let seconds = breaker.openDuration {
+                policy.openDuration = try Self.duration(seconds: seconds, key: prefix + "openDuration", source: source)
+            }
+            if let statuses = breaker.statuses {
+                policy.failingStatuses = Set(
+                    try statuses.map { value throws(ConfigurationError) in
+                        try Self.wholeNumber(value, key: prefix + "statuses", source: source)
+                    })
+            }
+            resilience.circuitBreaker = policy
+        }
+    }
+}

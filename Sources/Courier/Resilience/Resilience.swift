@@ -1,0 +1,27 @@
+/// The client's resilience settings, in one place: what limits retries and when a failing host is
+/// left alone for a while. Each setting is off or conservative by default.
+///
+/// In a configuration file they are the `resilience` object:
+/// ```json
+/// "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 },
+///                 "circuitBreaker": { "consecutiveFailures": 5, "failureRatio": 0.5, "minimumCalls": 20,
+///                                     "window": 30, "openDuration": 5, "statuses": [500, 502, 503, 504] } }
+/// ```
+public struct Resilience: Sendable, Hashable {
+    /// How many retries the client may add to each host's traffic (used when
+    /// ``ClientConfiguration/retry`` is set). On by default: 20% plus 10 a second over 10 s.
+    public var retryBudget = RetryBudget()
+    /// The circuit breaker per host, or `nil` (the default) for none.
+    public var circuitBreaker: CircuitBreakerPolicy?
+
+    /// The defaults: a retry budget, no circuit breaker.
+    public init() {}
+
+    /// Checks the values.
+    /// - Parameter source: Where they came from, for the error.
+    /// - Throws: ``ConfigurationError`` naming the `resilience.*` key out of range.
+    public func validate(source: String = "code") throws(ConfigurationError) {
+        try retryBudget.validate(source: source)
+        try circuitBreaker?.validate(source: source)
+    }
+}
