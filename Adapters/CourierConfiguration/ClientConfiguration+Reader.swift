@@ -29,6 +29,7 @@ extension ClientConfiguration {
     /// | `resilience.circuitBreaker.consecutiveFailures`, `.failureRatio`, `.minimumCalls`, `.window`, `.openDuration` | number |
     /// | `resilience.circuitBreaker.statuses` | integer array |
     /// | `resilience.circuitBreaker.enabled` | bool: the breaker with its defaults |
+    /// | `resilience.deadlineHeader` | string |
     /// | `metrics`, `queue.deduplicates` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `connections.maxTotal`, `connections.maxPerHost` | integer |
@@ -97,6 +98,7 @@ private struct ReaderDocument {
                 ("maxEntryBytes", .number), ("policy", .string), ("maxStale", .number),
             ])
         var resilience: [String: Any] = [:]
+        if let name = try string("resilience.deadlineHeader") { resilience["deadlineHeader"] = name }
         let budget = try values("resilience.retryBudget", [("share", .number), ("minPerSecond", .number), ("window", .number)])
         if !budget.isEmpty { resilience["retryBudget"] = budget }
         let breaker = try values(

@@ -194,6 +194,7 @@ struct CircuitBreakerTests {
             return configuration
         }
         #expect(try load(#"{"resilience": {"circuitBreaker": {}}}"#).resilience.circuitBreaker == CircuitBreakerPolicy())
+        #expect(try load(#"{"resilience": {"deadlineHeader": "X-Timeout-Ms"}}"#).resilience.deadlineHeader == "X-Timeout-Ms")
         let loaded = try load(
             #"{"resilience": {"circuitBreaker": {"consecutiveFailures": 2, "failureRatio": 0.25, "minimumCalls": 8, "window": 60, "openDuration": 0.5, "statuses": [503]}}}"#
         )
@@ -207,6 +208,7 @@ struct CircuitBreakerTests {
             (#"{"resilience": {"circuitBreaker": {"openDuration": 0.01}}}"#, "resilience.circuitBreaker.openDuration"),
             (#"{"resilience": {"circuitBreaker": {"statuses": [700]}}}"#, "resilience.circuitBreaker.statuses"),
             (#"{"resilience": {"circuitBreaker": {"threshold": 3}}}"#, "resilience.circuitBreaker.threshold"),
+            (#"{"resilience": {"deadlineHeader": "Content-Length"}}"#, "resilience.deadlineHeader"),
         ] {
             let error = #expect(throws: ConfigurationError.self) { try load(json) }
             #expect(error?.key == key, "\(json)")

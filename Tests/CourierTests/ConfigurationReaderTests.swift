@@ -33,6 +33,7 @@ struct ConfigurationReaderTests {
             "courier.resilience.retryBudget.window": 20,
             "courier.resilience.circuitBreaker.consecutiveFailures": 3,
             "courier.resilience.circuitBreaker.openDuration": 2,
+            "courier.resilience.deadlineHeader": "X-Timeout-Ms",
             "courier.queue.maxConcurrent": 8,
             "courier.queue.maxConcurrentPerHost": 2,
             "courier.queue.maxWaiting": 50,
@@ -73,6 +74,7 @@ struct ConfigurationReaderTests {
         #expect(configuration.resilience.circuitBreaker?.consecutiveFailures == 3)
         #expect(configuration.resilience.circuitBreaker?.openDuration == .seconds(2))
         #expect(configuration.resilience.circuitBreaker?.failureRatio == 0.5, "the rest keep their defaults")
+        #expect(configuration.resilience.deadlineHeader == "X-Timeout-Ms")
         #expect(configuration.queue?.maxConcurrent == 8)
         #expect(configuration.queue?.maxConcurrentPerHost == 2)
         #expect(configuration.queue?.maxWaiting == 50)

@@ -82,7 +82,8 @@ public final class NetworkClient: Sendable {
         }
         let chain = CallChain(
             headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
-            retryBudget: configuration.resilience.retryBudget, breaker: breaker, decompression: configuration.decompression,
+            retryBudget: configuration.resilience.retryBudget, breaker: breaker,
+            deadlineHeader: configuration.resilience.deadlineHeaderName, decompression: configuration.decompression,
             network: networkMiddleware, transport: transport)
         self.breaker = breaker
         self.chain = chain

@@ -55,7 +55,7 @@ extension ClientConfiguration {
     ///                      "headers": { "X-Team": "payments", "X-Request-ID": "{requestID}" }, "secret": false } ],
     ///   "retry": { "maxAttempts": 3, "baseDelay": 0.1, "maxDelay": 5, "maxRetryAfter": 30,
     ///              "statuses": [408, 429, 500, 502, 503, 504] },
-    ///   "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 },
+    ///   "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 }, "deadlineHeader": "X-Timeout-Ms",
     ///                   "circuitBreaker": { "consecutiveFailures": 5, "openDuration": 5 } },
     ///   "failureLogLevel": "notice", "metrics": true,
     ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
@@ -73,7 +73,8 @@ extension ClientConfiguration {
     /// `resilience` holds ``Resilience``: `retryBudget` caps the retries a host receives
     /// (``RetryBudget``: `share` of its calls plus `minPerSecond` over `window` seconds), and
     /// `circuitBreaker` turns the breaker on (``CircuitBreakerPolicy``: `consecutiveFailures`,
-    /// `failureRatio`, `minimumCalls`, `window`, `openDuration`, `statuses`; `{}` takes the defaults).
+    /// `failureRatio`, `minimumCalls`, `window`, `openDuration`, `statuses`; `{}` takes the defaults);
+    /// `deadlineHeader` names a header that carries the time left, in milliseconds, on every attempt.
     /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
     /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
     /// start and names the key.
@@ -115,7 +116,8 @@ extension ClientConfiguration {
         try Self.checkKeys(
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
-        try Self.checkKeys(object["resilience"], allowed: ["retryBudget", "circuitBreaker"], prefix: "resilience", source: source)
+        try Self.checkKeys(
+            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader"], prefix: "resilience", source: source)
         let resilience = object["resilience"] as? [String: Any]
         try Self.checkKeys(
             resilience?["retryBudget"], allowed: ["share", "minPerSecond", "window"], prefix: "resilience.retryBudget", source: source)

@@ -2,6 +2,7 @@
 struct ResilienceFile: Decodable {
     var retryBudget: RetryBudgetFile?
     var circuitBreaker: CircuitBreakerFile?
+    var deadlineHeader: String?
 
     struct RetryBudgetFile: Decodable {
         var share: Double?
@@ -33,6 +34,7 @@ extension ClientConfiguration {
                 resilience.retryBudget.window = try Self.duration(seconds: seconds, key: prefix + "window", source: source)
             }
         }
+        if let name = file.deadlineHeader { resilience.deadlineHeader = name }
         if let breaker = file.circuitBreaker {
             let prefix = "resilience.circuitBreaker."
             var policy = resilience.circuitBreaker ?? CircuitBreakerPolicy()

@@ -1,9 +1,11 @@
+import HTTPTypes
+
 /// The client's resilience settings, in one place: what limits retries and when a failing host is
 /// left alone for a while. Each setting is off or conservative by default.
 ///
 /// In a configuration file they are the `resilience` object:
 /// ```json
-/// "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 },
+/// "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 }, "deadlineHeader": "X-Request-Timeout-Ms",
 ///                 "circuitBreaker": { "consecutiveFailures": 5, "failureRatio": 0.5, "minimumCalls": 20,
 ///                                     "window": 30, "openDuration": 5, "statuses": [500, 502, 503, 504] } }
 /// ```
@@ -13,6 +15,11 @@ public struct Resilience: Sendable, Hashable {
     public var retryBudget = RetryBudget()
     /// The circuit breaker per host, or `nil` (the default) for none.
     public var circuitBreaker: CircuitBreakerPolicy?
+    /// The name of a request header that tells the server how long the caller will wait: the time
+    /// left before the call's deadline, in whole milliseconds, written on every attempt (so a retry
+    /// or a redirect hop sends what is left then), for example `X-Request-Timeout-Ms`. A request
+    /// that already has the header keeps its own value. `nil` (the default) sends none.
+    public var deadlineHeader: String?
 
     /// The defaults: a retry budget, no circuit breaker.
     public init() {}
@@ -23,5 +30,17 @@ public struct Resilience: Sendable, Hashable {
     public func validate(source: String = "code") throws(ConfigurationError) {
         try retryBudget.validate(source: source)
         try circuitBreaker?.validate(source: source)
+        if let deadlineHeader, deadlineHeaderName == nil {
+            throw ConfigurationError(
+                key: "resilience.deadlineHeader", value: deadlineHeader,
+                allowed: "a header name (a token) other than Host, Content-Length, Transfer-Encoding and Connection", source: source)
+        }
+    }
+
+    /// ``deadlineHeader`` as a field name, when it is a valid one Courier may set.
+    var deadlineHeaderName: HTTPField.Name? {
+        guard let deadlineHeader, let name = HTTPField.Name(deadlineHeader) else { return nil }
+        let reserved: Set<HTTPField.Name> = [.contentLength, .transferEncoding, .connection, HTTPField.Name("Host")!]
+        return reserved.contains(name) ? nil : name
     }
 }

@@ -43,12 +43,14 @@ struct CallChain: Sendable {
     ///   - retry: The retry policy; no link when `nil`.
     ///   - retryBudget: What retries may add to each host's traffic.
     ///   - breaker: The circuits per host; no link when `nil`.
+    ///   - deadlineHeader: The header each attempt writes the time left into, if any.
     ///   - decompression: The bridge's content decoding.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     init(
         headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, retryBudget: RetryBudget = RetryBudget(),
-        breaker: CircuitBreaker? = nil, decompression: Decompression = Decompression(), network: [any Middleware], transport: any Transport
+        breaker: CircuitBreaker? = nil, deadlineHeader: HTTPField.Name? = nil, decompression: Decompression = Decompression(),
+        network: [any Middleware], transport: any Transport
     ) {
         var links: [any Middleware] = []
         if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
@@ -68,10 +70,12 @@ struct CallChain: Sendable {
         if network.isEmpty {
             // The built-in links just appended, with nothing between them and the transport, run
             // as one function: the same work in the same order, one async frame instead of four.
-            let tail = BuiltInTail(bridge: bridge, transport: transport)
+            let tail = BuiltInTail(bridge: bridge, transport: transport, deadlineHeader: deadlineHeader)
             next = { request, body, context in try await tail.run(request, body, context) }
         } else {
-            next = { request, body, context in try await Self.attempt(request, body, context, on: transport) }
+            next = { request, body, context in
+                try await Self.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+            }
             outer = links[...]
         }
         for link in outer.reversed() {
@@ -80,16 +84,28 @@ struct CallChain: Sendable {
         self.run = next
     }
 
-    /// One attempt on the transport, the end of the chain: counted, sent, and its head checked
-    /// (`ResponseHeadChecks`), so a malformed head fails the same way on every transport.
+    /// One attempt on the transport, the end of the chain: counted, sent (with the time left in
+    /// `deadlineHeader`, when there is one), and its head checked (`ResponseHeadChecks`), so a
+    /// malformed head fails the same way on every transport.
     static func attempt(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
+        deadlineHeader: HTTPField.Name?
     ) async throws -> TransportResponse {
         context.recorder.update { $0.attempts += 1 }
-        let response = try await transport.send(request, body: body, context: context)
+        let sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
+        let response = try await transport.send(sent, body: body, context: context)
         // Throwing drops the body, which stops the transfer.
         if let problem = ResponseHeadChecks.problem(in: response.head, limits: context.responseHeadLimits) { throw problem }
         return response
+    }
+
+    /// `request` with the time left before the deadline in `header`, in whole milliseconds, unless
+    /// it has the header already.
+    private static func stamped(_ request: HTTPRequest, _ header: HTTPField.Name, _ context: RequestContext) -> HTTPRequest {
+        guard request.headerFields[header] == nil else { return request }
+        var stamped = request
+        stamped.headerFields[header] = String(context.remaining.wholeMilliseconds)
+        return stamped
     }
 
     /// One layer of the fold: the link with the rest of the chain after it.
@@ -134,6 +150,7 @@ extension BindableLink {
 struct BuiltInTail: Sendable {
     let bridge: BridgeLink
     let transport: any Transport
+    let deadlineHeader: HTTPField.Name?
 
     /// Follow-up: one hop (through the cache when the call has one), then the redirects it leads to.
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
@@ -157,13 +174,13 @@ struct BuiltInTail: Sendable {
         if let placement = context.placement {
             response = try await QueueGate().pass(request, body, context, placement, attempt)
         } else {
-            response = try await CallChain.attempt(request, body, context, on: transport)
+            response = try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
         }
         guard bridge.decodes(response.head, of: request) else { return response }
         return try bridge.decodedIfEncoded(response, to: request, context: context)
     }
 
     @Sendable func attempt(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        try await CallChain.attempt(request, body, context, on: transport)
+        try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
     }
 }
