@@ -11,8 +11,9 @@ enum ServerAction {
     case hold(name: String, then: Box)
     /// `count` bytes of `x` with a Content-Length, written in 64 KiB pieces.
     case bytes(count: Int)
-    /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`.
-    case stream(chunks: Int, size: Int, delayMilliseconds: Int64)
+    /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`; with a
+    /// `gate`, the chunks after the first wait until the test opens it (see ``HoldGates``).
+    case stream(chunks: Int, size: Int, delayMilliseconds: Int64, gate: String?)
 
     /// Indirection for the recursive `delay` case.
     final class Box {
@@ -66,7 +67,7 @@ enum Route {
             guard (1...(1 << 20)).contains(size), chunks * size <= maxGeneratedBytes, (0...10_000).contains(delay) else {
                 return text(400, "size must be 1 to 1 MiB, delayMs 0 to 10000")
             }
-            return .stream(chunks: chunks, size: size, delayMilliseconds: delay)
+            return .stream(chunks: chunks, size: size, delayMilliseconds: delay, gate: queryValue("gate"))
         case "redirect":
             guard let hops = number(1), (0...100).contains(hops) else { return text(400, "redirect count must be 0 to 100") }
             let location = hops <= 1 ? "/echo" : "/redirect/\(hops - 1)"

@@ -100,12 +100,40 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
             finish(request: request, context: context)
-        case .stream(let chunks, let size, let delay):
+        case .stream(let chunks, let size, let delay, let gate):
             writeHead(status: 200, headers: ["Content-Type": "application/octet-stream"], request: request, context: context)
             context.flush()
             let chunk = ByteBuffer(repeating: UInt8(ascii: "s"), count: size)
-            streamChunk(remaining: chunks, chunk: chunk, delay: delay, request: request, context: context)
+            guard let gate, chunks > 1 else {
+                return streamChunk(remaining: chunks, chunk: chunk, delay: delay, request: request, context: context)
+            }
+            // The first chunk now; the rest wait at the gate (or for the time limit).
+            if request.method != .HEAD { context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil) }
+            holds += 1
+            heldToken = holds
+            let token = holds
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let resume = { @Sendable in
+                loop.execute {
+                    bound.value.0.resumeStream(
+                        token, remaining: chunks - 1, chunk: chunk, delay: delay, request: request, context: bound.value.1)
+                }
+            }
+            gates.wait(at: gate, resume: resume)
+            loop.assumeIsolated().scheduleTask(in: Self.maxHold) {
+                self.resumeStream(token, remaining: chunks - 1, chunk: chunk, delay: delay, request: request, context: context)
+            }
         }
+    }
+
+    /// Goes on with a stream held at its gate, once (the gate or the time limit, whichever comes first).
+    private func resumeStream(
+        _ token: UInt64, remaining: Int, chunk: ByteBuffer, delay: Int64, request: HTTPRequestHead, context: ChannelHandlerContext
+    ) {
+        guard heldToken == token else { return }
+        heldToken = 0
+        streamChunk(remaining: remaining, chunk: chunk, delay: delay, request: request, context: context)
     }
 
     private func resumeHeld(_ token: UInt64, with action: ServerAction, for request: HTTPRequestHead, context: ChannelHandlerContext) {

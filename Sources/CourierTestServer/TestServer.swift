@@ -19,7 +19,7 @@ import NIOTLS
 /// | `/delay/{ms}` | 200 after `ms` milliseconds |
 /// | `/hold/{name}` | 200 once ``TestServer/release(_:)`` opens the gate `name` (503 after 60 s) |
 /// | `/bytes/{n}` | `n` bytes with a `Content-Length` |
-/// | `/stream/{chunks}?size=&delayMs=` | a chunked body, one chunk every `delayMs` |
+/// | `/stream/{chunks}?size=&delayMs=&gate=` | a chunked body, one chunk every `delayMs`; with `gate`, the first chunk at once and the rest once the gate opens (a response surely mid-body) |
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
 /// | `/redirect-to?url=&status=&cc=` | one redirect to `url` (302 by default), with `Cache-Control: cc` when given |
 /// | `/headers?Name=value` | 200 with the given response headers |
