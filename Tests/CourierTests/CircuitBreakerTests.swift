@@ -183,16 +183,7 @@ struct CircuitBreakerTests {
 
     @Test("the breaker is read from a configuration file ({} takes the defaults); values out of range name their key")
     func configuration() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-breaker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        func load(_ json: String) throws -> ClientConfiguration {
-            let path = directory.appendingPathComponent("c.json").path
-            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
-            let configuration = try ClientConfiguration().applyingFile(at: path)
-            try configuration.validate()
-            return configuration
-        }
+        let load = loadConfiguration
         #expect(try load(#"{"resilience": {"circuitBreaker": {}}}"#).resilience.circuitBreaker == CircuitBreakerPolicy())
         #expect(try load(#"{"resilience": {"deadlineHeader": "X-Timeout-Ms"}}"#).resilience.deadlineHeader == "X-Timeout-Ms")
         let loaded = try load(

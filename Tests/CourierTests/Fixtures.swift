@@ -27,3 +27,10 @@ func makeClient(_ mock: MockTransport, middleware: [any Middleware] = [], timeou
     configuration.requestTimeout = timeout
     return try NetworkClient(configuration: configuration, transport: mock, middleware: middleware)
 }
+
+/// The configuration a JSON document (a configuration file's text) gives, range-checked.
+func loadConfiguration(_ json: String) throws -> ClientConfiguration {
+    let configuration = try ClientConfiguration().applyingJSON(Data(json.utf8), source: "test")
+    try configuration.validate(source: "test")
+    return configuration
+}

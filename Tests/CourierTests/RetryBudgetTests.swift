@@ -153,16 +153,7 @@ struct RetryBudgetTests {
 
     @Test("the budget is read from a configuration file, and values out of range name their key")
     func configuration() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        func load(_ json: String) throws -> ClientConfiguration {
-            let path = directory.appendingPathComponent("c.json").path
-            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
-            let configuration = try ClientConfiguration().applyingFile(at: path)
-            try configuration.validate()
-            return configuration
-        }
+        let load = loadConfiguration
         let loaded = try load(#"{"resilience": {"retryBudget": {"share": 0.1, "minPerSecond": 2, "window": 30}}}"#)
         #expect(loaded.resilience.retryBudget.share == 0.1)
         #expect(loaded.resilience.retryBudget.minPerSecond == 2)
