@@ -1,5 +1,6 @@
 import Courier
 import CourierMock
+import CourierTestServer
 import Foundation
 import Testing
 
@@ -109,5 +110,55 @@ struct AuthRefreshTests {
         time.advance(by: .seconds(61))
         _ = try? await client.send(Call())
         #expect(tokens.refreshes.withLock { $0 } == 3)
+    }
+
+    /// A refresh that finishes only when the test says: `token-new`.
+    final class HeldRefresh: CredentialProvider {
+        let started = Locked(0)
+        private let held = Locked<[CheckedContinuation<Void, Never>]>([])
+        func credential() async throws -> String { "Bearer token-0" }
+        func refresh(rejected: String) async throws -> String {
+            await withCheckedContinuation { continuation in
+                held.withLock { $0.append(continuation) }
+                started.withLock { $0 += 1 }
+            }
+            return "Bearer token-new"
+        }
+        func release() {
+            for continuation in held.withLock({ list in
+                defer { list = [] }
+                return list
+            }) { continuation.resume() }
+        }
+    }
+
+    @Test("a call waiting for a refresh ends at its deadline (timed_out) or its cancellation; the refresh goes on for the others")
+    func waitWithinBudget() async throws {
+        let provider = HeldRefresh()
+        let clock = ManualTimeSource()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.timeSource = clock
+        configuration.exportsMetrics = false
+        let mock = Self.server(accepting: "Bearer token-new")
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock, middleware: [AuthRefreshMiddleware(provider: provider)])
+        struct Short: Endpoint {
+            typealias Output = Data
+            var path: String { "me" }
+            var timeout: Duration? { .seconds(2) }
+        }
+        let timed = Task { try await client.send(Short()) }
+        let cancelled = Task { try await client.send(Call()) }
+        let patient = Task { try await client.send(Call()) }
+        #expect(await eventually { provider.started.withLock { $0 } == 1 && mock.recordedRequests.count == 3 })
+        clock.advance(by: .seconds(3))
+        let late = await #expect(throws: NetworkError.self) { try await timed.value }
+        #expect(late?.kind == .timedOut, "the deadline ended its wait for the refresh")
+        cancelled.cancel()
+        let stopped = await #expect(throws: NetworkError.self) { try await cancelled.value }
+        #expect(stopped?.kind == .cancelled)
+        provider.release()
+        #expect(try await patient.value == Data("me".utf8), "the refresh went on, and the call still waiting got it")
+        #expect(provider.started.withLock { $0 } == 1)
     }
 }

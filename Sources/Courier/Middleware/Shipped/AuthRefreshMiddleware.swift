@@ -28,7 +28,9 @@ public protocol CredentialProvider: Sendable {
 ///   default); past that, calls that get 401 fail with `authentication_failed` at once.
 ///
 /// An API object that sets the credential header itself is left alone. The refresh runs in its
-/// own task: a caller cancelled while waiting does not cancel it for the others.
+/// own task: a caller cancelled while waiting does not cancel it for the others. A call waits for
+/// it only within its own budget: the caller's cancellation ends the wait as `cancelled`, and the
+/// call's deadline as `timed_out`, while the refresh goes on for the other calls.
 public final class AuthRefreshMiddleware: Middleware {
     private struct State {
         var current: String?
@@ -69,24 +71,24 @@ public final class AuthRefreshMiddleware: Middleware {
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
         if context.ownHeaderNames.contains(header) { return try await next(request, body, context) }
-        let sent = try await currentCredential()
+        let sent = try await currentCredential(context)
         var request = request
         request.headerFields[header] = sent
         let response = try await next(request, body, context)
         guard response.head.status == .unauthorized else { return response }
-        let renewed = try await renewed(after: sent)
+        let renewed = try await renewed(after: sent, context)
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])
         request.headerFields[header] = renewed
         return try await next(request, body, context)
     }
 
-    private func currentCredential() async throws(NetworkError) -> String {
+    private func currentCredential(_ context: RequestContext) async throws(NetworkError) -> String {
         let (known, pending) = state.withLock { ($0.current, $0.refreshing) }
         if let known { return known }
         do {
             let value: String
             if let pending {
-                value = try await pending.value
+                value = try await Self.value(of: pending, within: context)
             } else {
                 value = try await provider.credential()
             }
@@ -94,6 +96,8 @@ public final class AuthRefreshMiddleware: Middleware {
                 if state.current == nil { state.current = value }
             }
             return value
+        } catch let ended as WaitEnded {
+            throw ended.error
         } catch {
             throw Self.failure("the credential provider failed: \(error)", underlying: error)
         }
@@ -101,7 +105,7 @@ public final class AuthRefreshMiddleware: Middleware {
 
     /// A credential newer than `rejected`: the one already refreshed, the refresh in flight, or a
     /// new refresh if the limit allows.
-    private func renewed(after rejected: String) async throws(NetworkError) -> String {
+    private func renewed(after rejected: String, _ context: RequestContext) async throws(NetworkError) -> String {
         let now = timeSource.now
         enum Decision {
             case use(String)
@@ -129,12 +133,15 @@ public final class AuthRefreshMiddleware: Middleware {
         case .wait(let pending): task = pending
         }
         do {
-            let value = try await task.value
+            let value = try await Self.value(of: task, within: context)
             state.withLock { state in
                 state.current = value
                 state.refreshing = nil
             }
             return value
+        } catch let ended as WaitEnded {
+            // This call stopped waiting; the refresh goes on for the others.
+            throw ended.error
         } catch {
             state.withLock { state in
                 if state.current == rejected { state.current = nil }
@@ -144,9 +151,63 @@ public final class AuthRefreshMiddleware: Middleware {
         }
     }
 
+    /// The outcome of a shared refresh, waited for by one call: its cancellation or deadline ends
+    /// the wait with ``WaitEnded`` (the client reports a passed deadline as `timed_out`), and the
+    /// refresh itself is not cancelled.
+    private static func value(of task: Task<String, any Error>, within context: RequestContext) async throws -> String {
+        let waiter = RefreshWaiter()
+        return try await context.withCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                guard waiter.park(continuation) else { return }
+                Task { waiter.finish(await task.result) }
+            }
+        } onCancel: {
+            waiter.finish(.failure(WaitEnded()))
+        }
+    }
+
     private static func failure(_ message: String, underlying: (any Error)? = nil) -> NetworkError {
         var error = NetworkError(kind: .authenticationFailed, phase: .sending, message: message, status: 401)
         error.underlying = underlying
         return error
+    }
+}
+
+/// A call stopped waiting for a shared refresh (cancelled, or its deadline passed).
+private struct WaitEnded: Error {
+    /// What the call reports; the client turns it into `timed_out` when the deadline passed.
+    var error: NetworkError { NetworkError.cancelled(phase: .sending) }
+}
+
+/// One call's wait for a shared refresh: resumed exactly once, by the refresh's outcome or by
+/// the call's cancellation or deadline, whichever comes first.
+private final class RefreshWaiter: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<String, any Error>?
+        var finished = false
+    }
+
+    private let state = Locked(State())
+
+    /// Keeps the continuation; `false` (after resuming it) when the wait already ended.
+    func park(_ continuation: CheckedContinuation<String, any Error>) -> Bool {
+        let ended = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.continuation = continuation
+            return false
+        }
+        if ended { continuation.resume(throwing: WaitEnded()) }
+        return !ended
+    }
+
+    /// Ends the wait with `result`, the first time only.
+    func finish(_ result: Result<String, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<String, any Error>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
     }
 }
