@@ -274,3 +274,12 @@ for target in package.targets where target.type != .system && target.name != "CC
 if Context.environment["COURIER_DOCS"] == "1" {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"))
 }
+
+// The libFuzzer targets only when `scripts/fuzz.sh` asks for them: they link only with
+// `-sanitize=fuzzer`, which the normal build does not use.
+if Context.environment["COURIER_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "CourierFuzz", dependencies: ["Courier", "CourierCurl"], path: "Fuzz/CourierFuzz",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+}

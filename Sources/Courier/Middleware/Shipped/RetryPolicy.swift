@@ -112,19 +112,10 @@ public enum RetryAfter {
             guard let seconds = Int64(text) else { return .seconds(Int64.max / 2_000_000_000) }
             return .seconds(seconds)
         }
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                let seconds = date.timeIntervalSince(now)
-                return seconds <= 0 ? .zero : .milliseconds(Int64(min(seconds, 1e9) * 1000))
-            }
-        }
-        return nil
+        // IMF-fixdate, or the obsolete RFC 850 and asctime forms (RFC 9110, section 5.6.7), read
+        // by the cache's parser (a Foundation formatter per call cost about 0.7 ms).
+        guard let date = HTTPDate(text) else { return nil }
+        let seconds = Double(date.seconds) - now.timeIntervalSince1970
+        return seconds <= 0 ? .zero : .milliseconds(Int64(min(seconds, 1e9) * 1000))
     }
-
-    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms (RFC 9110, section 5.6.7).
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

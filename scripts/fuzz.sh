@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs Courier's libFuzzer targets (Fuzz/CourierFuzz): each parser that reads what a server or a
+# configuration file sends, under AddressSanitizer, for a given time, from its committed seed corpus.
+#
+#   scripts/fuzz.sh                      # every target for 60 s
+#   scripts/fuzz.sh response-head 600    # one target for 10 minutes
+#
+# The build is separate (COURIER_FUZZ=1 adds the target, in .build-fuzz), so the normal build and
+# CI never compile it. New inputs go to .build-fuzz/corpus/<target>; a crash is written to
+# .build-fuzz/artifacts/ and the script exits non-zero. Add a crash's input to the target's seed
+# corpus (Fuzz/Corpus/<target>) and a regression test once it is fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+targets=(response-head location cache-headers configuration retry-after)
+if [ "$#" -ge 1 ]; then targets=("$1"); fi
+seconds="${2:-60}"
+export COURIER_FUZZ=1
+flags=(-c debug --scratch-path .build-fuzz --product CourierFuzz
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
+swift build "${flags[@]}"
+binary="$(swift build "${flags[@]}" --show-bin-path)/CourierFuzz"
+# A crash is libFuzzer's to report: Swift's backtracer would symbolicate for minutes first.
+export SWIFT_BACKTRACE=enable=no
+mkdir -p .build-fuzz/artifacts
+status=0
+for target in "${targets[@]}"; do
+  echo "== $target for ${seconds}s"
+  corpus=".build-fuzz/corpus/$target"
+  mkdir -p "$corpus"
+  COURIER_FUZZ_TARGET="$target" "$binary" "$corpus" "Fuzz/Corpus/$target" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=65536 -artifact_prefix=".build-fuzz/artifacts/$target-" -print_final_stats=1 2>&1 \
+    | grep -E "^#[0-9]+ *(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|Test unit written|==[0-9]+==" \
+    || true
+  if ls .build-fuzz/artifacts/"$target"-* >/dev/null 2>&1; then status=1; fi
+done
+exit "$status"
