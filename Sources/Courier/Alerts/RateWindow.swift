@@ -64,6 +64,12 @@ struct RateWindow: Sendable {
         return (totalCalls, totalFailures)
     }
 
+    /// The time on `clock` in nanoseconds since the process's origin (``Moment``): the time the
+    /// per-host windows (retry budget, circuit breaker) count in.
+    static func elapsedNanoseconds(on clock: any TimeSource) -> Int64 {
+        nanoseconds(Moment.now(on: clock).sinceOrigin)
+    }
+
     /// The width of one slice of a window, in nanoseconds (at least 1).
     static func sliceWidth(of window: Duration) -> Int64 {
         max(1, nanoseconds(window) / Int64(slices))

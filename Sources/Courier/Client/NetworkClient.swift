@@ -47,8 +47,9 @@ public final class NetworkClient: Sendable {
     ///
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
-    /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up (see ``FollowUp``), then the queue's gate, then `networkMiddleware` once
-    /// per attempt, then the transport (see ``chainOrder``).
+    /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up
+    /// (see ``FollowUp``), the response cache, the bridge, the queue's gate, then
+    /// `networkMiddleware` once per attempt, then the transport (see ``chainOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
     ///   - transport: The transport.

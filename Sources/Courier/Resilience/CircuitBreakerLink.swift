@@ -15,7 +15,7 @@ struct CircuitBreakerLink: BindableLink {
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
         let host = request.authority ?? ""
-        let (admission, opened) = breaker.admit(host: host, now: Self.now(context))
+        let (admission, opened) = breaker.admit(host: host, now: RateWindow.elapsedNanoseconds(on: context.clock))
         if let opened { Self.log(opened, host: host, context: context) }
         let probe: Bool
         switch admission {
@@ -38,14 +38,10 @@ struct CircuitBreakerLink: BindableLink {
             outcome = CircuitBreakerPolicy.isHostFailure(failure) ? .failure : .neutral
             result = .failure(failure)
         }
-        if let transition = breaker.record(outcome, probe: probe, host: host, now: Self.now(context)) {
+        if let transition = breaker.record(outcome, probe: probe, host: host, now: RateWindow.elapsedNanoseconds(on: context.clock)) {
             Self.log(transition, host: host, context: context)
         }
         return try result.get()
-    }
-
-    private static func now(_ context: RequestContext) -> Int64 {
-        RateWindow.nanoseconds(Moment.now(on: context.clock).sinceOrigin)
     }
 
     /// Opening is logged at `warning` (a host is being left alone), closing at `notice`, a probe

@@ -68,7 +68,7 @@ public struct RetryMiddleware: Middleware, BindableLink {
         }
         // Only calls that may be retried count toward the budget: the share is of retryable traffic.
         let host = request.authority ?? ""
-        ledger.deposit(host: host, elapsedNanoseconds: Self.elapsed(on: context.clock))
+        ledger.deposit(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
         var attempt = 1
         while true {
             let outcome: Result<TransportResponse, NetworkError>
@@ -103,7 +103,7 @@ public struct RetryMiddleware: Middleware, BindableLink {
             guard attempt < policy.maxAttempts, wakeAt < context.deadline else {
                 return try outcome.get()
             }
-            guard ledger.withdraw(host: host, elapsedNanoseconds: Self.elapsed(on: clock)) else {
+            guard ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: clock)) else {
                 context.recorder.update { $0.retryRefusedByBudget = true }
                 context.logger.debug(
                     "courier.call.retry_budget_spent",
@@ -120,11 +120,6 @@ public struct RetryMiddleware: Middleware, BindableLink {
             guard await clock.sleep(until: wakeAt) else { throw NetworkError.cancelled(phase: context.recorder.phase) }
             attempt += 1
         }
-    }
-
-    /// The time on `clock`, in nanoseconds since the process's origin, for the budget's window.
-    private static func elapsed(on clock: any TimeSource) -> Int64 {
-        RateWindow.nanoseconds(Moment.now(on: clock).sinceOrigin)
     }
 
     /// Whether a status is in the policy's retryable statuses.
