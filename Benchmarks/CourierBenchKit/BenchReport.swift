@@ -18,6 +18,14 @@ public struct BenchReport: Codable, Sendable {
     public var repeats: Int
     /// The linked libcurl's version.
     public var libcurl: String
+    /// The Swift compiler that built courier-bench.
+    public var swift: String
+    /// The commit courier-bench was built from, when it can tell (`-dirty` with local changes).
+    public var commit: String
+    /// `closed loop` or `open loop at N requests/s`.
+    public var loop: String
+    /// The open loop's requests per second (`--rate`), `nil` for the closed loop.
+    public var rate: Double?
     /// The limit tools found (`wrk`, `h2load`), or why none ran.
     public var limitTools: String
     /// The rows, cell by cell.
@@ -27,4 +35,6 @@ public struct BenchReport: Codable, Sendable {
 
     /// Whether any row had errors.
     public var hasErrors: Bool { rows.contains(where: \.hasErrors) }
+    /// Whether any target was missed.
+    public var missedTargets: Bool { targets.contains { !$0.met } }
 }

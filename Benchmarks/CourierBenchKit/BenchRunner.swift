@@ -53,9 +53,17 @@ public struct BenchRunner: Sendable {
             date: ISO8601DateFormatter().string(from: started), command: commandLine, cores: ProcessUsage.onlineCPUs,
             placement: placement.text, server: plan.url ?? "embedded loopback server (SwiftNIO, 1 event-loop thread)",
             durationSeconds: plan.durationSeconds, warmupSeconds: plan.warmupSeconds, repeats: plan.repeats,
-            libcurl: CurlTransport.libcurlVersion,
-            limitTools: !plan.runsLimitTools ? "not run (--no-limit)" : tools.isEmpty ? "none installed" : tools.joined(separator: ", "),
-            rows: finished, targets: TargetCheck.check(finished, pinned: placement.clientCPU != nil))
+            libcurl: CurlTransport.libcurlVersion, swift: BuildInfo.swiftVersion, commit: BuildInfo.commit(executable: executable),
+            loop: plan.rate.map { "open loop at \(Int($0)) requests/s per client (latency from each request's scheduled time)" }
+                ?? "closed loop (each caller sends its next request when its last one ends)",
+            rate: plan.rate,
+            limitTools: plan.rate != nil
+                ? "not run (open loop)"
+                : !plan.runsLimitTools ? "not run (--no-limit)" : tools.isEmpty ? "none installed" : tools.joined(separator: ", "),
+            rows: finished,
+            targets: TargetCheck.check(
+                finished, pinned: placement.clientCPU != nil, libcurlMajor: BuildInfo.major(of: CurlTransport.libcurlVersion),
+                openLoop: plan.rate != nil))
     }
 
     /// Runs every cell: repeats outermost within a cell, so that noise spreads over every client.
@@ -85,6 +93,7 @@ public struct BenchRunner: Sendable {
                         warmupSeconds: plan.warmupSeconds, durationSeconds: plan.durationSeconds, maxRequests: plan.maxRequests,
                         caFile: servers.caFile ?? plan.caFile, cpu: clientCPU, mockResponseBytes: cell.scenario.responseBytes ?? 1024)
                     job.cache = cell.scenario.cache
+                    job.rate = plan.rate
                     runs[transport, default: []].append(await runWorker(job, work: work, progress: progress))
                     progress.finish()
                 }
@@ -122,7 +131,7 @@ public struct BenchRunner: Sendable {
         func failure(_ text: String) -> WorkerResult {
             progress.note("  \(job.transport.rawValue): \(text)")
             return WorkerResult(
-                completed: 0, failed: 1, firstError: text, seconds: 0, latency: .empty, cpuSeconds: 0, peakRSSKiB: 0,
+                completed: 0, failed: 1, firstError: text, seconds: 0, histogram: LatencyHistogram(), cpuSeconds: 0, peakRSSKiB: 0,
                 bytesReceived: 0, bytesSent: 0, negotiatedHTTP: nil, pinnedCPU: nil)
         }
         let file = "\(work)/job.json"

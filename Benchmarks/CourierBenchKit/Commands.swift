@@ -9,7 +9,7 @@ public struct CourierBenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Compares Courier's transports with each other and with libcurl itself.",
-        subcommands: [RunCommand.self, ProbeCommand.self, DecodeCommand.self, WorkerCommand.self],
+        subcommands: [RunCommand.self, CompareCommand.self, ProbeCommand.self, DecodeCommand.self, WorkerCommand.self],
         defaultSubcommand: RunCommand.self)
 
     public init() {}
@@ -72,6 +72,13 @@ public struct RunCommand: AsyncParsableCommand {
     var report: String?
     @Flag(name: .customLong("no-limit"), help: "Skip wrk and h2load even when installed.")
     var noLimit = false
+    @Option(
+        help:
+            "Open loop: each client sends this many requests per second whatever the responses do, at most --concurrency in flight; latency counts from each request's scheduled time. Without it, the closed loop."
+    )
+    var rate: Double?
+    @Flag(help: "Exit with 1 when a target is missed (for CI on a quiet machine); by default targets are informational.")
+    var strict = false
 
     public init() {}
 
@@ -94,6 +101,8 @@ public struct RunCommand: AsyncParsableCommand {
         input.json = json
         input.report = report
         input.noLimit = noLimit
+        input.rate = rate
+        input.strict = strict
         return try RunPlan.make(input)
     }
 
@@ -108,7 +117,8 @@ public struct RunCommand: AsyncParsableCommand {
         let report = try await runner.run()
         print(TableRenderer.text(report.rows))
         print("")
-        print("\(report.placement); \(report.cores) CPUs; libcurl \(report.libcurl); limit tools: \(report.limitTools)")
+        print("\(report.placement); \(report.cores) CPUs; libcurl \(report.libcurl); Swift \(report.swift); commit \(report.commit)")
+        print("\(report.loop); limit tools: \(report.limitTools)")
         for line in TableRenderer.targets(report.targets) { print(line) }
         if let path = plan.jsonPath {
             try ReportWriter.writeJSON(report, to: path)
@@ -120,6 +130,10 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if report.hasErrors {
             print("Some requests failed: rows marked ! (first errors above and in the report).")
+            throw ExitCode(1)
+        }
+        if plan.strict, report.missedTargets {
+            print("--strict: \(report.targets.filter { !$0.met }.count) target(s) missed.")
             throw ExitCode(1)
         }
     }
@@ -265,5 +279,32 @@ func asValidation(_ check: () throws(BenchError) -> Void) throws {
         try check()
     } catch {
         throw ValidationError(error.description)
+    }
+}
+
+/// `courier-bench compare OLD.json NEW.json`: two runs' rows side by side.
+public struct CompareCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compares two runs' --json files row by row and flags changes beyond the noise of the repeats.",
+        discussion: """
+            Rows match by client, scenario, HTTP version and concurrency. A row is better or WORSE when the two runs' \
+            ranges of requests/s over their repeats do not overlap (with one repeat: a change above 5%); open-loop runs \
+            (--rate) are judged by p99 latency, 10%.
+            """)
+
+    @Argument(help: "The earlier run's --json file.")
+    var old: String
+    @Argument(help: "The later run's --json file.")
+    var new: String
+    @Flag(help: "Exit with 1 when a row got worse beyond the noise.")
+    var strict = false
+
+    public init() {}
+
+    public func run() async throws {
+        let comparison = Comparison(old: try Comparison.load(old), new: try Comparison.load(new))
+        print(comparison.text)
+        if strict, comparison.hasRegressions { throw ExitCode(1) }
     }
 }

@@ -13,7 +13,7 @@ struct LoadTally: Sendable {
     var completed = 0
     var failed = 0
     var firstError: String?
-    var recorder = LatencyRecorder()
+    var histogram = LatencyHistogram()
     var bytesReceived = 0.0
     var negotiatedHTTP: String?
     var lastCompletion: ContinuousClock.Instant?
@@ -22,30 +22,47 @@ struct LoadTally: Sendable {
         completed += other.completed
         failed += other.failed
         firstError = firstError ?? other.firstError
-        recorder.add(other.recorder)
+        histogram.add(other.histogram)
         bytesReceived += other.bytesReceived
         negotiatedHTTP = negotiatedHTTP ?? other.negotiatedHTTP
         if let last = other.lastCompletion, lastCompletion.map({ last > $0 }) ?? true { lastCompletion = last }
     }
 }
 
-/// Keeps `concurrency` requests in flight until `end`, or until `maxRequests` have started.
+/// Sends requests from `concurrency` callers until `end`, or until `maxRequests` have started.
 ///
-/// Each of `concurrency` tasks starts its next request when its last one ends, as a service with
-/// that many callers would. No request starts after `end`; requests in flight then finish and count.
+/// - **Closed loop** (`rate` is `nil`): each caller starts its next request when its last one
+///   ends, as a service with that many callers would. A request's latency runs from its start.
+/// - **Open loop** (`rate` requests per second): each caller owns an even share of a fixed
+///   schedule (caller `k` sends at `start + (k + i·concurrency) / rate`), whatever the responses do.
+///   A caller whose last response came late sends at once, and the request's latency runs from the
+///   time it was meant to be sent, not from when it went out: the wait a slow server causes is
+///   counted instead of hidden (coordinated omission corrected, as wrk2 does). The callers cap the
+///   requests in flight, as wrk2's connections do.
+///
+/// No request is sent after `end`; requests in flight then finish and count.
 enum LoadLoop {
     static func run(
-        concurrency: Int, until end: ContinuousClock.Instant, maxRequests: Int?,
+        concurrency: Int, rate: Double? = nil, until end: ContinuousClock.Instant, maxRequests: Int?,
         call: @escaping @Sendable () async -> CallOutcome
     ) async -> LoadTally {
         let started = Atomic<Int>(0)
         let limit = maxRequests ?? Int.max
-        return await inParallel(concurrency: concurrency) {
-            let clock = ContinuousClock()
+        let callers = max(1, concurrency)
+        let clock = ContinuousClock()
+        let origin = clock.now
+        // The open loop's step between two sends of one caller, and of two callers.
+        let schedule = rate.map { rate in (perCaller: Duration.seconds(Double(callers) / rate), offset: Duration.seconds(1 / rate)) }
+        return await inParallel(concurrency: callers) { caller in
             var tally = LoadTally()
-            // One clock read per request: the end of one request is the start of the next.
-            var begin = clock.now
-            while begin < end, started.wrappingAdd(1, ordering: .relaxed).newValue <= limit {
+            // The closed loop reads the clock once per request: one request's end is the next one's start.
+            var intended = schedule.map { origin + $0.offset * caller } ?? clock.now
+            // The open loop also stops at `end` when it has fallen behind its schedule: the sends it
+            // did not make show as a rate below the one asked for.
+            while intended < end, schedule == nil || clock.now < end, started.wrappingAdd(1, ordering: .relaxed).newValue <= limit {
+                if schedule != nil, clock.now < intended {
+                    try? await clock.sleep(until: intended, tolerance: nil)
+                }
                 let outcome = await call()
                 let finish = clock.now
                 tally.lastCompletion = finish
@@ -53,24 +70,24 @@ enum LoadLoop {
                 case .success(let bytes, let version):
                     tally.completed += 1
                     tally.bytesReceived += Double(bytes)
-                    tally.recorder.record(finish - begin)
+                    tally.histogram.record(finish - intended)
                     if tally.negotiatedHTTP == nil { tally.negotiatedHTTP = version }
                 case .failure(let message):
                     tally.failed += 1
                     if tally.firstError == nil { tally.firstError = message }
                 }
-                begin = finish
+                intended = schedule.map { intended + $0.perCaller } ?? finish
             }
             return tally
         }
     }
 
-    /// Runs `body` in `concurrency` child tasks and adds up their tallies.
+    /// Runs `body` in `concurrency` child tasks (passing each its number) and adds up their tallies.
     private static func inParallel(
-        concurrency: Int, _ body: @escaping @Sendable () async -> LoadTally
+        concurrency: Int, _ body: @escaping @Sendable (Int) async -> LoadTally
     ) async -> LoadTally {
         await withTaskGroup(of: LoadTally.self) { group in
-            for _ in 0..<max(1, concurrency) { group.addTask(operation: body) }
+            for caller in 0..<max(1, concurrency) { group.addTask { await body(caller) } }
             var total = LoadTally()
             for await tally in group { total.add(tally) }
             return total

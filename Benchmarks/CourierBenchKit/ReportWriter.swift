@@ -2,14 +2,15 @@ import Foundation
 
 /// Writes `--json FILE` and `--report DIR` (report.md, throughput.svg, latency-p99.svg).
 public enum ReportWriter {
-    /// The rows as a JSON array, one object per row.
+    /// The whole report as JSON: the run's metadata, the rows (each with its merged latency
+    /// histogram) and the targets; `courier-bench compare` reads it back.
     public static func json(_ report: BenchReport) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(report.rows)
+        return try encoder.encode(report)
     }
 
-    /// Writes the rows as JSON to `path`.
+    /// Writes the report as JSON to `path`.
     public static func writeJSON(_ report: BenchReport, to path: String) throws(BenchError) {
         do {
             try json(report).write(to: URL(fileURLWithPath: path))
@@ -51,7 +52,8 @@ public enum ReportWriter {
             "- Machine: \(report.cores) CPUs; \(report.placement)",
             "- Server: \(report.server)",
             "- Each configuration: \(report.repeats) runs of \(report.durationSeconds) s after \(report.warmupSeconds) s of warm-up; median shown with min–max",
-            "- libcurl \(report.libcurl); limit tools: \(report.limitTools)",
+            "- libcurl \(report.libcurl); Swift \(report.swift); commit \(report.commit); limit tools: \(report.limitTools)",
+            "- Load: \(report.loop)",
             "",
             "![Requests per second](throughput.svg)",
             "",
@@ -73,9 +75,8 @@ public enum ReportWriter {
             lines.append("| target | cell | measured | needed | result |")
             lines.append("| --- | --- | --- | --- | --- |")
             for check in report.targets {
-                let needed = check.required >= 1000 ? "> \(Int(check.required))/s" : String(format: "≥ %.2f×", check.required)
                 lines.append(
-                    "| \(check.target) | \(check.cell) | \(check.measuredText) | \(needed) | \(check.met ? "met" : "**missed**") |")
+                    "| \(check.target) | \(check.cell) | \(check.measuredText) | \(check.requiredText) | \(check.met ? "met" : "**missed**") |")
             }
         }
         let errors = report.rows.filter(\.hasErrors)

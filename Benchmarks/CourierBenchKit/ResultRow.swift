@@ -22,7 +22,8 @@ public struct ResultRow: Codable, Sendable, Equatable {
     public var rpsMin: Double
     /// The fastest run's requests per second.
     public var rpsMax: Double
-    /// Latency percentiles of the median run, in milliseconds (`nil` where the tool reports none).
+    /// Latency percentiles over every run's requests merged, in milliseconds (the limit tools: of
+    /// their median run; `nil` where the tool reports none).
     public var p50Ms: Double?
     public var p90Ms: Double?
     public var p99Ms: Double?
@@ -46,6 +47,8 @@ public struct ResultRow: Codable, Sendable, Equatable {
     public var unsupported: String?
     /// The first failure's text.
     public var firstError: String?
+    /// Every run's latencies merged (microseconds; Courier's clients and the C reference).
+    public var latencyHistogram: LatencyHistogram?
 
     enum CodingKeys: String, CodingKey {
         case transport, scenario, http, concurrency, repeats, requests, errors, rps
@@ -65,12 +68,15 @@ public struct ResultRow: Codable, Sendable, Equatable {
         case ratioToLimit = "ratio_to_limit"
         case unsupported
         case firstError = "first_error"
+        case latencyHistogram = "latency_histogram"
     }
 
     /// The cell this row belongs to.
     var cellKey: String { "\(scenario)|\(http)|\(concurrency)" }
     /// Whether the row is a limit tool's.
     var isLimit: Bool { transport == "wrk" || transport == "h2load" }
+    /// Client CPU microseconds per request (median run).
+    var cpuMicrosecondsPerCall: Double? { cpuSecondsPer10k.map { $0 * 100 } }
     /// Whether any request failed.
     public var hasErrors: Bool { errors > 0 }
 }

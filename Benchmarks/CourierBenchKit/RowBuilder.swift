@@ -1,16 +1,24 @@
-/// Turns repeated runs into rows: the median run by requests/s, min and max, then the ratios.
+/// Turns repeated runs into rows: the median run by requests/s, min and max, the latencies of
+/// every run merged, then the ratios.
 enum RowBuilder {
     /// A row from a Courier or reference worker's runs.
     static func row(_ transport: BenchTransport, _ cell: BenchConfiguration, runs: [WorkerResult]) -> ResultRow {
         var row = empty(transport.rawValue, cell)
         guard let median = median(runs, by: \.requestsPerSecond) else { return row }
         fillCounts(&row, median: (median.completed, median.requestsPerSecond), runs: runs.map { ($0.failed, $0.requestsPerSecond) })
+        // Percentiles of every run's requests together, not of one run: a tail that shows in one
+        // repeat of three is still a tail.
+        let latency = LatencyHistogram.merged(runs.map(\.histogram))
+        if latency.count > 0 {
+            let summary = latency.summary
+            row.p50Ms = summary.p50 / 1000
+            row.p90Ms = summary.p90 / 1000
+            row.p99Ms = summary.p99 / 1000
+            row.p999Ms = summary.p999 / 1000
+            row.maxMs = summary.max / 1000
+            row.latencyHistogram = latency
+        }
         if median.completed > 0 {
-            row.p50Ms = median.latency.p50 / 1000
-            row.p90Ms = median.latency.p90 / 1000
-            row.p99Ms = median.latency.p99 / 1000
-            row.p999Ms = median.latency.p999 / 1000
-            row.maxMs = median.latency.max / 1000
             row.cpuSecondsPer10k = median.cpuSeconds / Double(median.completed) * 10_000
         }
         row.peakRSSMiB = Double(runs.map(\.peakRSSKiB).max() ?? 0) / 1024

@@ -27,8 +27,12 @@ public struct RunPlan: Sendable, Equatable {
     public var jsonPath: String?
     /// Where to write the Markdown report and its SVG charts.
     public var reportDirectory: String?
-    /// Whether to run wrk and h2load (when installed) as the physical limit.
+    /// Whether to run wrk and h2load (when installed) as the physical limit (never in the open loop).
     public var runsLimitTools: Bool
+    /// Requests per second each client sends in an open loop (`--rate`); `nil` for the closed loop.
+    public var rate: Double?
+    /// Whether a missed target makes the run exit with 1 (`--strict`).
+    public var strict: Bool
 
     /// The default comparison when no cell options are given: small GET at 64 over HTTP/1.1 and
     /// HTTP/2, and medium GET at 16 over HTTP/1.1.
@@ -41,6 +45,8 @@ public struct RunPlan: Sendable, Equatable {
     public static let maxDurationSeconds = 3600.0
     /// The duration bound when only `--requests` is given: a run never goes unbounded in time.
     public static let requestsOnlyDurationSeconds = 60.0
+    /// The highest `--rate`.
+    public static let maxRate = 1_000_000.0
 
     /// Every option as the command line gave it (lists still comma-separated).
     public struct Input: Sendable {
@@ -76,6 +82,10 @@ public struct RunPlan: Sendable, Equatable {
         public var report: String?
         /// `--no-limit`.
         public var noLimit = false
+        /// `--rate`, in requests per second.
+        public var rate: Double?
+        /// `--strict`.
+        public var strict = false
 
         /// Nothing given: the default comparison.
         public init() {}
@@ -104,6 +114,9 @@ public struct RunPlan: Sendable, Equatable {
         if let caFile = input.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .invalidOption("--cacert \(caFile): no readable file there")
         }
+        if let rate = input.rate, !(rate >= 1 && rate <= maxRate) {
+            throw .invalidOption("--rate must be 1 to \(Int(maxRate)) requests per second (got \(rate))")
+        }
         let request = try input.request.request()
         if input.request.shapesRequest, input.url == nil {
             throw .invalidOption("-X, --data and --data-file are for --url endpoints; the embedded server's scenarios fix the request")
@@ -114,7 +127,8 @@ public struct RunPlan: Sendable, Equatable {
         return RunPlan(
             transports: transports, configurations: configurations, durationSeconds: duration, maxRequests: input.requests,
             warmupSeconds: input.warmup, repeats: input.repeats, pin: input.pin, url: input.url, caFile: input.caFile,
-            request: request, jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit)
+            request: request, jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit && input.rate == nil,
+            rate: input.rate, strict: input.strict)
     }
 
     private static func cells(_ input: Input) throws(BenchError) -> [BenchConfiguration] {

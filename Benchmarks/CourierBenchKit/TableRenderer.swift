@@ -3,7 +3,7 @@ import Foundation
 /// The results as aligned text (the terminal) or as a Markdown table (the report).
 enum TableRenderer {
     static let headers = [
-        "cell", "client", "req/s (min–max)", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "CPU s/10k", "RSS MiB", "×ref",
+        "cell", "client", "req/s (min–max)", "p50", "p90", "p99", "p99.9", "max", "CPU s/10k", "RSS MiB", "×ref",
         "×fastest", "×limit", "errors",
     ]
 
@@ -19,12 +19,21 @@ enum TableRenderer {
             return String(format: "%.\(digits)f", value)
         }
         func ratio(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "–" }
+        func latency(_ value: Double?) -> String { value.map(Self.latency) ?? "–" }
         let rate = "\(Int(row.rps.rounded())) (\(Int(row.rpsMin.rounded()))–\(Int(row.rpsMax.rounded())))"
         return [
-            cell, client, rate, number(row.p50Ms), number(row.p90Ms), number(row.p99Ms), number(row.p999Ms), number(row.maxMs),
+            cell, client, rate, latency(row.p50Ms), latency(row.p90Ms), latency(row.p99Ms), latency(row.p999Ms), latency(row.maxMs),
             number(row.cpuSecondsPer10k), number(row.peakRSSMiB, 1), ratio(row.ratioToReference), ratio(row.ratioToFastest),
             ratio(row.ratioToLimit), String(row.errors),
         ]
+    }
+
+    /// A latency given in milliseconds, as text: microseconds below a millisecond (`850 µs`),
+    /// milliseconds above (`1.25 ms`), `–` when unknown.
+    static func latency(_ milliseconds: Double) -> String {
+        guard milliseconds.isFinite else { return "–" }
+        if milliseconds < 1 { return "\(Int((milliseconds * 1000).rounded())) µs" }
+        return String(format: milliseconds < 100 ? "%.2f ms" : "%.1f ms", milliseconds)
     }
 
     /// Aligned columns for a terminal.
@@ -53,6 +62,6 @@ enum TableRenderer {
 
     /// The targets as lines of text.
     static func targets(_ checks: [TargetCheck]) -> [String] {
-        checks.map { "\($0.met ? "met   " : "MISSED") \($0.target) — \($0.cell): \($0.measuredText)" }
+        checks.map { "\($0.met ? "met   " : "MISSED") \($0.target) — \($0.cell): \($0.measuredText) (needed \($0.requiredText))" }
     }
 }

@@ -52,29 +52,29 @@ public enum Worker {
         if job.warmupSeconds > 0 {
             await withTaskExecutorPreference(preferred) {
                 _ = await LoadLoop.run(
-                    concurrency: job.concurrency, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
+                    concurrency: job.concurrency, rate: job.rate, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
             }
         }
         let cpuBefore = ProcessUsage.cpuSeconds()
         let start = clock.now
         let tally = await withTaskExecutorPreference(preferred) {
             await LoadLoop.run(
-                concurrency: job.concurrency, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
+                concurrency: job.concurrency, rate: job.rate, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
         }
         let cpu = ProcessUsage.cpuSeconds() - cpuBefore
         await client.shutdown()
         let elapsed = (tally.lastCompletion ?? start) - start
         return WorkerResult(
             completed: tally.completed, failed: tally.failed, firstError: tally.firstError, seconds: elapsed.inSeconds,
-            latency: tally.recorder.summary, cpuSeconds: cpu, peakRSSKiB: ProcessUsage.peakRSSKiB(),
+            histogram: tally.histogram, cpuSeconds: cpu, peakRSSKiB: ProcessUsage.peakRSSKiB(),
             bytesReceived: tally.bytesReceived, bytesSent: Double(tally.completed * job.request.bodyCount),
             negotiatedHTTP: tally.negotiatedHTTP, pinnedCPU: nil)
     }
 
-    /// Runs the C reference; latencies come back through a callback into a recorder.
+    /// Runs the C reference; latencies come back through a callback into a histogram.
     private static func runReference(_ job: WorkerJob) throws -> WorkerResult {
         final class Sink {
-            var recorder = LatencyRecorder()
+            var histogram = LatencyHistogram()
         }
         let sink = Sink()
         let request = job.request
@@ -102,6 +102,7 @@ public enum Worker {
                             options.headers = headerArray.baseAddress
                             options.header_count = Int32(clamping: headerArray.count)
                             options.timeout_seconds = request.timeoutSeconds
+                            options.rate = job.rate ?? 0
                             if request.body != nil {
                                 options.body = bodyPointer.baseAddress
                                 options.body_length = request.bodyCount
@@ -109,7 +110,7 @@ public enum Worker {
                             options.context = Unmanaged.passUnretained(sink).toOpaque()
                             options.record = { context, seconds in
                                 guard let context else { return }
-                                Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().recorder.record(
+                                Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().histogram.record(
                                     microseconds: seconds * 1e6)
                             }
                             return courier_reference_run(&options, &raw)
@@ -122,7 +123,7 @@ public enum Worker {
         guard status == 0 else { throw BenchError.worker("the C reference could not run: \(text)") }
         return WorkerResult(
             completed: raw.completed, failed: raw.failed, firstError: raw.failed > 0 ? text : nil, seconds: raw.seconds,
-            latency: sink.recorder.summary, cpuSeconds: raw.cpu_seconds, peakRSSKiB: ProcessUsage.peakRSSKiB(),
+            histogram: sink.histogram, cpuSeconds: raw.cpu_seconds, peakRSSKiB: ProcessUsage.peakRSSKiB(),
             bytesReceived: raw.bytes_received, bytesSent: raw.bytes_sent,
             negotiatedHTTP: raw.http_version == 0 ? nil : raw.http_version >= 3 ? "2" : "1.1", pinnedCPU: nil)
     }

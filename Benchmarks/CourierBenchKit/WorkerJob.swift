@@ -24,6 +24,8 @@ public struct WorkerJob: Codable, Sendable, Hashable {
     public var mockResponseBytes: Int
     /// The client's ``ResponseCache``, if any (the `cached` and `cached-disk` scenarios).
     public var cache: Cache?
+    /// Requests per second to send in an open loop (`--rate`); `nil` for the closed loop.
+    public var rate: Double?
 
     /// Where a worker's response cache keeps its entries.
     public enum Cache: String, Codable, Sendable, Hashable {
@@ -53,7 +55,7 @@ public struct WorkerJob: Codable, Sendable, Hashable {
 }
 
 /// What a worker measured in its counted run, printed by the worker as one JSON line.
-public struct WorkerResult: Codable, Sendable, Hashable {
+public struct WorkerResult: Codable, Sendable, Equatable {
     /// Requests that succeeded.
     public var completed: Int
     /// Requests that failed (any error, or a non-2xx status).
@@ -62,8 +64,9 @@ public struct WorkerResult: Codable, Sendable, Hashable {
     public var firstError: String?
     /// From the start of the counted run to its last completion.
     public var seconds: Double
-    /// Latency percentiles of the successful requests, in microseconds.
-    public var latency: LatencySummary
+    /// The latencies of the successful requests, in microseconds: in a closed loop from each
+    /// request's start, in an open loop (``WorkerJob/rate``) from the time it was meant to start.
+    public var histogram: LatencyHistogram
     /// User plus system CPU seconds the worker process used during the counted run.
     public var cpuSeconds: Double
     /// The worker process's peak resident set size, in KiB.
@@ -76,6 +79,9 @@ public struct WorkerResult: Codable, Sendable, Hashable {
     public var negotiatedHTTP: String?
     /// The CPU the worker ran on, when it pinned itself.
     public var pinnedCPU: Int?
+
+    /// The latency percentiles, in microseconds.
+    public var latency: LatencySummary { histogram.summary }
 
     /// Requests per second (0 for a run without successes).
     public var requestsPerSecond: Double { seconds > 0 ? Double(completed) / seconds : 0 }

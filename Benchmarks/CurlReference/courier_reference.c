@@ -5,13 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 /* One transfer slot: its easy handle, when its current request started, and its error buffer. */
 typedef struct slot {
     CURL *easy;
-    double started;
+    double started; /* the open loop: when the current request was meant to start */
+    int waiting;    /* the open loop: its next request waits for its time to come */
+    long round;     /* the open loop: requests this slot has been scheduled before the current one */
     double received;
     int resent; /* how often the current request was sent again after a spurious HTTP/2 failure */
     char error[CURL_ERROR_SIZE];
@@ -84,7 +91,7 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
         o->warmup_seconds < 0 || o->warmup_seconds > 3600 || o->max_requests < 0 || o->http < 0 || o->http > 2 ||
         (o->body && (o->body_length < 0 || o->body_length > (16L << 20))) || o->header_count < 0 ||
         o->header_count > 1000 || (o->header_count > 0 && !o->headers) || o->timeout_seconds < 0 ||
-        o->timeout_seconds > 3600) {
+        o->timeout_seconds > 3600 || !(o->rate >= 0 && o->rate <= 1e7)) {
         snprintf(result->first_error_text, sizeof result->first_error_text, "invalid options");
         return 2;
     }
@@ -92,6 +99,7 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
     if (global != CURLE_OK) return fail_setup(result, "curl_global_init", (int)global);
 
     int status = 1;
+    int timer = -1; /* the open loop's timerfd */
     CURLM *multi = curl_multi_init();
     struct curl_slist *headers = NULL;
     int headers_ok = 1;
@@ -115,9 +123,21 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
     double counting_from = begin + o->warmup_seconds;
     double end = counting_from + o->seconds;
     double last_completion = counting_from;
+    /* The open loop: slot i's n-th request is due at begin + (i + n * concurrency) / rate, and a
+       timerfd wakes curl_multi_poll at that time to the nanosecond (a millisecond poll timeout
+       would send up to a millisecond late and count it as latency). */
+    int open_loop = o->rate > 0;
+    if (open_loop) {
+        timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (timer < 0) {
+            fail_setup(result, "timerfd_create", errno);
+            goto done;
+        }
+    }
     long started = 0; /* counted requests started */
     double cpu_at_count = o->warmup_seconds > 0 ? -1 : cpu_now(); /* -1: the counted run has not begun */
     int in_flight = 0;
+    int waiting = 0;
     for (int i = 0; i < o->concurrency; i++) {
         slots[i].easy = curl_easy_init();
         if (!slots[i].easy) {
@@ -125,8 +145,14 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
             goto done;
         }
         if (setup(&slots[i], o, headers, result) != 0) goto done;
-        slots[i].started = begin;
-        if (begin >= counting_from) started++;
+        slots[i].started = open_loop ? begin + (double)i / o->rate : begin;
+        if (slots[i].started >= end) continue;
+        if (slots[i].started >= counting_from) started++;
+        if (slots[i].started > begin) {
+            slots[i].waiting = 1;
+            waiting++;
+            continue;
+        }
         mcode = curl_multi_add_handle(multi, slots[i].easy);
         if (mcode != CURLM_OK) {
             fail_setup(result, "curl_multi_add_handle", (int)mcode);
@@ -137,7 +163,7 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
 
     /* Runs until every transfer has ended after the counted run stops starting new ones; a
        transfer cannot outlive its 60 s CURLOPT_TIMEOUT, so this loop ends by itself. */
-    while (in_flight > 0) {
+    while (in_flight > 0 || waiting > 0) {
         int running = 0;
         if (cpu_at_count < 0 && now() >= counting_from) cpu_at_count = cpu_now();
         mcode = curl_multi_perform(multi, &running);
@@ -211,14 +237,26 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
                 goto done;
             }
             in_flight--;
-            int counting = finished >= counting_from;
-            int more = finished < end && (!counting || o->max_requests == 0 || started < o->max_requests);
+            /* The closed loop sends the next request now; the open loop at the slot's next time, or
+               now when that has passed (its latency still counts from that time). */
+            double next = finished;
+            if (open_loop) {
+                s->round++;
+                next = begin + (double)((s - slots) + s->round * (long)o->concurrency) / o->rate;
+            }
+            int counting = next >= counting_from;
+            int more = next < end && finished < end && (!counting || o->max_requests == 0 || started < o->max_requests);
             if (more) {
-                s->started = finished;
+                s->started = next;
                 s->received = 0;
                 s->resent = 0;
                 s->error[0] = 0;
                 if (counting) started++;
+                if (next > finished) {
+                    s->waiting = 1;
+                    waiting++;
+                    continue;
+                }
                 mcode = curl_multi_add_handle(multi, easy);
                 if (mcode != CURLM_OK) {
                     fail_setup(result, "curl_multi_add_handle", (int)mcode);
@@ -227,8 +265,49 @@ int courier_reference_run(const courier_reference_options *o, courier_reference_
                 in_flight++;
             }
         }
-        if (in_flight == 0) break;
-        mcode = curl_multi_poll(multi, NULL, 0, 100, NULL);
+        /* The open loop: send what is due, and sleep no longer than until the next send. */
+        int timeout_ms = 100;
+        if (waiting > 0) {
+            double t = now();
+            double soonest = t + 0.1;
+            for (int i = 0; i < o->concurrency; i++) {
+                if (!slots[i].waiting) continue;
+                if (slots[i].started > t) {
+                    if (slots[i].started < soonest) soonest = slots[i].started;
+                    continue;
+                }
+                slots[i].waiting = 0;
+                waiting--;
+                mcode = curl_multi_add_handle(multi, slots[i].easy);
+                if (mcode != CURLM_OK) {
+                    fail_setup(result, "curl_multi_add_handle", (int)mcode);
+                    goto done;
+                }
+                in_flight++;
+            }
+            if (waiting > 0) {
+                struct itimerspec due;
+                memset(&due, 0, sizeof due);
+                double whole = floor(soonest);
+                due.it_value.tv_sec = (time_t)whole;
+                due.it_value.tv_nsec = (long)((soonest - whole) * 1e9);
+                if (due.it_value.tv_nsec >= 1000000000L) due.it_value.tv_nsec = 999999999L;
+                if (timerfd_settime(timer, TFD_TIMER_ABSTIME, &due, NULL) != 0) {
+                    fail_setup(result, "timerfd_settime", errno);
+                    goto done;
+                }
+            }
+        }
+        if (in_flight == 0 && waiting == 0) break;
+        struct curl_waitfd wake = {timer, CURL_WAIT_POLLIN, 0};
+        mcode = curl_multi_poll(multi, open_loop ? &wake : NULL, open_loop ? 1 : 0, timeout_ms, NULL);
+        if (mcode == CURLM_OK && open_loop && wake.revents) {
+            uint64_t expirations;
+            if (read(timer, &expirations, sizeof expirations) < 0 && errno != EAGAIN) {
+                fail_setup(result, "read(timerfd)", errno);
+                goto done;
+            }
+        }
         if (mcode != CURLM_OK) {
             fail_setup(result, "curl_multi_poll", (int)mcode);
             goto done;
@@ -247,6 +326,7 @@ done:
         }
         free(slots);
     }
+    if (timer >= 0) close(timer);
     if (multi) curl_multi_cleanup(multi);
     curl_slist_free_all(headers);
     curl_global_cleanup();

@@ -32,6 +32,8 @@ typedef struct courier_reference_options {
     const char *body;             /* send this body with every request, or NULL for none */
     long body_length;             /* 0 to 16 MiB */
     double timeout_seconds;       /* each request may take this long (0: 60 s) */
+    double rate;                  /* open loop: requests per second over all slots, each slot on its own
+                                     fixed schedule, latency from the scheduled time (0: closed loop) */
     /* Called for each counted completed request with its latency in seconds (may be NULL). */
     void (*record)(void *context, double latency_seconds);
     void *context;
