@@ -62,7 +62,8 @@ public struct Comparison: Sendable, Equatable {
         lines = newRows.compactMap { row in
             guard let before = oldRows[key(row)] else { return nil }
             return Line(
-                cell: "\(row.scenario) · HTTP/\(row.http) · c\(row.concurrency)", transport: row.transport, oldRPS: before.rps, newRPS: row.rps,
+                cell: "\(row.scenario) · HTTP/\(row.http) · c\(row.concurrency)", transport: row.transport, oldRPS: before.rps,
+                newRPS: row.rps,
                 oldP99Ms: before.p99Ms, newP99Ms: row.p99Ms, oldCPU: before.cpuMicrosecondsPerCall, newCPU: row.cpuMicrosecondsPerCall,
                 verdict: openLoop ? Self.latencyVerdict(before, row) : Self.rateVerdict(before, row))
         }

@@ -5,7 +5,8 @@ import Histogram
 /// A worker sends its whole histogram back to `courier-bench run`, which merges the repeats of a
 /// row exactly (bucket by bucket) before it reads percentiles, and writes the merged histogram to
 /// `--json`. The JSON form lists only the buckets that hold values, as `[value, count]` pairs where
-/// `value` is the highest value the bucket stands for, so a decoded histogram has the same buckets.
+/// `value` is the highest value the bucket stands for, plus the exact lowest and highest latency,
+/// so a decoded histogram has the same buckets and the same percentiles.
 public struct LatencyHistogram: Sendable, Equatable {
     /// The slowest latency kept apart from the rest; slower ones are counted at this value.
     static let highestMicroseconds: UInt64 = 600_000_000
@@ -71,7 +72,9 @@ public struct LatencyHistogram: Sendable, Equatable {
 
 extension LatencyHistogram: Codable {
     private enum CodingKeys: String, CodingKey {
-        case unit, significantDigits = "significant_digits", count, buckets
+        case unit
+        case significantDigits = "significant_digits"
+        case count, min, max, buckets
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,12 +85,33 @@ extension LatencyHistogram: Codable {
         }
         let pairs = try container.decode([[UInt64]].self, forKey: .buckets)
         self.init()
+        // A bucket that holds the lowest or highest latency is recorded at that exact value (same
+        // bucket, same count), so that percentiles at the edges (which HdrHistogram caps at the
+        // largest value recorded) read as they did before encoding.
+        let lowest = try container.decodeIfPresent(UInt64.self, forKey: .min)
+        let highest = try container.decodeIfPresent(UInt64.self, forKey: .max)
+        var pending = [lowest, highest].compactMap { $0 }
         for pair in pairs {
-            guard pair.count == 2, pair[0] >= 1, pair[0] <= Self.highestMicroseconds else {
+            guard pair.count == 2, pair[0] >= 1, pair[0] <= Self.highestMicroseconds, pair[1] >= 1 else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .buckets, in: container, debugDescription: "a bucket is [value, count] with 1 ≤ value ≤ 600000000")
+                    forKey: .buckets, in: container,
+                    debugDescription: "a bucket is [value, count] with 1 ≤ value ≤ 600000000 and a count of at least 1")
             }
-            _ = histogram.record(pair[0], count: pair[1])
+            let held = pending.filter { histogram.valuesAreEquivalent($0, pair[0]) }
+            pending.removeAll { histogram.valuesAreEquivalent($0, pair[0]) }
+            switch held.count {
+            case 0:
+                _ = histogram.record(pair[0], count: pair[1])
+            case 1:
+                _ = histogram.record(held[0], count: pair[1])
+            default:
+                // Both extremes share the bucket: one at the lowest, the rest at the highest.
+                _ = histogram.record(held[0])
+                if pair[1] > 1 { _ = histogram.record(held[1], count: pair[1] - 1) }
+            }
+        }
+        guard pending.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .max, in: container, debugDescription: "min or max is in no bucket")
         }
     }
 
@@ -96,6 +120,10 @@ extension LatencyHistogram: Codable {
         try container.encode("us", forKey: .unit)
         try container.encode(3, forKey: .significantDigits)
         try container.encode(count, forKey: .count)
+        if count > 0 {
+            try container.encode(histogram.minNonZero, forKey: .min)
+            try container.encode(histogram.maxRecorded, forKey: .max)
+        }
         try container.encode(buckets.map { [$0.value, $0.count] }, forKey: .buckets)
     }
 }

@@ -76,7 +76,8 @@ public enum ReportWriter {
             lines.append("| --- | --- | --- | --- | --- |")
             for check in report.targets {
                 lines.append(
-                    "| \(check.target) | \(check.cell) | \(check.measuredText) | \(check.requiredText) | \(check.met ? "met" : "**missed**") |")
+                    "| \(check.target) | \(check.cell) | \(check.measuredText) | \(check.requiredText) | \(check.met ? "met" : "**missed**") |"
+                )
             }
         }
         let errors = report.rows.filter(\.hasErrors)

@@ -79,13 +79,16 @@ public struct TargetCheck: Codable, Sendable, Equatable {
                 if http1, first.scenario == Scenario.small.rawValue, first.concurrency == 64,
                     let cpu = row.cpuMicrosecondsPerCall, let floor = reference.cpuMicrosecondsPerCall, let budget = cpuBudget[client]
                 {
-                    add("\(client.rawValue) CPU per call above the C reference ≤ \(Int(budget)) µs", cpu - floor, budget, .microseconds, atMost: true)
+                    add(
+                        "\(client.rawValue) CPU per call above the C reference ≤ \(Int(budget)) µs", cpu - floor, budget, .microseconds,
+                        atMost: true)
                 }
                 if first.scenario == Scenario.large.rawValue, first.concurrency == 64, let peak = row.peakRSSMiB,
                     let floor = reference.peakRSSMiB
                 {
                     add(
-                        "\(client.rawValue) peak RSS ≤ the C reference's + \(Int(memoryAllowanceMiB)) MiB", peak - floor, memoryAllowanceMiB,
+                        "\(client.rawValue) peak RSS ≤ the C reference's + \(Int(memoryAllowanceMiB)) MiB", peak - floor,
+                        memoryAllowanceMiB,
                         .mebibytes, atMost: true)
                 }
                 guard !openLoop else { continue }

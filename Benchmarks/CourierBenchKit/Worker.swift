@@ -52,14 +52,16 @@ public enum Worker {
         if job.warmupSeconds > 0 {
             await withTaskExecutorPreference(preferred) {
                 _ = await LoadLoop.run(
-                    concurrency: job.concurrency, rate: job.rate, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil, call: call)
+                    concurrency: job.concurrency, rate: job.rate, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil,
+                    call: call)
             }
         }
         let cpuBefore = ProcessUsage.cpuSeconds()
         let start = clock.now
         let tally = await withTaskExecutorPreference(preferred) {
             await LoadLoop.run(
-                concurrency: job.concurrency, rate: job.rate, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
+                concurrency: job.concurrency, rate: job.rate, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests,
+                call: call)
         }
         let cpu = ProcessUsage.cpuSeconds() - cpuBefore
         await client.shutdown()

@@ -54,10 +54,12 @@ struct ParsingTests {
     func rows() {
         let cell = BenchConfiguration(scenario: .small, concurrency: 64, http: .http1)
         func run(_ completed: Int, failed: Int = 0) -> WorkerResult {
-            WorkerResult(
+            var histogram = LatencyHistogram()
+            for _ in 0..<completed { histogram.record(microseconds: 3000) }
+            return WorkerResult(
                 completed: completed, failed: failed, firstError: failed > 0 ? "timed_out: slow" : nil, seconds: 1,
-                latency: LatencySummary(p50: 1000, p90: 2000, p99: 3000, p999: 4000, max: 5000), cpuSeconds: 0.5,
-                peakRSSKiB: completed, bytesReceived: 100, bytesSent: 0, negotiatedHTTP: "1.1", pinnedCPU: nil)
+                histogram: histogram, cpuSeconds: 0.5, peakRSSKiB: completed, bytesReceived: 100, bytesSent: 0, negotiatedHTTP: "1.1",
+                pinnedCPU: nil)
         }
         var rows = [
             RowBuilder.row(.curl, cell, runs: [run(300), run(100), run(200, failed: 2)]),
@@ -72,6 +74,7 @@ struct ParsingTests {
         #expect(rows[0].errors == 2)
         #expect(rows[0].hasErrors)
         #expect(rows[0].p99Ms == 3)
+        #expect(rows[0].latencyHistogram?.count == 600)  // every run's requests, merged
         #expect(rows[0].cpuSecondsPer10k == 25)
         #expect(rows[0].peakRSSMiB == 300.0 / 1024)
         #expect(rows[0].ratioToReference == 0.5)
@@ -83,34 +86,67 @@ struct ParsingTests {
 
     @Test("latency percentiles come from the histogram")
     func recorder() {
-        var recorder = LatencyRecorder()
-        for microseconds in 1...1000 { recorder.record(microseconds: Double(microseconds)) }
-        let summary = recorder.summary
+        var histogram = LatencyHistogram()
+        for microseconds in 1...1000 { histogram.record(microseconds: Double(microseconds)) }
+        let summary = histogram.summary
         #expect(abs(summary.p50 - 500) <= 1)
         #expect(abs(summary.p99 - 990) <= 1)
         #expect(summary.max == 1000)
-        #expect(LatencyRecorder().summary == .empty)
+        #expect(LatencyHistogram().summary == .empty)
     }
 
     @Test("targets: met and missed, and only where both sides ran cleanly")
     func targets() {
         let cell = BenchConfiguration(scenario: .small, concurrency: 64, http: .http1)
-        func row(_ transport: BenchTransport, rps: Double, errors: Int = 0) -> ResultRow {
+        func row(_ transport: BenchTransport, rps: Double, cpuMicroseconds: Double = 20, errors: Int = 0) -> ResultRow {
             var row = RowBuilder.unsupported(transport, cell, reason: "")
             row.unsupported = nil
             row.repeats = 1
             row.rps = rps
             row.errors = errors
+            row.cpuSecondsPer10k = cpuMicroseconds / 100
             return row
         }
         let checks = TargetCheck.check(
             [
-                row(.curl, rps: 950), row(.reference, rps: 1000), row(.ahc, rps: 500), row(.urlsession, rps: 100, errors: 1),
-                row(.mock, rps: 250_000),
+                row(.curl, rps: 760, cpuMicroseconds: 29), row(.curlEngine, rps: 790, cpuMicroseconds: 25), row(.reference, rps: 1000),
+                row(.ahc, rps: 250), row(.urlsession, rps: 40, errors: 1), row(.mock, rps: 310_000),
             ],
-            pinned: true)
-        #expect(checks.map(\.met) == [true, false, true])
+            pinned: true, libcurlMajor: 7)
         #expect(
-            checks.map(\.target) == ["curl ≥ 90% of the C reference", "curl ≥ 2× AsyncHTTPClient", "mock > 200,000 calls/s on one core"])
+            checks.map(\.target) == [
+                "curl-engine CPU per call above the C reference ≤ 6 µs", "curl-engine ≥ 0.80× the C reference",
+                "curl CPU per call above the C reference ≤ 8 µs", "curl ≥ 0.75× the C reference", "curl ≥ 3× AsyncHTTPClient",
+                "mock ≥ 300,000 calls/s on one core",
+            ])
+        #expect(checks.map(\.met) == [true, false, false, true, true, true])
+        #expect(checks[0].measuredText == "5.0 µs" && checks[0].requiredText == "≤ 6.0 µs")
+        #expect(checks[1].measuredText == "0.79×" && checks[1].requiredText == "≥ 0.80×")
+
+        // The open loop: only CPU (and memory) can be compared, every client sent as many requests.
+        let open = TargetCheck.check(
+            [row(.curl, rps: 500, cpuMicroseconds: 27), row(.reference, rps: 500)], pinned: true, libcurlMajor: 8, openLoop: true)
+        #expect(open.map(\.target) == ["curl CPU per call above the C reference ≤ 8 µs"])
+        #expect(open.first?.met == true)
+    }
+
+    @Test("the memory target compares peak RSS with the reference's at 64 concurrent 1 MiB downloads")
+    func memoryTarget() {
+        let cell = BenchConfiguration(scenario: .large, concurrency: 64, http: .http1)
+        func row(_ transport: BenchTransport, rss: Double) -> ResultRow {
+            var row = RowBuilder.unsupported(transport, cell, reason: "")
+            row.unsupported = nil
+            row.repeats = 1
+            row.rps = 100
+            row.peakRSSMiB = rss
+            return row
+        }
+        let checks = TargetCheck.check(
+            [row(.curl, rss: 120), row(.curlEngine, rss: 100), row(.reference, rss: 90)], pinned: false, libcurlMajor: 8)
+        let memory = checks.filter { $0.unit == .mebibytes }
+        #expect(
+            memory.map(\.target) == ["curl-engine peak RSS ≤ the C reference's + 16 MiB", "curl peak RSS ≤ the C reference's + 16 MiB"])
+        #expect(memory.map(\.met) == [true, false])
+        #expect(memory.map(\.measured) == [10, 30])
     }
 }

@@ -55,10 +55,17 @@ struct TinyRunTests {
         }
         for row in report.rows where row.transport == "reference" { #expect(row.ratioToReference == 1) }
 
-        // JSON: an array of one object per row, with the documented keys and types.
+        // JSON: the run's metadata, then one object per row with the documented keys and types.
         let json = try ReportWriter.json(report)
-        let objects = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        let document = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        for key in ["date", "command", "commit", "swift", "libcurl", "loop"] { #expect(document[key] is String, "\(key)") }
+        #expect(document["cores"] as? Int == ProcessUsage.onlineCPUs)
+        let objects = try #require(document["rows"] as? [[String: Any]])
         #expect(objects.count == report.rows.count)
+        for object in objects {
+            let histogram = try #require(object["latency_histogram"] as? [String: Any], "\(object["transport"] ?? "?")")
+            #expect(histogram["count"] as? Int == object["requests"] as? Int)
+        }
         let numbers = [
             "concurrency", "requests", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "cpu_seconds_per_10k",
             "peak_rss_mib", "ratio_to_reference",
@@ -81,6 +88,26 @@ struct TinyRunTests {
             let parser = XMLParser(data: data)
             #expect(parser.parse(), "\(svg): \(parser.parserError.map { "\($0)" } ?? "")")
             #expect(String(decoding: data, as: UTF8.self).contains("<rect"))
+        }
+    }
+
+    @Test("--rate: every client and the C reference send rate × duration requests in an open loop")
+    func openLoopRun() async throws {
+        let clients = Self.linked.filter { [.curl, .mock, .reference].contains($0) }.map(\.rawValue).joined(separator: ",")
+        let plan = try RunCommand.parse([
+            "--transports", clients, "--scenarios", "small", "--http", "1.1", "--concurrency", "4", "--rate", "200", "--duration", "0.5",
+            "--warmup", "0", "--repeat", "1",
+        ]).plan()
+        let report = try await BenchRunner(plan: plan, executable: try Self.executable(), commandLine: "test", showsProgress: false).run()
+        #expect(report.rate == 200)
+        #expect(report.loop.hasPrefix("open loop"))
+        #expect(!report.rows.contains { $0.isLimit })
+        #expect(report.rows.count == 3)
+        for row in report.rows {
+            #expect(row.errors == 0, "\(row.transport): \(row.firstError ?? "")")
+            // The schedule holds 100 sends; a caller woken late past the end may skip its last.
+            #expect((90...100).contains(row.requests), "\(row.transport): \(row.requests) requests")
+            #expect(row.latencyHistogram?.count == UInt64(row.requests))
         }
     }
 
