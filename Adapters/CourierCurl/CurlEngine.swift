@@ -58,6 +58,9 @@ final class CurlEngine: @unchecked Sendable {
 
     /// A snapshot of the counters.
     var statistics: Statistics { counters.withLock { $0 } }
+    /// Transfers made for this engine and not yet deinitialized: back to 0 once every call has
+    /// ended (nothing keeps a finished transfer, its buffers or its context alive).
+    let liveTransfers = Atomic<Int>(0)
 
     // Engine thread only.
     var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]

@@ -1,6 +1,7 @@
 import CCurl
 import Courier
 import Foundation
+import Synchronization
 
 /// One request on its way through the engine: the easy handle, what libcurl's callbacks have
 /// delivered so far, and the caller waiting for the head.
@@ -66,10 +67,12 @@ final class CurlTransfer: @unchecked Sendable {
         self.context = context
         self.version = version
         self.head = CurlResponseHead(limits: context.responseHeadLimits)
+        engine.liveTransfers.add(1, ordering: .relaxed)
     }
 
     deinit {
         headerList?.free()
+        engine.liveTransfers.subtract(1, ordering: .relaxed)
     }
 
     var usesTLS: Bool { CurlRuntime.isHTTPS(request.scheme) }

@@ -1,6 +1,7 @@
 import CCurl
 import Courier
 import Foundation
+import Synchronization
 
 /// Courier's fast transport: libcurl's multi interface on one dedicated thread.
 ///
@@ -74,12 +75,12 @@ public final class CurlTransport: Transport {
                 transfer.headWaiter = continuation
                 engine.submit(transfer)
                 // The call's deadline stops the transfer in any phase, the body's included (a
-                // finished transfer ignores it).
-                // Neither the context nor the transfer strongly: the transfer holds the context,
-                // which holds this handler (a cycle would keep every transfer alive).
+                // finished transfer ignores it). The handler holds the transfer, which holds the
+                // context, which holds the handler: the client drops the handler when the call
+                // ends, which ends that cycle. (A weak reference would give every transfer a side
+                // table, and make each retain and release of it take the slow path.)
                 let recorder = context.recorder
-                context.onDeadline { [weak transfer] in
-                    guard let transfer else { return }
+                context.onDeadline {
                     engine.stop(transfer, because: .deadlinePassed(phase: recorder.phase))
                 }
             }
@@ -113,6 +114,9 @@ public final class CurlTransport: Transport {
 
     /// Counters of the engine (transfers started, backpressure pauses and resumes).
     var statistics: CurlEngine.Statistics { engine.statistics }
+
+    /// Transfers not yet released (for tests: 0 once every call has ended).
+    var liveTransfers: Int { engine.liveTransfers.load(ordering: .relaxed) }
 
     /// Stops every transfer in flight (they fail as cancelled), refuses new ones, and returns once
     /// libcurl's handles are released. Safe to call more than once.

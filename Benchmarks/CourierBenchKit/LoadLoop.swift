@@ -16,7 +16,8 @@ struct LoadTally: Sendable {
     var histogram = LatencyHistogram()
     var bytesReceived = 0.0
     var negotiatedHTTP: String?
-    var lastCompletion: ContinuousClock.Instant?
+    /// From the run's start to its last completion (zero when nothing completed).
+    var elapsed = Duration.zero
 
     mutating func add(_ other: LoadTally) {
         completed += other.completed
@@ -25,7 +26,7 @@ struct LoadTally: Sendable {
         histogram.add(other.histogram)
         bytesReceived += other.bytesReceived
         negotiatedHTTP = negotiatedHTTP ?? other.negotiatedHTTP
-        if let last = other.lastCompletion, lastCompletion.map({ last > $0 }) ?? true { lastCompletion = last }
+        elapsed = max(elapsed, other.elapsed)
     }
 }
 
@@ -40,23 +41,31 @@ struct LoadTally: Sendable {
 ///   counted instead of hidden (coordinated omission corrected, as wrk2 does). The callers cap the
 ///   requests in flight, as wrk2's connections do.
 ///
-/// No request is sent after `end`; requests in flight then finish and count.
+/// No request is sent after `end`; requests in flight then finish and count. The clock is a
+/// parameter so that tests can run the schedule on virtual time.
 enum LoadLoop {
     static func run(
-        concurrency: Int, rate: Double? = nil, until end: ContinuousClock.Instant, maxRequests: Int?,
+        concurrency: Int, rate: Double? = nil, for duration: Duration, maxRequests: Int?,
         call: @escaping @Sendable () async -> CallOutcome
     ) async -> LoadTally {
+        await run(concurrency: concurrency, rate: rate, for: duration, maxRequests: maxRequests, clock: ContinuousClock(), call: call)
+    }
+
+    static func run<C: Clock>(
+        concurrency: Int, rate: Double?, for duration: Duration, maxRequests: Int?, clock: C,
+        call: @escaping @Sendable () async -> CallOutcome
+    ) async -> LoadTally where C.Duration == Duration {
         let started = Atomic<Int>(0)
         let limit = maxRequests ?? Int.max
         let callers = max(1, concurrency)
-        let clock = ContinuousClock()
         let origin = clock.now
+        let end = origin.advanced(by: duration)
         // The open loop's step between two sends of one caller, and of two callers.
         let schedule = rate.map { rate in (perCaller: Duration.seconds(Double(callers) / rate), offset: Duration.seconds(1 / rate)) }
         return await inParallel(concurrency: callers) { caller in
             var tally = LoadTally()
             // The closed loop reads the clock once per request: one request's end is the next one's start.
-            var intended = schedule.map { origin + $0.offset * caller } ?? clock.now
+            var intended = schedule.map { origin.advanced(by: $0.offset * caller) } ?? clock.now
             // The open loop also stops at `end` when it has fallen behind its schedule: the sends it
             // did not make show as a rate below the one asked for.
             while intended < end, schedule == nil || clock.now < end, started.wrappingAdd(1, ordering: .relaxed).newValue <= limit {
@@ -65,18 +74,18 @@ enum LoadLoop {
                 }
                 let outcome = await call()
                 let finish = clock.now
-                tally.lastCompletion = finish
+                tally.elapsed = origin.duration(to: finish)
                 switch outcome {
                 case .success(let bytes, let version):
                     tally.completed += 1
                     tally.bytesReceived += Double(bytes)
-                    tally.histogram.record(finish - intended)
+                    tally.histogram.record(intended.duration(to: finish))
                     if tally.negotiatedHTTP == nil { tally.negotiatedHTTP = version }
                 case .failure(let message):
                     tally.failed += 1
                     if tally.firstError == nil { tally.firstError = message }
                 }
-                intended = schedule.map { intended + $0.perCaller } ?? finish
+                intended = schedule.map { intended.advanced(by: $0.perCaller) } ?? finish
             }
             return tally
         }

@@ -46,28 +46,23 @@ public enum Worker {
                 return .failure("\(error)")
             }
         }
-        let clock = ContinuousClock()
         // `curl-engine`: every caller, warm-up included, runs on the transport's thread.
         let preferred = job.transport == .curlEngine ? (transport as? CurlTransport)?.executor : nil
         if job.warmupSeconds > 0 {
             await withTaskExecutorPreference(preferred) {
                 _ = await LoadLoop.run(
-                    concurrency: job.concurrency, rate: job.rate, until: clock.now + .seconds(job.warmupSeconds), maxRequests: nil,
-                    call: call)
+                    concurrency: job.concurrency, rate: job.rate, for: .seconds(job.warmupSeconds), maxRequests: nil, call: call)
             }
         }
         let cpuBefore = ProcessUsage.cpuSeconds()
-        let start = clock.now
         let tally = await withTaskExecutorPreference(preferred) {
             await LoadLoop.run(
-                concurrency: job.concurrency, rate: job.rate, until: start + .seconds(job.durationSeconds), maxRequests: job.maxRequests,
-                call: call)
+                concurrency: job.concurrency, rate: job.rate, for: .seconds(job.durationSeconds), maxRequests: job.maxRequests, call: call)
         }
         let cpu = ProcessUsage.cpuSeconds() - cpuBefore
         await client.shutdown()
-        let elapsed = (tally.lastCompletion ?? start) - start
         return WorkerResult(
-            completed: tally.completed, failed: tally.failed, firstError: tally.firstError, seconds: elapsed.inSeconds,
+            completed: tally.completed, failed: tally.failed, firstError: tally.firstError, seconds: tally.elapsed.inSeconds,
             histogram: tally.histogram, cpuSeconds: cpu, peakRSSKiB: ProcessUsage.peakRSSKiB(),
             bytesReceived: tally.bytesReceived, bytesSent: Double(tally.completed * job.request.bodyCount),
             negotiatedHTTP: tally.negotiatedHTTP, pinnedCPU: nil)

@@ -105,8 +105,10 @@ struct TinyRunTests {
         #expect(report.rows.count == 3)
         for row in report.rows {
             #expect(row.errors == 0, "\(row.transport): \(row.firstError ?? "")")
-            // The schedule holds 100 sends; a caller woken late past the end may skip its last.
-            #expect((90...100).contains(row.requests), "\(row.transport): \(row.requests) requests")
+            // The schedule holds 100 sends and never more go out. Nothing is sent after the end, so a
+            // worker starved by a busy machine sends fewer: the exact count is checked on virtual
+            // time in OpenLoopTests.
+            #expect((1...100).contains(row.requests), "\(row.transport): \(row.requests) requests")
             #expect(row.latencyHistogram?.count == UInt64(row.requests))
         }
     }

@@ -102,4 +102,41 @@ struct DeadlineTests {
         let error = await #expect(throws: NetworkError.self) { try await call.value }
         #expect(error?.kind == .cancelled)
     }
+
+    /// Registers a deadline handler that holds `held` strongly, as a transport's handler holds its
+    /// transfer.
+    struct HoldsAHandler: Middleware {
+        final class Held: Sendable {}
+        let tracker: Locked<(weak: WeakBox, ran: Bool)>
+
+        final class WeakBox: @unchecked Sendable {
+            weak var value: Held?
+        }
+
+        func intercept(
+            _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+        ) async throws -> TransportResponse {
+            let held = Held()
+            tracker.withLock { $0.weak.value = held }
+            let tracker = tracker
+            context.onDeadline {
+                _ = held
+                tracker.withLock { $0.ran = true }
+            }
+            return try await next(request, body, context)
+        }
+    }
+
+    @Test("a deadline handler is dropped when its call ends: what it holds is released, and it never runs")
+    func handlersDroppedAtTheEnd() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/fast", .text("ok"))
+        let clock = ManualTimeSource()
+        let tracker = Locked((weak: HoldsAHandler.WeakBox(), ran: false))
+        let client = try Self.client(mock, clock: clock, middleware: [HoldsAHandler(tracker: tracker)])
+        _ = try await client.send(Call(path: "fast", timeout: .seconds(5)))
+        #expect(tracker.withLock { $0.weak.value == nil }, "the handler (and what it holds) outlived the call")
+        clock.advance(by: .seconds(10))
+        #expect(tracker.withLock { !$0.ran })
+    }
 }

@@ -272,6 +272,32 @@ struct CurlTransportTests {
         }
     }
 
+    @Test("every transfer is released once its call ends: succeeded, failed, timed out, cancelled, or stopped by shutdown")
+    func transfersReleased() async throws {
+        try await withServer { server in
+            let clock = ManualTimeSource()
+            let (client, curl) = try curlClient(server) { $0.timeSource = clock }
+            for _ in 0..<10 { _ = try await client.response(for: RawEndpoint(path: "bytes/100")) }
+            await expectNetworkError(.httpStatus) { try await client.send(RawEndpoint(path: "status/404")) }
+            // The deadline's handler holds its transfer strongly; the call's end drops it.
+            let slow = Task { try await client.send(RawEndpoint(path: "delay/60000", timeout: .seconds(30))) }
+            #expect(await eventually { server.requestsInFlight == 1 })
+            await clock.waitForAlarms(1)
+            clock.advance(by: .seconds(30))
+            await expectNetworkError(.timedOut) { try await slow.value }
+            let cancelled = Task { try await client.send(RawEndpoint(path: "delay/60000")) }
+            #expect(await eventually { server.requestsInFlight == 1 })
+            cancelled.cancel()
+            await expectNetworkError(.cancelled) { try await cancelled.value }
+            let inFlight = Task { try await client.send(RawEndpoint(path: "delay/60000")) }
+            #expect(await eventually { server.requestsInFlight == 1 })
+            await client.shutdown()
+            await curl.shutdown()
+            await expectNetworkError(.cancelled) { try await inFlight.value }
+            #expect(curl.liveTransfers == 0)
+        }
+    }
+
     @Test("configuration values out of range are refused with the key named")
     func configurationValidation() {
         var settings = CurlTransport.Configuration()

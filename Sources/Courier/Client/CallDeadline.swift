@@ -17,6 +17,8 @@ struct CallDeadline: Sendable {
         /// Set only on ``never``: nothing is stored and it never passes.
         var isNever = false
         var passed = false
+        /// Set when the call has ended: handlers are dropped and new ones neither kept nor run.
+        var finished = false
         /// Set when the client's graceful shutdown ended the call (its grace period ran out).
         var byShutdown = false
         var nextID: UInt64 = 0
@@ -61,12 +63,28 @@ struct CallDeadline: Sendable {
         for handler in handlers { handler() }
     }
 
-    /// Runs `handler` when the deadline passes, or at once when it has (never, for ``never``).
+    /// The call has ended: drops every handler (and so whatever they hold), and keeps none that
+    /// come later. A handler may therefore hold the transfer that holds the call's context: the
+    /// cycle ends here, with no weak reference (a weak reference gives the object a side table,
+    /// and every later retain and release of it takes the slow path).
+    func finish() {
+        let dropped = state.withLock { state -> [UInt64: Handler] in
+            guard !state.isNever else { return [:] }
+            state.finished = true
+            defer { state.handlers = [:] }
+            return state.handlers
+        }
+        // Released outside the lock: a handler's captures may run deinitializers.
+        _ = consume dropped
+    }
+
+    /// Runs `handler` when the deadline passes, or at once when it has (never, for ``never``, nor
+    /// once the call has finished).
     /// - Returns: A token for ``remove(_:)``; `nil` when nothing was stored.
     @discardableResult
     func register(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
         let id = state.withLock { state -> UInt64?? in
-            guard !state.isNever else { return .some(nil) }
+            guard !state.isNever, !state.finished else { return .some(nil) }
             guard !state.passed else { return nil }
             state.nextID &+= 1
             state.handlers[state.nextID] = Handler(run: handler)

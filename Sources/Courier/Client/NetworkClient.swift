@@ -271,7 +271,11 @@ public final class NetworkClient: Sendable {
                     kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent"),
                 sent: request)
         }
-        defer { admission.leave(slot) }
+        defer {
+            // The call is over: the deadline's handlers (and the transfers they hold) go now.
+            signal.finish()
+            admission.leave(slot)
+        }
         context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
         context.placement = placement

@@ -145,8 +145,10 @@ public struct RequestContext: Sendable {
     /// Runs `handler` if the call's deadline passes while the call is still running (at once
     /// when it has), for work that lives longer than one wait: a transfer whose body is read
     /// later. Nothing runs once the call has finished.
-    /// The context keeps the handler until the call ends: the handler must not hold the context
-    /// (take what it needs, such as ``recorder``, before), nor strongly an object that holds it.
+    /// The context keeps the handler until the call ends, then drops it: the handler may hold the
+    /// transfer (which holds the context) strongly, with no weak reference, because that cycle
+    /// ends with the call. It must not hold the context itself (take what it needs, such as
+    /// ``recorder``, before).
     /// - Parameter handler: Stops the work; short, never blocking, idempotent.
     public func onDeadline(_ handler: @escaping @Sendable () -> Void) {
         deadlineSignal.register(handler)
