@@ -143,10 +143,10 @@ extension CurlEngine {
                 paused: transfer.paused)
             transfer.earlyBody = Data()
             transfer.bodyBuffer = buffer
-            let reader = CurlBodyReader(buffer: buffer)
-            let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await reader.next() })
+            // Pulled chunk by chunk on the reader's executor: an AsyncThrowingStream(unfolding:)
+            // cost about nine executor switches per 16 KiB chunk.
             let expected = transfer.isHeadRequest ? nil : CurlTransfer.announcedLength(head)
-            deliver(transfer, body: ResponseBody(stream: stream, expectedLength: expected))
+            deliver(transfer, body: ResponseBody(source: CurlBodyReader(buffer: buffer), expectedLength: expected))
         case .failCaller(let error, let remove):
             if remove { record(transfer) }
             detach(transfer)

@@ -2,10 +2,12 @@ import Foundation
 
 /// A response body as it arrives: chunks of bytes, read once, in order.
 ///
-/// Transports create it either from bytes already in memory (``init(data:)``) or from a stream
-/// they feed as data arrives (``init(stream:expectedLength:)``). When the consumer stops reading
-/// (for example because the call was cancelled), the stream terminates and the transport must stop
-/// the transfer from the stream's `onTermination` handler.
+/// Transports create it from bytes already in memory (``init(data:)``), from a stream they feed as
+/// data arrives (``init(stream:expectedLength:)``), or from a ``ResponseBodySource`` the reader
+/// pulls chunks from (``init(source:expectedLength:)``). When the consumer stops reading (for
+/// example because the call was cancelled), the stream terminates and the transport must stop the
+/// transfer from the stream's `onTermination` handler, or the source is released and stops the
+/// transfer from its `deinit`.
 public struct ResponseBody: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
@@ -13,6 +15,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     enum Storage: Sendable {
         case buffered(Data)
         case stream(Chunks)
+        case source(any ResponseBodySource)
     }
 
     /// The transport's stream, behind a reference. `AsyncThrowingStream` is not frozen, so a value
@@ -52,10 +55,22 @@ public struct ResponseBody: AsyncSequence, Sendable {
         self.expectedLength = expectedLength
     }
 
+    /// A body the reader pulls from `source`, one chunk per call of its ``ResponseBodySource/next()``
+    /// on the reader's own executor: no stream in between, so no executor hop per chunk.
+    /// - Parameters:
+    ///   - source: Gives the chunks; releasing it (the body and its iterators are gone) must stop
+    ///     the transfer.
+    ///   - expectedLength: The announced length, if any.
+    public init(source: any ResponseBodySource, expectedLength: Int64?) {
+        storage = .source(source)
+        self.expectedLength = expectedLength
+    }
+
     /// Iterates the chunks.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var buffered: Data?
         var streamIterator: AsyncThrowingStream<Data, any Error>.AsyncIterator?
+        var source: (any ResponseBodySource)?
 
         /// The next chunk, or `nil` at the end.
         /// - Throws: `CancellationError` when the reading task is cancelled: a stream ends quietly
@@ -65,7 +80,13 @@ public struct ResponseBody: AsyncSequence, Sendable {
                 buffered = nil
                 return data.isEmpty ? nil : data
             }
-            let chunk = try await streamIterator?.next(isolation: #isolation)
+            let chunk: Data?
+            if let source {
+                chunk = try await source.next()
+                if chunk == nil { self.source = nil }
+            } else {
+                chunk = try await streamIterator?.next(isolation: #isolation)
+            }
             if chunk == nil, Task.isCancelled { throw CancellationError() }
             return chunk
         }
@@ -74,8 +95,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// Makes the iterator; a body can be iterated once.
     public func makeAsyncIterator() -> AsyncIterator {
         switch storage {
-        case .buffered(let data): AsyncIterator(buffered: data, streamIterator: nil)
-        case .stream(let chunks): AsyncIterator(buffered: nil, streamIterator: chunks.stream.makeAsyncIterator())
+        case .buffered(let data): AsyncIterator(buffered: data, streamIterator: nil, source: nil)
+        case .stream(let chunks): AsyncIterator(buffered: nil, streamIterator: chunks.stream.makeAsyncIterator(), source: nil)
+        case .source(let source): AsyncIterator(buffered: nil, streamIterator: nil, source: source)
         }
     }
 
@@ -116,4 +138,17 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
         return whole
     }
+}
+
+/// Chunks of a response body that its reader pulls one at a time, for a transport that can hand
+/// them over directly (see ``ResponseBody/init(source:expectedLength:)``).
+///
+/// Each body has its own source, read by one task: ``next()`` is never called concurrently, and
+/// runs on the reader's executor. A source whose reader stops early is released without reaching
+/// the end: its `deinit` must stop the transfer.
+public protocol ResponseBodySource: AnyObject, Sendable {
+    /// The next chunk (never empty), or `nil` at the end of the body.
+    /// - Throws: The transfer's failure, or `CancellationError` when the reading task is
+    ///   cancelled while it waits.
+    func next() async throws -> Data?
 }
