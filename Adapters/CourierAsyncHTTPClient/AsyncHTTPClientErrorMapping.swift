@@ -51,6 +51,10 @@
                 // the other transports report it; anything else is a malformed response.
                 if error == .invalidEOFState, phase == .receiving { return (.connectionClosed, .receiving) }
                 return (.invalidResponse, phase == .sending ? .awaitingResponse : phase)
+            case is NIOHTTPDecoderError:
+                // Bytes the decoder cannot place, such as a second response after the first
+                // (`unsolicitedResponse`): the answer is malformed.
+                return (.invalidResponse, phase == .sending ? .awaitingResponse : phase)
             default:
                 return (.transportFailure, phase)
             }

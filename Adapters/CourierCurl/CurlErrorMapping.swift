@@ -43,9 +43,20 @@ enum CurlErrorMapping {
             // With TLS 1.3 the server judges the client's certificate after the client has
             // finished its handshake, so a refusal arrives as an alert on the first read.
             (kind, phase) = (.tlsFailure, .tls)
+        } else if kind == .connectionClosed, isChunkedDecodingError(text) {
+            // libcurl 8 reports a chunked body it cannot parse ("chunk hex-length char not a hex
+            // digit", "invalid chunk length") as a receive error: the answer is malformed, as
+            // the other transports report it.
+            (kind, phase) = (.invalidResponse, .receiving)
         }
         return NetworkError(
             kind: kind, phase: phase, message: "curl: \(text)", nativeCode: .init(domain: "CURLcode", code: Int(code.rawValue)))
+    }
+
+    /// Whether libcurl's message reports a chunked body it could not parse.
+    static func isChunkedDecodingError(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        return lowered.contains("chunk") && !lowered.contains("connection")
     }
 
     /// Whether libcurl's message reports a TLS alert from the peer (OpenSSL's text, for example
@@ -80,6 +91,11 @@ enum CurlErrorMapping {
             return (.responseTooLarge, .receiving)
         case CURLE_TOO_MANY_REDIRECTS:
             return (.tooManyRedirects, .receiving)
+        case CURLE_BAD_FUNCTION_ARGUMENT where progress.firstByte > 0:
+            // Once the answer has begun this is the answer's fault: libcurl 7.x reports a chunked
+            // body it cannot decode under a coding it was told about ("Failed reading the
+            // chunked-encoded stream") with this code.
+            return (.invalidResponse, progress.headComplete ? .receiving : .awaitingResponse)
         case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
             return (.invalidRequest, .building)
         case CURLE_UNSUPPORTED_PROTOCOL where progress.preTransfer > 0:

@@ -205,10 +205,9 @@ public enum ConformanceCases {
 
     /// connection refused is a connect failure.
     public static func connectionRefused(_ transport: ConformanceTransport) async throws {
-        let server = try await TestServer.start()
-        let closedURL = server.baseURL
-        await server.shutdown()
-        let client = try transport.makeClient(baseURL: closedURL) { $0.requestTimeout = .seconds(10) }
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let client = try transport.makeClient(baseURL: refusing.baseURL) { $0.requestTimeout = .seconds(10) }
         let error = await expectNetworkError(.connectFailure) { try await client.send(RawEndpoint(path: "echo")) }
         #expect(error?.phase == .connect)
         #expect(error?.nativeCode?.domain == transport.nativeErrorDomain)

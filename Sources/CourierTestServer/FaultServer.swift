@@ -3,8 +3,9 @@ import NIOPosix
 
 /// A loopback HTTP/1.1 server that misbehaves on purpose: it reads a request head, then answers
 /// with raw bytes no well-behaved server sends, so tests can check what each transport makes of
-/// them. The request path picks the fault: `/fault/<Fault rawValue>`; any other path gets a
-/// plain `200 ok`.
+/// them. The request path picks the fault: `/fault/<Fault rawValue>`, `/coding/<Encoded rawValue>`,
+/// or `/mutate/<seed>` (a valid response broken in ways the seed picks: ``ResponseMutation``);
+/// any other path gets a plain `200 ok`.
 ///
 /// ```swift
 /// let server = try await FaultServer.start()
@@ -168,6 +169,11 @@ private final class FaultHandler: ChannelInboundHandler {
             answer(context, encoded: encoded, requestHead: head)
             return
         }
+        if target.hasPrefix("/mutate/"), let seed = UInt64(target.dropFirst("/mutate/".count)) {
+            let mutated = ResponseMutation.response(seed: seed)
+            answer(context, bytes: mutated.bytes, then: mutated.reset ? .reset : .close)
+            return
+        }
         let name = target.hasPrefix("/fault/") ? String(target.dropFirst("/fault/".count)) : ""
         switch FaultServer.Fault(rawValue: name) {
         case .resetMidBody:
@@ -310,8 +316,12 @@ private final class FaultHandler: ChannelInboundHandler {
     }
 
     private func answer(_ context: ChannelHandlerContext, _ text: String, then ending: Ending) {
-        var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
-        buffer.writeString(text)
+        answer(context, bytes: Array(text.utf8), then: ending)
+    }
+
+    private func answer(_ context: ChannelHandlerContext, bytes: [UInt8], then ending: Ending) {
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
             switch ending {

@@ -98,6 +98,54 @@ struct ConformanceTests {
         try await ConformanceCases.fault(transport, fault: fault)
     }
 
+    /// Seeds per transport: 400 in the test command; `scripts/mutate.sh` runs 10,000.
+    static let mutationCount = UInt64(ProcessInfo.processInfo.environment["COURIER_MUTATIONS"].flatMap(Int.init) ?? 400)
+
+    @Test(
+        "mutated responses: every call ends once, with a response or a typed error, and none times out",
+        // URLSession is left out: FoundationNetworking traps on some broken answers (see
+        // `crashesInToolchain` and URLSessionCrashTests), which mutations produce.
+        arguments: ConformanceTransport.all.filter { $0.crashesInToolchain.isEmpty })
+    func mutatedResponses(transport: ConformanceTransport) async throws {
+        let count = Self.mutationCount
+        let tally = try await ConformanceCases.mutatedResponses(transport, seeds: 0..<count)
+        #expect(tally.completed == Int(count))
+        #expect(tally.foreign.isEmpty, "\(tally.foreign.prefix(5))")
+        #expect(tally.timedOut.isEmpty, "seeds that timed out: \(tally.timedOut.prefix(20))")
+        #expect(tally.responses.values.reduce(0, +) + tally.failures.values.reduce(0, +) == Int(count))
+        // Some broken responses still parse (a flipped body byte), most do not: both happen.
+        #expect(!tally.responses.isEmpty && !tally.failures.isEmpty)
+        // A broken answer is never the request's fault, and never left unclassified.
+        #expect(tally.failures["invalid_request"] == nil, "\(tally.examples["invalid_request"] ?? [])")
+        #expect(tally.failures["transport_failure"] == nil, "\(tally.examples["transport_failure"] ?? [])")
+        if ProcessInfo.processInfo.environment["COURIER_MUTATIONS"] != nil {
+            print(
+                "mutations \(transport.name): \(count) calls, responses \(tally.responses.sorted { $0.key < $1.key }), failures \(tally.failures.sorted { $0.key < $1.key })"
+            )
+            for (kind, examples) in tally.examples.sorted(by: { $0.key < $1.key }) {
+                print("  \(kind): \(examples.joined(separator: " | "))")
+            }
+        }
+    }
+
+    @Test(
+        "mutated responses found misclassified by the 10,000-seed runs are malformed responses, not request errors or unknown failures",
+        arguments: ConformanceTransport.all.filter { $0.crashesInToolchain.isEmpty })
+    func mutatedResponseRegressions(transport: ConformanceTransport) async throws {
+        // 9192: curl said invalid_request (CURLcode 43 from the chunked decoder). 856, 3688, 4840:
+        // ahc said transport_failure (NIOHTTPDecoderError.unsolicitedResponse). 8: curl on libcurl
+        // 8 said connection_closed for a chunk size that is not hex (CURLcode 56).
+        for seed: UInt64 in [856, 3688, 4840, 9192] {
+            let tally = try await ConformanceCases.mutatedResponses(transport, seeds: seed..<(seed + 1), concurrency: 1)
+            #expect(tally.completed == 1)
+            #expect(tally.foreign.isEmpty && tally.timedOut.isEmpty)
+            #expect(
+                tally.failures["invalid_request"] == nil && tally.failures["transport_failure"] == nil, "seed \(seed): \(tally.examples)")
+        }
+        let badChunk = try await ConformanceCases.mutatedResponses(transport, seeds: 8..<9, concurrency: 1)
+        #expect(badChunk.failures == ["invalid_response": 1], "\(badChunk.examples)")
+    }
+
     @Test(
         "compressed bodies: gzip and deflate decoded on every transport; bomb, truncated, corrupt, unknown and chained fail",
         // One case at a time: the bombs decode megabytes each, and run side by side they starve the

@@ -35,10 +35,11 @@ struct ResilienceOverTransportTests {
         }
 
         // A host that refuses connections opens its circuit the same way.
-        let closed = try await TestServer.start()
-        let closedURL = closed.baseURL
-        await closed.shutdown()
-        let client = try transport.makeClient(baseURL: closedURL) { configuration in
+        // (A held port that never listens: a shut-down server's port can be taken by a server that
+        // a test running beside this one starts.)
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let client = try transport.makeClient(baseURL: refusing.baseURL) { configuration in
             configuration.requestTimeout = .seconds(10)
             var policy = CircuitBreakerPolicy()
             policy.consecutiveFailures = 2
