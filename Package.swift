@@ -155,6 +155,13 @@ let package = Package(
             ],
             path: "Tests/CourierMemoryProbe"
         ),
+        // Runs a client through many kinds of calls and shuts it down, in a process of its own, and
+        // reports the descriptors and threads left (HygieneTests).
+        .executableTarget(
+            name: "CourierHygieneProbe",
+            dependencies: ["Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
+            path: "Tests/CourierHygieneProbe"
+        ),
         // Makes one call through URLSessionTransport in a process of its own: the faults that crash
         // FoundationNetworking are tested through it (URLSessionCrashTests).
         .executableTarget(

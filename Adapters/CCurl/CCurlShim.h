@@ -8,8 +8,22 @@
 #define CCURL_SHIM_H
 
 #include <curl/curl.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #pragma clang assume_nonnull begin
+
+/// Names the calling thread for the kernel (`/proc/self/task/*/comm`, at most 15 bytes kept):
+/// `prctl` is variadic, so Swift cannot call it. Returns 0, or -1 with `errno` set.
+static inline int ccurl_name_this_thread(const char *name) {
+#ifdef __linux__
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+#else
+    (void)name;
+    return 0;
+#endif
+}
 
 /// `curl_easy_setopt` with a `long` argument.
 static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {

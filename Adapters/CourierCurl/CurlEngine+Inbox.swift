@@ -25,8 +25,9 @@ extension CurlEngine {
         post(.resume(transfer), requireAccepting: false)
     }
 
-    /// Refuses new transfers, stops those in flight, and returns once the thread has exited and
-    /// every libcurl handle is released. Safe to call more than once.
+    /// Refuses new transfers, stops those in flight, and returns once the thread's loop has ended
+    /// and every libcurl handle is released (the thread resumes the caller as its last act, then
+    /// ends). Safe to call more than once.
     func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let alreadyStopped: Bool = inbox.withLock { inbox in

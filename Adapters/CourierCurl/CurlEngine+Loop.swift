@@ -9,6 +9,10 @@ import Synchronization
 extension CurlEngine {
     func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        // Named for the kernel too (`/proc/self/task/*/comm`, `top -H`, the hygiene probe):
+        // Foundation's `Thread.name` does not reach it, and the thread would otherwise carry the
+        // name of whichever thread started it. Only a name: a failure changes nothing else.
+        _ = ccurl_name_this_thread("courier-curl")
         var running: Int32 = 0
         while true {
             // Swapped with an empty array that keeps its capacity: taking the commands allocates nothing.
