@@ -3,6 +3,7 @@
 # configuration file sends, under AddressSanitizer, for a given time, from its committed seed corpus.
 #
 #   scripts/fuzz.sh                      # every target for 60 s
+#   scripts/fuzz.sh all 5                # every target for 5 s (what scripts/test.sh runs)
 #   scripts/fuzz.sh response-head 600    # one target for 10 minutes
 #
 # The build is separate (COURIER_FUZZ=1 adds the target, in .build-fuzz), so the normal build and
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 targets=(response-head location cache-headers configuration retry-after)
-if [ "$#" -ge 1 ]; then targets=("$1"); fi
+if [ "$#" -ge 1 ] && [ "$1" != all ]; then targets=("$1"); fi
 seconds="${2:-60}"
 export COURIER_FUZZ=1
 flags=(-c debug --scratch-path .build-fuzz --product CourierFuzz

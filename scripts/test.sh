@@ -4,8 +4,8 @@
 # (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
 # system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
 # then the curl transport's cancel-racing-completion stress test under ThreadSanitizer and
-# AddressSanitizer (scripts/stress.sh).
-# COURIER_SKIP_STRESS=1 skips the sanitizer runs (for a quick local loop; CI never sets it).
+# AddressSanitizer (scripts/stress.sh); then each fuzz target for 5 s (scripts/fuzz.sh).
+# COURIER_SKIP_STRESS=1 skips the sanitizer and fuzz runs (for a quick local loop; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -48,4 +48,8 @@ if [ -n "$libcurl8" ]; then
 fi
 if [ "${COURIER_SKIP_STRESS:-0}" != 1 ]; then
   scripts/stress.sh
+  # Every libFuzzer target for a few seconds from its seed corpus, under AddressSanitizer (about a
+  # minute with the build; the long runs are scripts/fuzz.sh's, recorded in docs/ROBUSTNESS.md).
+  echo "== fuzz targets, 5 s each"
+  scripts/fuzz.sh all 5
 fi
