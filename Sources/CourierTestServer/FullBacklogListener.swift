@@ -16,25 +16,15 @@ public final class FullBacklogListener: @unchecked Sendable {
     /// Binds and fills the listener.
     /// - Throws: `POSIXError` when no socket can be made or bound.
     public init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        descriptors.append(listener)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 0) == 0 else {
+        let bound = try LoopbackSocket.bind()
+        let listener = bound.descriptor
+        guard listen(listener, 0) == 0 else {
             _ = Glibc.close(listener)
             throw POSIXError(.EADDRINUSE)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        descriptors.append(listener)
+        var address = bound.address
+        port = bound.port
         // Fill the accept queue (a backlog of 0 still admits one or two): non-blocking connects.
         for _ in 0..<3 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)

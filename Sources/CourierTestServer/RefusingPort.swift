@@ -19,25 +19,9 @@ public final class RefusingPort: @unchecked Sendable {
     /// Binds the port.
     /// - Throws: `POSIXError` when no socket can be made or bound.
     public init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        guard bound == 0, named == 0 else {
-            _ = Glibc.close(socket)
-            throw POSIXError(.EADDRINUSE)
-        }
-        descriptor = socket
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let bound = try LoopbackSocket.bind()
+        descriptor = bound.descriptor
+        port = bound.port
     }
 
     /// Releases the port.

@@ -21,7 +21,7 @@ public enum ResponseMutation {
 
     /// The response for `seed`.
     public static func response(seed: UInt64) -> Response {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var parts = template(&random)
         var applied: [String] = []
         for _ in 0..<(1 + random.below(3)) {
@@ -49,7 +49,7 @@ public enum ResponseMutation {
 
     private static func text(_ string: String) -> [UInt8] { Array(string.utf8) }
 
-    private static func template(_ random: inout SplitMix) -> Parts {
+    private static func template(_ random: inout SeededGenerator) -> Parts {
         let letters = text("abcdefghijklmnopqrstuvwxyz ")
         let body = (0..<random.below(2_000)).map { _ in letters[random.below(letters.count)] }
         func fixed(_ status: String, _ headers: [String], _ body: [UInt8]) -> Parts {
@@ -104,7 +104,7 @@ public enum ResponseMutation {
         case bareLF = "bare-lf"
         case trailingBytes = "trailing-bytes"
 
-        func apply(to parts: inout Parts, _ random: inout SplitMix) {
+        func apply(to parts: inout Parts, _ random: inout SeededGenerator) {
             // Header mutations work on the lines while the bytes are still whole.
             if parts.raw == nil, parts.lines.count > 1 {
                 let header = 1 + random.below(parts.lines.count - 1)
@@ -174,27 +174,5 @@ public enum ResponseMutation {
             }
             parts.raw = bytes
         }
-    }
-}
-
-/// SplitMix64: a small, fast generator whose sequence depends only on its seed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number from 0 up to, not including, `bound` (which must be above 0).
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
     }
 }

@@ -1,4 +1,5 @@
 import Courier
+import CourierTestServer
 import Foundation
 import Testing
 
