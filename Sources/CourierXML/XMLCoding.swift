@@ -57,7 +57,7 @@ public enum XMLCoding {
                 path: "/" + XMLDecodingError.localName(root), reason: "the root element is \(root), not \(rootElement)")
         }
         do {
-            return try XMLTreeDecoding(options: options).decode(type, from: data, expectedElements: outline.elementCount)
+            return try XMLTreeDecoding(options: options).decode(type, from: outline.document, expectedElements: outline.elementCount)
         } catch let error as XMLDecodingError {
             throw error
         } catch {

@@ -113,6 +113,13 @@ final class XMLTree {
             stack.append(index)
         }
 
+        /// Stops at the first error. libxml2 would go on and report every later one, and
+        /// FoundationXML leaks a little memory for each error it reports (found by the `xml` fuzz
+        /// target), so a malformed document costs one error, not hundreds.
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            parser.abortParsing()
+        }
+
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             guard let current = stack.last else { return }
             tree.elements[Int(current)].text += string

@@ -47,7 +47,7 @@ enum SOAPResponseReading {
             return value
         case .fault:
             let fault =
-                SOAPFaultReader.read(data)
+                SOAPFaultReader.read(data, limits: limits)
                 ?? SOAPFault(version: .v1_1, code: "", reason: "the service sent a Fault that could not be read")
             var error = NetworkError(
                 kind: .soapFault, phase: .validating, message: "the service answered with a SOAP fault: \(fault)",

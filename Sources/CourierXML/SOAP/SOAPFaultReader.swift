@@ -7,7 +7,8 @@ import Foundation
 /// Reads the `Fault` of a SOAP envelope with one pass of `XMLParser`, keeping the detail's
 /// contents as XML (XMLCoder's tree would lose them).
 ///
-/// Only called once the envelope is known to be within ``XMLLimits`` and to carry a fault.
+/// Only called once the envelope is known to be within ``XMLLimits`` and to carry a fault; it
+/// still runs the pre-scan itself, because `XMLParser` traps on some bytes the pre-scan refuses.
 final class SOAPFaultReader: NSObject, XMLParserDelegate {
     // Used by one parse on one thread; never shared.
     private var path: [String] = []
@@ -25,9 +26,11 @@ final class SOAPFaultReader: NSObject, XMLParserDelegate {
     private var pendingPrefixes: [(String, String)] = []
 
     /// The fault in `data`, or `nil` when the envelope holds none or is not SOAP.
-    static func read(_ data: Data) -> SOAPFault? {
+    static func read(_ data: Data, limits: XMLLimits = .default) -> SOAPFault? {
+        // FoundationXML force-unwraps names that are not UTF-8 (found by the `xml` fuzz target).
+        guard let outline = try? XMLPrescan.check(data, limits: limits) else { return nil }
         let reader = SOAPFaultReader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: outline.document)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = true
         parser.shouldResolveExternalEntities = false
@@ -42,6 +45,11 @@ final class SOAPFaultReader: NSObject, XMLParserDelegate {
     private var faultPath: ArraySlice<String>? {
         guard path.count >= 3, path[0] == "Envelope", path[1] == "Body", path[2] == "Fault" else { return nil }
         return path[3...]
+    }
+
+    /// Stops at the first error, as ``XMLTree`` does: FoundationXML leaks a little for each one.
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        parser.abortParsing()
     }
 
     func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
