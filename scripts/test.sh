@@ -3,6 +3,7 @@
 # cases alone, after the rest); then the example service's smoke test; then the transport tests
 # (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
 # system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
+# then a 1,000-call soak per transport (scripts/soak.sh);
 # then the curl transport's cancel-racing-completion stress test under ThreadSanitizer and
 # AddressSanitizer (scripts/stress.sh); then each fuzz target for 5 s (scripts/fuzz.sh).
 # COURIER_SKIP_STRESS=1 skips the sanitizer and fuzz runs (for a quick local loop; CI never sets it).
@@ -38,6 +39,11 @@ run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
 # The example service (a nested package: Hummingbird, swift-prometheus) is built and tried over
 # curl and urlsession: its routes, its metrics and a clean stop on SIGTERM.
 Examples/ServiceExample/smoke-test.sh
+# A short faulty-network soak per transport (about 5 s each): nothing lost, nothing completed twice,
+# no unkeyed POST sent twice, descriptors back (scripts/soak.sh; the long run is recorded in
+# docs/ROBUSTNESS.md).
+echo "== soak, 1,000 calls per transport"
+scripts/soak.sh 1000
 libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"
@@ -45,6 +51,7 @@ if [ -n "$libcurl8" ]; then
   run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock"
   run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
   unset COURIER_EXPECT_LIBCURL_MAJOR LD_LIBRARY_PATH
+  LIBCURL8=1 scripts/soak.sh 1000 curl
 fi
 if [ "${COURIER_SKIP_STRESS:-0}" != 1 ]; then
   scripts/stress.sh

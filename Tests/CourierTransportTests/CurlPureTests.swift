@@ -193,6 +193,16 @@ struct CurlPureTests {
         }
     }
 
+    @Test("a reused connection that died under a request with a body is a closed connection, not a transport failure")
+    func sendFailRewind() {
+        let progress = CurlErrorMapping.Progress(nameLookup: 5, connect: 9, preTransfer: 12, reused: true)
+        let error = CurlErrorMapping.error(
+            code: CURLE_SEND_FAIL_REWIND, message: "Recv failure: Connection reset by peer", progress: progress)
+        #expect(error.kind == .connectionClosed)
+        #expect(error.phase == .awaitingResponse)
+        #expect(error.nativeCode?.code == Int(CURLE_SEND_FAIL_REWIND.rawValue))
+    }
+
     @Test("a timeout names the phase it struck in")
     func timeoutPhases() {
         typealias Progress = CurlErrorMapping.Progress
