@@ -150,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "CourierMemoryProbe",
             dependencies: [
-                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient",
+                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/CourierMemoryProbe"

@@ -11,6 +11,8 @@ enum ServerAction {
     case hold(name: String, then: Box)
     /// `count` bytes of `x` with a Content-Length, written in 64 KiB pieces.
     case bytes(count: Int)
+    /// `count` bytes of ``PatternBody``, each block written once the previous one has gone out.
+    case pattern(count: Int)
     /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`; with a
     /// `gate`, the chunks after the first wait until the test opens it (see ``HoldGates``).
     case stream(chunks: Int, size: Int, delayMilliseconds: Int64, gate: String?)
@@ -60,6 +62,11 @@ enum Route {
         case "bytes":
             guard let count = number(1), (0...maxGeneratedBytes).contains(count) else { return text(400, "bytes must be 0 to 1 GiB") }
             return .bytes(count: count)
+        case "pattern":
+            guard let count = number(1), (0...maxGeneratedBytes).contains(count) else {
+                return text(400, "pattern must be 0 to 1 GiB")
+            }
+            return .pattern(count: count)
         case "stream":
             guard let chunks = number(1), (1...100_000).contains(chunks) else { return text(400, "chunks must be 1 to 100000") }
             let size = Int(queryValue("size") ?? "") ?? 1024

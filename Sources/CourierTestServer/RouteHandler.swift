@@ -20,6 +20,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyLength = 0
+    /// The request body's CRC-32, kept for `/digest` only (``PatternBody/Digest``).
+    private var digest: PatternBody.Checksum?
     /// Whether a request was received and its response not finished yet.
     private var inFlight = false
     /// The request waiting at a gate now (0: none); the gate and the time limit both resume it,
@@ -41,12 +43,18 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = head
             body.removeAll(keepingCapacity: true)
             bodyLength = 0
+            digest = head.uri == "/digest" ? PatternBody.Checksum() : nil
         case .body(let buffer):
             bodyLength += buffer.readableBytes
+            if digest != nil { buffer.withUnsafeReadableBytes { digest?.update($0) } }
             let room = Self.maxKeptBodyBytes - body.count
             if room > 0 { body.append(contentsOf: buffer.readableBytesView.prefix(room)) }
         case .end:
             guard let head else { return }
+            if let digest {
+                let answer = PatternBody.Digest(bodyLength: bodyLength, crc32: digest.value)
+                return perform(Route.json(answer), for: head, context: context)
+            }
             let action = Route.resolve(
                 method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body,
                 bodyLength: bodyLength
@@ -100,6 +108,12 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
             finish(request: request, context: context)
+        case .pattern(let count):
+            writeHead(
+                status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request,
+                context: context)
+            guard sendsBody else { return finish(request: request, context: context) }
+            sendPattern(block: 0, remaining: count, request: request, context: context)
         case .stream(let chunks, let size, let delay, let gate):
             writeHead(status: 200, headers: ["Content-Type": "application/octet-stream"], request: request, context: context)
             context.flush()
@@ -153,6 +167,18 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
             self.streamChunk(remaining: remaining - 1, chunk: chunk, delay: delay, request: request, context: context)
+        }
+    }
+
+    /// Writes pattern blocks one after the other, each once the previous has gone out, so a slow
+    /// reader holds the server back instead of a gigabyte piling up in it.
+    private func sendPattern(block: Int, remaining: Int, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard remaining > 0 else { return finish(request: request, context: context) }
+        let size = min(remaining, PatternBody.blockBytes)
+        let buffer = ByteBuffer(bytes: PatternBody.block(block, count: size))
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer)))).assumeIsolated().whenSuccess {
+            self.sendPattern(block: block + 1, remaining: remaining - size, request: request, context: context)
         }
     }
 

@@ -1,4 +1,5 @@
-// Moves one large body through one transport and prints, as one JSON line, how many bytes moved
+// Moves one large body through one transport and prints, as one JSON line, how many bytes moved,
+// whether they arrived intact (the CRC-32 of a known pattern, PatternBody, checked end to end)
 // and how much this process's resident memory grew while they did. Run by the large-body
 // conformance cases in CourierTransportTests, each transport in a process of its own.
 //
@@ -7,6 +8,7 @@
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
 import Courier
 import CourierCurl
+import CourierTestServer
 import CourierURLSession
 import Foundation
 import HTTPTypes
@@ -54,7 +56,7 @@ final class PeakSampler: @unchecked Sendable {
 
 struct Upload: Endpoint {
     typealias Output = Data
-    var path: String { "echo" }
+    var path: String
     var method: HTTPRequest.Method { .post }
     var body: RequestBody?
 }
@@ -84,6 +86,7 @@ do {
     let client = try NetworkClient(configuration: configuration, registry: registry)
     let sampler = PeakSampler()
     var moved = 0
+    var intact = false
     let baseline: Int
     switch direction {
     case "down":
@@ -99,31 +102,34 @@ do {
         baseline = residentBytes()
         sampler.start()
         var chunks = 0
-        for try await chunk in try await client.transport.send(request(bytes), body: nil, context: context).body {
+        var checksum = PatternBody.Checksum()
+        let patternRequest = HTTPRequest(method: .get, scheme: "http", authority: "\(host):\(port)", path: "/pattern/\(bytes)")
+        for try await chunk in try await client.transport.send(patternRequest, body: nil, context: context).body {
             moved += chunk.count
+            checksum.update(chunk)
             chunks += 1
             if chunks % 16 == 0 { try await Task.sleep(for: .microseconds(200)) }
         }
+        intact = checksum.value == PatternBody.crc32(byteCount: bytes)
     case "up":
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
-        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { fail("cannot create \(file.path)") }
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.truncate(atOffset: UInt64(bytes))  // sparse: no memory and no disk until read
-        try handle.close()
-        _ = try await client.send(Upload(body: .data(Data(count: 4 << 20))))
+        try PatternBody.writeFile(at: file, byteCount: bytes)
+        let expected = PatternBody.crc32(byteCount: bytes)
+        _ = try await client.send(Upload(path: "echo", body: .data(Data(count: 4 << 20))))
         baseline = residentBytes()
         sampler.start()
-        var form = MultipartFormData()
-        form.addFile("f", at: file)
-        let echo = try await client.send(Upload(body: .multipart(form)))
-        moved = (try? JSONSerialization.jsonObject(with: echo) as? [String: Any])?["bodyLength"] as? Int ?? 0
+        // The file as the whole body, to the route that answers with the length and CRC-32 it received.
+        let answer = try await client.send(Upload(path: "digest", body: .file(file)))
+        let digest = try JSONDecoder().decode(PatternBody.Digest.self, from: answer)
+        moved = digest.bodyLength
+        intact = digest.crc32 == expected
     default:
         fail("direction must be down or up")
     }
     let peak = sampler.stop()
     await client.shutdown()
-    print(#"{"moved":\#(moved),"baseline":\#(baseline),"peak":\#(peak)}"#)
+    print(#"{"moved":\#(moved),"intact":\#(intact),"baseline":\#(baseline),"peak":\#(peak)}"#)
 } catch {
     fail("\(transportName) \(direction): \(error)")
 }

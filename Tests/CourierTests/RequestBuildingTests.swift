@@ -114,4 +114,41 @@ struct RequestBuildingTests {
                         .utf8.count)
                 + 2 + Int64("--b--\r\n".utf8.count))
     }
+
+    @Test("a file body is the file's bytes, read in bounded chunks, replayable, with its length known up front")
+    func fileBody() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-file-\(UUID().uuidString)")
+        let bytes = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = RequestBody.file(file, contentType: "application/x-test")
+        #expect(body.length == 150_000)
+        #expect(body.contentType == "application/x-test")
+        #expect(body.bufferedData == nil, "a file is never read into memory up front")
+        for _ in 0..<2 {
+            var read = Data()
+            for try await chunk in body.chunks(chunkSize: 16_384) {
+                #expect(chunk.count <= 16_384)
+                read.append(chunk)
+            }
+            #expect(read == bytes)
+        }
+    }
+
+    @Test("a missing file, or a directory, as the body fails as an invalid request before any I/O")
+    func missingFileBody() async throws {
+        let mock = MockTransport()
+        let client = try makeClient(mock)
+        let missing = URL(fileURLWithPath: "/nonexistent/courier-\(UUID().uuidString)")
+        for url in [missing, FileManager.default.temporaryDirectory] {
+            do {
+                _ = try await client.send(Call(body: .file(url)))
+                Issue.record("must fail")
+            } catch let error as NetworkError {
+                #expect(error.kind == .invalidRequest)
+                #expect(error.message.contains(url.path))
+            }
+        }
+        #expect(mock.recordedRequests.isEmpty)
+    }
 }

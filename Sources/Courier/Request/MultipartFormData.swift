@@ -102,18 +102,7 @@ public struct MultipartFormData: Sendable {
             case .bytes(let data):
                 segments.append(.bytes(data))
             case .file(let url):
-                let attributes: [FileAttributeKey: Any]
-                do {
-                    attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-                } catch {
-                    throw NetworkError(
-                        kind: .invalidRequest, phase: .building, message: "the multipart file \(url.path) cannot be read", underlying: error
-                    )
-                }
-                guard (attributes[.type] as? FileAttributeType) == .typeRegular, let size = attributes[.size] as? NSNumber else {
-                    throw .invalidRequest("the multipart file \(url.path) is not a regular file")
-                }
-                segments.append(.file(url, length: size.int64Value))
+                segments.append(try .file(at: url, role: "multipart file"))
             }
             segments.append(.bytes(Data("\r\n".utf8)))
         }

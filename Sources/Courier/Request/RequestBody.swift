@@ -4,7 +4,7 @@ import Foundation
 /// from disk.
 ///
 /// Use the static constructors: ``data(_:contentType:)``, ``text(_:contentType:)``,
-/// ``json(_:encoder:)``, ``form(_:)`` and ``multipart(_:)``. A constructor that cannot encode
+/// ``json(_:encoder:)``, ``form(_:)``, ``file(_:contentType:)`` and ``multipart(_:)``. A constructor that cannot encode
 /// its input (an `Encodable` that throws, a file that does not exist) does not crash and does not
 /// throw: the body remembers the problem, and the call fails with
 /// ``NetworkError/Kind/invalidRequest`` before anything is sent.
@@ -20,6 +20,25 @@ public struct RequestBody: Sendable {
             case .bytes(let data): Int64(data.count)
             case .file(_, let length): length
             }
+        }
+
+        /// A file part, with its size read now so the body's length is known up front.
+        /// - Parameters:
+        ///   - url: A local regular file.
+        ///   - role: What the file is, for the error (`file`, `multipart file`).
+        /// - Throws: ``NetworkError/Kind/invalidRequest`` when it cannot be read or is not a regular file.
+        static func file(at url: URL, role: String) throws(NetworkError) -> Segment {
+            let attributes: [FileAttributeKey: Any]
+            do {
+                attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            } catch {
+                throw NetworkError(
+                    kind: .invalidRequest, phase: .building, message: "the \(role) \(url.path) cannot be read", underlying: error)
+            }
+            guard (attributes[.type] as? FileAttributeType) == .typeRegular, let size = attributes[.size] as? NSNumber else {
+                throw .invalidRequest("the \(role) \(url.path) is not a regular file")
+            }
+            return .file(url, length: size.int64Value)
         }
     }
 
@@ -127,6 +146,20 @@ public struct RequestBody: Sendable {
     public static func form(_ fields: [(String, String)]) -> RequestBody {
         let encoded = fields.map { PercentEncoding.formComponent($0.0) + "=" + PercentEncoding.formComponent($0.1) }
         return .data(Data(encoded.joined(separator: "&").utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// A file's contents as the whole body, streamed from disk when the body is sent (and read
+    /// again from the start for a retry or a redirect), so memory stays bounded whatever its size.
+    /// - Parameters:
+    ///   - url: A local regular file; its size is read now, so the length is known up front.
+    ///   - contentType: The content type; `application/octet-stream` by default.
+    /// - Returns: The body; a missing or unreadable file makes the call fail with ``NetworkError/Kind/invalidRequest``.
+    public static func file(_ url: URL, contentType: String? = "application/octet-stream") -> RequestBody {
+        do {
+            return RequestBody(storage: .segments([try .file(at: url, role: "file")]), contentType: contentType)
+        } catch {
+            return RequestBody(storage: .invalid(error), contentType: contentType)
+        }
     }
 
     /// A `multipart/form-data` body; file parts are streamed from disk when the body is sent.

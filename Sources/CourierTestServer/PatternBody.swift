@@ -1,0 +1,80 @@
+import CZlib
+import Foundation
+
+/// A body whose every byte is known in advance, for checking that a long transfer moved each byte
+/// once and in order: 64 KiB blocks of a fixed pattern, each starting with its own index (8 bytes,
+/// little-endian), so a dropped, repeated or reordered block changes the checksum.
+///
+/// The test server sends it at `/pattern/<bytes>`; `/digest` answers with the length and CRC-32
+/// of whatever request body it received (``Digest``).
+public enum PatternBody {
+    /// The size of one block.
+    public static let blockBytes = 64 * 1024
+
+    /// What `/digest` answers.
+    public struct Digest: Codable, Sendable, Hashable {
+        /// The request body's length.
+        public var bodyLength: Int
+        /// Its CRC-32.
+        public var crc32: UInt32
+    }
+
+    /// The pattern every block starts from.
+    private static let base: [UInt8] = (0..<blockBytes).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ ($0 >> 9)) }
+
+    /// Block `index`, cut to `count` bytes (at most ``blockBytes``).
+    public static func block(_ index: Int, count: Int = blockBytes) -> [UInt8] {
+        var bytes = base
+        withUnsafeBytes(of: UInt64(index).littleEndian) { for (offset, byte) in $0.enumerated() { bytes[offset] = byte } }
+        return Array(bytes.prefix(count))
+    }
+
+    /// The CRC-32 of the first `byteCount` bytes of the pattern.
+    public static func crc32(byteCount: Int) -> UInt32 {
+        var checksum = Checksum()
+        var index = 0
+        var remaining = byteCount
+        while remaining > 0 {
+            let size = min(remaining, blockBytes)
+            checksum.update(block(index, count: size))
+            remaining -= size
+            index += 1
+        }
+        return checksum.value
+    }
+
+    /// Writes the first `byteCount` bytes of the pattern to a new file at `url`.
+    /// - Throws: When the file cannot be written.
+    public static func writeFile(at url: URL, byteCount: Int) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var index = 0
+        var remaining = byteCount
+        while remaining > 0 {
+            let size = min(remaining, blockBytes)
+            try handle.write(contentsOf: block(index, count: size))
+            remaining -= size
+            index += 1
+        }
+    }
+
+    /// A running CRC-32 (zlib's).
+    public struct Checksum: Sendable {
+        /// The CRC-32 of everything given so far.
+        public private(set) var value: UInt32 = 0
+
+        /// Starts empty.
+        public init() {}
+
+        /// Adds bytes.
+        public mutating func update(_ bytes: some ContiguousBytes) {
+            bytes.withUnsafeBytes { raw in
+                guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return }
+                value = UInt32(CZlib.crc32(uLong(value), base, uInt(raw.count)))
+            }
+        }
+    }
+}
