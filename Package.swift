@@ -162,6 +162,12 @@ let package = Package(
             dependencies: ["Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
             path: "Tests/CourierHygieneProbe"
         ),
+        // Fails libcurl's allocations one at a time, in a process of its own (AllocationFailureTests).
+        .executableTarget(
+            name: "CourierAllocationProbe",
+            dependencies: ["Courier", "CourierCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Tests/CourierAllocationProbe"
+        ),
         // Makes one call through URLSessionTransport in a process of its own: the faults that crash
         // FoundationNetworking are tested through it (URLSessionCrashTests).
         .executableTarget(

@@ -8,6 +8,9 @@
 #define CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -122,6 +125,82 @@ static inline int ccurl_has_http2(void) {
     const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
     return info ? ((info->features & CURL_VERSION_HTTP2) != 0) : 0;
 }
+
+// MARK: Allocation failure (tests only)
+//
+// libcurl takes its allocator from `curl_global_init_mem`. These wrappers count what libcurl
+// allocates and frees, and can fail the Nth allocation from a given moment, as curl's own torture
+// tests do: libcurl then reports CURLE_OUT_OF_MEMORY from whichever call needed the memory.
+
+/// Allocations left before one fails; negative: none fails.
+static _Atomic long ccurl_alloc_countdown = -1;
+/// Allocations that were failed on purpose.
+static _Atomic long ccurl_alloc_failed = 0;
+/// Blocks libcurl holds now (allocated and not yet freed).
+static _Atomic long ccurl_alloc_live = 0;
+
+/// Whether this allocation is the one to fail.
+static inline int ccurl_alloc_should_fail(void) {
+    long left = atomic_load(&ccurl_alloc_countdown);
+    while (left >= 0) {
+        if (atomic_compare_exchange_weak(&ccurl_alloc_countdown, &left, left - 1)) {
+            if (left == 0) {
+                atomic_fetch_add(&ccurl_alloc_failed, 1);
+                return 1;
+            }
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static void *_Nullable ccurl_alloc_malloc(size_t size) {
+    if (ccurl_alloc_should_fail()) return NULL;
+    void *block = malloc(size);
+    if (block) atomic_fetch_add(&ccurl_alloc_live, 1);
+    return block;
+}
+
+static void ccurl_alloc_free(void *_Nullable block) {
+    if (block) atomic_fetch_sub(&ccurl_alloc_live, 1);
+    free(block);
+}
+
+static void *_Nullable ccurl_alloc_realloc(void *_Nullable block, size_t size) {
+    if (ccurl_alloc_should_fail()) return NULL;
+    void *moved = realloc(block, size);
+    if (moved && !block) atomic_fetch_add(&ccurl_alloc_live, 1);
+    return moved;
+}
+
+static char *_Nullable ccurl_alloc_strdup(const char *text) {
+    if (ccurl_alloc_should_fail()) return NULL;
+    char *copy = strdup(text);
+    if (copy) atomic_fetch_add(&ccurl_alloc_live, 1);
+    return copy;
+}
+
+static void *_Nullable ccurl_alloc_calloc(size_t count, size_t size) {
+    if (ccurl_alloc_should_fail()) return NULL;
+    void *block = calloc(count, size);
+    if (block) atomic_fetch_add(&ccurl_alloc_live, 1);
+    return block;
+}
+
+/// `curl_global_init` with the counting allocator. Must be the process's first libcurl call.
+static inline CURLcode ccurl_global_init_counting(long flags) {
+    return curl_global_init_mem(
+        flags, ccurl_alloc_malloc, ccurl_alloc_free, ccurl_alloc_realloc, ccurl_alloc_strdup, ccurl_alloc_calloc);
+}
+
+/// Fails the allocation `after` allocations from now (0: the next one); negative: none.
+static inline void ccurl_alloc_fail_after(long after) { atomic_store(&ccurl_alloc_countdown, after); }
+
+/// Allocations failed on purpose so far.
+static inline long ccurl_alloc_failures(void) { return atomic_load(&ccurl_alloc_failed); }
+
+/// Blocks libcurl holds now.
+static inline long ccurl_alloc_outstanding(void) { return atomic_load(&ccurl_alloc_live); }
 
 #pragma clang assume_nonnull end
 

@@ -28,7 +28,9 @@ enum CurlRuntime {
     static let hasProtocolsString = versionNumber >= 0x07_55_00
 
     /// Called once, before the first handle: `curl_global_init` is not thread-safe on old versions.
-    static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+    /// With ``CurlAllocationTorture/install()`` called first, libcurl gets the counting allocator.
+    static let globalInit: CURLcode =
+        CurlAllocationTorture.isInstalled ? CurlAllocationTorture.globalInit() : curl_global_init(Int(CURL_GLOBAL_ALL))
 
     /// Checks that the library is usable for `preference` over `scheme` (`nil` means `http`).
     /// - Throws: `NetworkError/Kind/unsupported` when it is not.
