@@ -116,7 +116,7 @@ public final class CurlTransport: Transport {
     var statistics: CurlEngine.Statistics { engine.statistics }
 
     /// Transfers not yet released (for tests: 0 once every call has ended).
-    var liveTransfers: Int { engine.liveTransfers.load(ordering: .relaxed) }
+    package var liveTransfers: Int { engine.liveTransfers.load(ordering: .relaxed) }
 
     /// Stops every transfer in flight (they fail as cancelled), refuses new ones, and returns once
     /// libcurl's handles are released. Safe to call more than once.

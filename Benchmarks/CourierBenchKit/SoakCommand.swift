@@ -11,7 +11,7 @@ public struct SoakCommand: AsyncParsableCommand {
             a truncated body or a slow body. The client has a queue, retry (POSTs with an Idempotency-Key are retried, \
             POSTs without one never resent once they may have reached the server) and de-duplication; one call in fifty \
             is cancelled. The run fails (exit 1) when a call completes twice or never, when a POST without a key \
-            reaches the server twice, or when file descriptors are not back to where they were.
+            reaches the server twice, or when file descriptors, threads or curl transfers are not back to where they were.
             """)
 
     @Option(help: "The transport: curl, urlsession or ahc.")
@@ -85,7 +85,7 @@ extension SoakRun {
             "  server:      \(report.serverRequests) requests on \(report.serverConnections) connections; faults: \(list(report.serverFaults))",
             "  POSTs:       unkeyed duplicates \(report.unkeyedPOSTDuplicates), keyed repeats \(report.keyedPOSTRepeats)",
             "  invariants:  completed twice \(report.completedTwice), lost \(report.lost)",
-            "  descriptors: \(report.descriptorsAtStart) at the start, \(report.descriptorsAtEnd) at the end",
+            "  descriptors: \(report.descriptorsAtStart) at the start, \(report.descriptorsAtEnd) at the end; threads left \(report.threadsLeft.count), curl transfers left \(report.transfersLeft)",
             "  RSS:         \(report.rssAtStartKiB / 1024) MiB at the start, \(report.rssAtEndKiB / 1024) MiB at the end",
         ]
         lines.append(report.problems.isEmpty ? "PASS" : "FAIL: " + report.problems.joined(separator: "; "))

@@ -1,4 +1,5 @@
 import Courier
+import CourierCurl
 import CourierTestServer
 import Foundation
 import Synchronization
@@ -53,6 +54,10 @@ public struct SoakReport: Codable, Sendable {
     public var descriptorsAtEnd: Int
     /// What each descriptor open at the end but not at the start points at.
     public var descriptorsLeft: [String]
+    /// Threads running at the end that did not run at the start (libdispatch's pool left out).
+    public var threadsLeft: [String]
+    /// Curl transfers never released (curl only; 0 for the other transports).
+    public var transfersLeft: Int
     public var rssAtStartKiB: Int
     public var rssAtEndKiB: Int
     /// Each broken invariant, in words; empty when the run passed.
@@ -72,21 +77,24 @@ public enum SoakRun {
         let warmUpServer = try await SoakServer.start(faultRate: 0)
         var warmUp = options
         warmUp.calls = min(options.calls, 100)
-        try await makeCalls(warmUp, server: warmUpServer, tally: SoakTally())
+        _ = try await makeCalls(warmUp, server: warmUpServer, tally: SoakTally())
         await warmUpServer.shutdown()
         let server = try await SoakServer.start(faultRate: options.faultRate, seed: options.seed, stall: options.stall)
         let descriptorsAtStart = openDescriptors()
+        let threadsAtStart = threadNames()
         let rssAtStart = residentKiB()
         let clock = ContinuousClock()
         let began = clock.now
         let tally = SoakTally()
-        try await makeCalls(options, server: server, tally: tally)
+        let transfersLeft = try await makeCalls(options, server: server, tally: tally)
         let seconds = (clock.now - began).seconds
         // The client is gone: its connections close, and the server's ends with them.
         var descriptorsAtEnd = openDescriptors()
-        for _ in 0..<300 where !descriptorsAtEnd.isSubset(of: descriptorsAtStart) || server.openConnections > 0 {
+        var threadsLeft = leftover(threadNames(), from: threadsAtStart)
+        for _ in 0..<300 where !descriptorsAtEnd.isSubset(of: descriptorsAtStart) || server.openConnections > 0 || !threadsLeft.isEmpty {
             try await Task.sleep(for: .milliseconds(10))
             descriptorsAtEnd = openDescriptors()
+            threadsLeft = leftover(threadNames(), from: threadsAtStart)
         }
         let counts = server.counts
         await server.shutdown()
@@ -101,6 +109,7 @@ public enum SoakRun {
                 unkeyedPOSTDuplicates: counts.unkeyedPOSTDuplicates, keyedPOSTRepeats: counts.keyedPOSTRepeats,
                 descriptorsAtStart: descriptorsAtStart.count, descriptorsAtEnd: descriptorsAtEnd.count,
                 descriptorsLeft: descriptorsAtEnd.subtracting(descriptorsAtStart).map { "\($0.key) → \($0.value)" }.sorted(),
+                threadsLeft: threadsLeft, transfersLeft: transfersLeft,
                 rssAtStartKiB: rssAtStart,
                 rssAtEndKiB: residentKiB(), problems: [])
             report.problems = problems(in: report)
@@ -117,6 +126,8 @@ public enum SoakRun {
         if report.unkeyedPOSTDuplicates > 0 {
             problems.append("\(report.unkeyedPOSTDuplicates) POSTs without an idempotency key reached the server twice")
         }
+        if !report.threadsLeft.isEmpty { problems.append("threads still running: \(report.threadsLeft.joined(separator: ", "))") }
+        if report.transfersLeft > 0 { problems.append("\(report.transfersLeft) curl transfers never released") }
         if !report.descriptorsLeft.isEmpty {
             problems.append("descriptors left open: \(report.descriptorsLeft.joined(separator: ", "))")
         }
@@ -125,7 +136,8 @@ public enum SoakRun {
 
     /// Starts every call, at most twice the concurrency in flight, and waits for them to end
     /// (or for the run's bound), then shuts the client down.
-    private static func makeCalls(_ options: SoakOptions, server: SoakServer, tally: SoakTally) async throws {
+    /// - Returns: Curl transfers still alive after the shutdown (0 for the other transports).
+    private static func makeCalls(_ options: SoakOptions, server: SoakServer, tally: SoakTally) async throws -> Int {
         let transport = try TransportFactory.make(
             options.transport, http: .http1, caFile: nil, connections: options.concurrency, mockResponseBytes: 0)
         var configuration = ClientConfiguration(baseURL: server.baseURL, transport: options.transport.rawValue)
@@ -166,6 +178,26 @@ public enum SoakRun {
         permitSource.finish()
         tally.state.withLock { $0.onComplete = nil }
         await client.shutdown()
+        return (transport as? CurlTransport)?.liveTransfers ?? 0
+    }
+
+    /// The names of this process's threads (`/proc/self/task/*/comm`).
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// The threads in `now` beyond those in `start`, leaving out libdispatch's worker pool (names
+    /// with `qos`), which grows and shrinks on its own.
+    static func leftover(_ now: [String], from start: [String]) -> [String] {
+        var before = Dictionary(start.map { ($0, 1) }, uniquingKeysWith: +)
+        var left: [String] = []
+        for name in now where !name.contains("qos") {
+            if let count = before[name], count > 0 { before[name] = count - 1 } else { left.append(name) }
+        }
+        return left.sorted()
     }
 
     /// The descriptors open now (`/proc/self/fd`), each with what it points at.

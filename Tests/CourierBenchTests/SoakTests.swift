@@ -10,7 +10,8 @@ struct SoakTests {
         transport: "curl", calls: 10, faultRate: 0.2, seconds: 1, started: 10, completed: 10, succeeded: 8,
         failed: ["timed_out": 2], failureExamples: [:], completedTwice: 0, lost: 0, deduplicated: 1, retried: 2,
         serverRequests: 12, serverConnections: 3, serverFaults: ["reset": 2], unkeyedPOSTDuplicates: 0, keyedPOSTRepeats: 1,
-        descriptorsAtStart: 12, descriptorsAtEnd: 12, descriptorsLeft: [], rssAtStartKiB: 1, rssAtEndKiB: 1, problems: [])
+        descriptorsAtStart: 12, descriptorsAtEnd: 12, descriptorsLeft: [], threadsLeft: [], transfersLeft: 0, rssAtStartKiB: 1,
+        rssAtEndKiB: 1, problems: [])
 
     @Test("a clean run has no problems")
     func clean() {
@@ -32,13 +33,15 @@ struct SoakTests {
         #expect(problems.first?.contains(words) == true)
     }
 
-    @Test("a descriptor left open and a call that never started are problems")
+    @Test("a descriptor left open, a thread, a curl transfer and a call that never started are problems")
     func leftOpen() {
         var report = Self.clean
         report.descriptorsLeft = ["13 → socket:[123]"]
+        report.threadsLeft = ["courier-curl"]
+        report.transfersLeft = 2
         report.started = 9
         let problems = SoakRun.problems(in: report)
-        #expect(problems.count == 2)
+        #expect(problems.count == 4)
         #expect(problems.contains { $0.contains("socket:[123]") })
     }
 
@@ -50,6 +53,13 @@ struct SoakTests {
         ])
     func badOptions(arguments: [String]) {
         #expect(throws: (any Error).self) { try SoakCommand.parse(arguments) }
+    }
+
+    @Test("leftover threads leave out libdispatch's pool and count repeated names")
+    func threads() {
+        let start = ["main", "worker", "worker"]
+        #expect(SoakRun.leftover(["main", "worker", "worker", "com.apple.root.default-qos"], from: start).isEmpty)
+        #expect(SoakRun.leftover(["main", "worker", "worker", "worker", "courier-curl"], from: start) == ["courier-curl", "worker"])
     }
 
     @Test("the calls mix GETs, keyed POSTs and unkeyed POSTs, six, two and two in ten")
