@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, installing missing system packages first (the real-clock conformance
-# cases alone, after the rest); then the example service's smoke test; then the transport tests
+# cases alone, after the rest, and then the per-case resource check alone); then the example service's smoke test; then the transport tests
 # (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
 # system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
 # then a 1,000-call soak per transport (scripts/soak.sh);
@@ -34,8 +34,11 @@ swift build --build-tests --traits AsyncHTTPClient
 # The cases on the real clock (socket-level stall and connect limits, how fast cancellation and
 # shutdown take effect) run on their own after the rest, so CPU-heavy cases cannot starve them.
 realClock=ConformanceRealClockTests
-run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock"
+# The per-case resource check reads the process's descriptors and threads, so it runs alone too.
+hygiene=ConformanceHygieneTests
+run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock" --skip "$hygiene"
 run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
+run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$hygiene"
 # The example service (a nested package: Hummingbird, swift-prometheus) is built and tried over
 # curl and urlsession: its routes, its metrics and a clean stop on SIGTERM.
 Examples/ServiceExample/smoke-test.sh
@@ -48,8 +51,9 @@ libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"
   export COURIER_EXPECT_LIBCURL_MAJOR=8 LD_LIBRARY_PATH="$libcurl8${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock"
+  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock" --skip "$hygiene"
   run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
+  run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$hygiene"
   unset COURIER_EXPECT_LIBCURL_MAJOR LD_LIBRARY_PATH
   LIBCURL8=1 scripts/soak.sh 1000 curl
 fi
