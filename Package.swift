@@ -159,7 +159,7 @@ let package = Package(
         // reports the descriptors and threads left (HygieneTests).
         .executableTarget(
             name: "CourierHygieneProbe",
-            dependencies: ["Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
+            dependencies: ["Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer"],
             path: "Tests/CourierHygieneProbe"
         ),
         // Fails libcurl's allocations one at a time, in a process of its own (AllocationFailureTests).

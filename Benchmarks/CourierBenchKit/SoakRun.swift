@@ -80,8 +80,7 @@ public enum SoakRun {
         _ = try await makeCalls(warmUp, server: warmUpServer, tally: SoakTally())
         await warmUpServer.shutdown()
         let server = try await SoakServer.start(faultRate: options.faultRate, seed: options.seed, stall: options.stall)
-        let descriptorsAtStart = openDescriptors()
-        let threadsAtStart = threadNames()
+        let atStart = ProcessSnapshot.now()
         let rssAtStart = residentKiB()
         let clock = ContinuousClock()
         let began = clock.now
@@ -89,13 +88,7 @@ public enum SoakRun {
         let transfersLeft = try await makeCalls(options, server: server, tally: tally)
         let seconds = (clock.now - began).seconds
         // The client is gone: its connections close, and the server's ends with them.
-        var descriptorsAtEnd = openDescriptors()
-        var threadsLeft = leftover(threadNames(), from: threadsAtStart)
-        for _ in 0..<300 where !descriptorsAtEnd.isSubset(of: descriptorsAtStart) || server.openConnections > 0 || !threadsLeft.isEmpty {
-            try await Task.sleep(for: .milliseconds(10))
-            descriptorsAtEnd = openDescriptors()
-            threadsLeft = leftover(threadNames(), from: threadsAtStart)
-        }
+        let atEnd = try await ProcessSnapshot.settled(towards: atStart)
         let counts = server.counts
         await server.shutdown()
         return tally.state.withLock { state in
@@ -107,9 +100,8 @@ public enum SoakRun {
                 retried: state.retried, serverRequests: counts.requests, serverConnections: counts.connections,
                 serverFaults: Dictionary(uniqueKeysWithValues: counts.faults.map { ($0.key.rawValue, $0.value) }),
                 unkeyedPOSTDuplicates: counts.unkeyedPOSTDuplicates, keyedPOSTRepeats: counts.keyedPOSTRepeats,
-                descriptorsAtStart: descriptorsAtStart.count, descriptorsAtEnd: descriptorsAtEnd.count,
-                descriptorsLeft: descriptorsAtEnd.subtracting(descriptorsAtStart).map { "\($0.key) → \($0.value)" }.sorted(),
-                threadsLeft: threadsLeft, transfersLeft: transfersLeft,
+                descriptorsAtStart: atStart.descriptors.count, descriptorsAtEnd: atEnd.descriptors.count,
+                descriptorsLeft: atEnd.descriptorsBeyond(atStart), threadsLeft: atEnd.threadsBeyond(atStart), transfersLeft: transfersLeft,
                 rssAtStartKiB: rssAtStart,
                 rssAtEndKiB: residentKiB(), problems: [])
             report.problems = problems(in: report)
@@ -179,45 +171,6 @@ public enum SoakRun {
         tally.state.withLock { $0.onComplete = nil }
         await client.shutdown()
         return (transport as? CurlTransport)?.liveTransfers ?? 0
-    }
-
-    /// The names of this process's threads (`/proc/self/task/*/comm`).
-    static func threadNames() -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { task in
-            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-    }
-
-    /// The threads in `now` beyond those in `start`, leaving out libdispatch's worker pool (names
-    /// with `qos`), which grows and shrinks on its own.
-    static func leftover(_ now: [String], from start: [String]) -> [String] {
-        var before = Dictionary(start.map { ($0, 1) }, uniquingKeysWith: +)
-        var left: [String] = []
-        for name in now where !name.contains("qos") {
-            if let count = before[name], count > 0 { before[name] = count - 1 } else { left.append(name) }
-        }
-        return left.sorted()
-    }
-
-    /// The descriptors open now (`/proc/self/fd`), each with what it points at.
-    static func openDescriptors() -> Descriptors {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        var found: [String: String] = [:]
-        for name in names {
-            found[name] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
-        }
-        return Descriptors(entries: found)
-    }
-
-    /// Open descriptors by number, each with what it points at.
-    struct Descriptors {
-        var entries: [String: String]
-        var count: Int { entries.count }
-        /// Whether every descriptor here was open in `other` too, pointing at the same thing.
-        func isSubset(of other: Descriptors) -> Bool { entries.allSatisfy { other.entries[$0.key] == $0.value } }
-        /// The descriptors here that `other` does not have.
-        func subtracting(_ other: Descriptors) -> [String: String] { entries.filter { other.entries[$0.key] != $0.value } }
     }
 
     /// `VmRSS` from `/proc/self/status`, in KiB.

@@ -158,7 +158,7 @@ private final class FaultHandler: ChannelInboundHandler {
         guard !answered else { return }
         let buffer = unwrapInboundIn(data)
         received.append(contentsOf: buffer.readableBytesView)
-        guard let end = Self.headEnd(in: received) else {
+        guard let end = RawHTTP.headEnd(in: received) else {
             if received.count > Self.maxHeadBytes { answer(context, "HTTP/1.1 431 Too Large\r\nContent-Length: 0\r\n\r\n", then: .close) }
             return
         }
@@ -328,23 +328,8 @@ private final class FaultHandler: ChannelInboundHandler {
             case .close:
                 channel.close(promise: nil)
             case .reset:
-                // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
-                guard let socket = channel as? any SocketOptionProvider else {
-                    channel.close(promise: nil)
-                    return
-                }
-                socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                RawHTTP.reset(channel)
             }
         }
-    }
-
-    /// The index just past the blank line that ends a request head, if it arrived.
-    private static func headEnd(in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count
-        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
-            return index + 1
-        }
-        return nil
     }
 }

@@ -201,7 +201,7 @@ private final class SoakHandler: ChannelInboundHandler {
 
     /// Takes one whole request off the front of what was received, or `nil` when it has not all arrived.
     private func nextRequest() -> Request? {
-        guard let end = Self.headEnd(in: received) else { return nil }
+        guard let end = RawHTTP.headEnd(in: received) else { return nil }
         let head = String(decoding: received[..<end], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
         let parts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
@@ -235,8 +235,7 @@ private final class SoakHandler: ChannelInboundHandler {
             write(context, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")
         case .reset:
             closing = true
-            guard let socket = channel as? any SocketOptionProvider else { return close(context) }
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            RawHTTP.reset(channel)
         case .stall:
             closing = true
             let nanoseconds = stall.components.seconds * 1_000_000_000 + stall.components.attoseconds / 1_000_000_000
@@ -267,15 +266,5 @@ private final class SoakHandler: ChannelInboundHandler {
     private func close(_ context: ChannelHandlerContext) {
         closing = true
         context.close(promise: nil)
-    }
-
-    /// The index just past the blank line that ends a request head, if it arrived.
-    private static func headEnd(in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count
-        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
-            return index + 1
-        }
-        return nil
     }
 }

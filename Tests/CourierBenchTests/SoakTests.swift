@@ -55,13 +55,6 @@ struct SoakTests {
         #expect(throws: (any Error).self) { try SoakCommand.parse(arguments) }
     }
 
-    @Test("leftover threads leave out libdispatch's pool and count repeated names")
-    func threads() {
-        let start = ["main", "worker", "worker"]
-        #expect(SoakRun.leftover(["main", "worker", "worker", "com.apple.root.default-qos"], from: start).isEmpty)
-        #expect(SoakRun.leftover(["main", "worker", "worker", "worker", "courier-curl"], from: start) == ["courier-curl", "worker"])
-    }
-
     @Test("the calls mix GETs, keyed POSTs and unkeyed POSTs, six, two and two in ten")
     func mix() {
         let kinds = (0..<100).map(SoakCall.kind(of:))

@@ -9,6 +9,7 @@
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
 import Courier
 import CourierCurl
+import CourierTestServer
 import CourierURLSession
 import Foundation
 
@@ -17,22 +18,10 @@ import Foundation
 #endif
 
 /// What `/proc/self/fd` lists, each descriptor with what it points at.
-func openDescriptors() -> [String: String] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    var found: [String: String] = [:]
-    for entry in entries {
-        found[entry] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) ?? "?"
-    }
-    return found
-}
+func openDescriptors() -> [String: String] { ProcessSnapshot.now().descriptors }
 
 /// The names of this process's threads (`/proc/self/task/*/comm`), sorted.
-func threadNames() -> [String] {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.compactMap { task in
-        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-    }.sorted()
-}
+func threadNames() -> [String] { ProcessSnapshot.now().threads.sorted() }
 
 /// A GET of `path` whose body is returned as it came.
 struct Fetch: Endpoint {

@@ -49,62 +49,19 @@ struct ConformanceHygieneTests {
         Case(name: "cleartextHTTP2") { try await ConformanceCases.cleartextHTTP2($0) },
     ]
 
-    /// What the process has open and running now.
-    struct Snapshot {
-        var descriptors: [String: String]
-        var threads: [String]
-
-        static func now() -> Snapshot {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            var descriptors: [String: String] = [:]
-            for name in names {
-                descriptors[name] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
-            }
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            let threads = tasks.compactMap { task in
-                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            return Snapshot(descriptors: descriptors, threads: threads)
-        }
-
-        /// What is open or running here beyond `baseline`: descriptors that were not open (or now
-        /// point elsewhere), and threads beyond those running then, libdispatch's pool (names with
-        /// `qos`) left out, as it grows and shrinks on its own.
-        func beyond(_ baseline: Snapshot) -> [String] {
-            var left = descriptors.filter { baseline.descriptors[$0.key] != $0.value }.map { "fd \($0.key) → \($0.value)" }
-            var before = Dictionary(baseline.threads.map { ($0, 1) }, uniquingKeysWith: +)
-            for name in threads where !name.contains("qos") {
-                if let count = before[name], count > 0 { before[name] = count - 1 } else { left.append("thread \(name)") }
-            }
-            return left.sorted()
-        }
-    }
-
     @Test("each case leaves no descriptor and no thread behind", .serialized, arguments: ConformanceTransport.all)
     func eachCaseCleansUp(transport: ConformanceTransport) async throws {
         // The first case once, so that what the process sets up once (libcurl's global state,
         // libdispatch's timer, NIO's singletons) exists before the baseline.
         try await Self.cases[0].run(transport)
-        let baseline = try await Self.settled(towards: Snapshot.now())
+        let baseline = try await ProcessSnapshot.settled(towards: ProcessSnapshot.now())
         for testCase in Self.cases {
             try await testCase.run(transport)
-            let left = try await Self.settled(towards: baseline).beyond(baseline)
+            let left = try await ProcessSnapshot.settled(towards: baseline).beyond(baseline)
             if ProcessInfo.processInfo.environment["COURIER_HYGIENE_VERBOSE"] != nil {
-                print("\(transport.name) \(testCase.name): \(Snapshot.now().descriptors.count) descriptors, left \(left)")
+                print("\(transport.name) \(testCase.name): \(ProcessSnapshot.now().descriptors.count) descriptors, left \(left)")
             }
             #expect(left.isEmpty, "\(transport.name) \(testCase.name) left: \(left)")
         }
-    }
-
-    /// The process's state once it stops moving towards `baseline`: closing sockets and ending
-    /// threads take a moment after a case returns. Polls for at most 3 s.
-    static func settled(towards baseline: Snapshot) async throws -> Snapshot {
-        var now = Snapshot.now()
-        for _ in 0..<300 where !now.beyond(baseline).isEmpty {
-            try await Task.sleep(for: .milliseconds(10))
-            now = Snapshot.now()
-        }
-        return now
     }
 }

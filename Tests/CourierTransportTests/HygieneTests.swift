@@ -21,16 +21,11 @@ struct HygieneTests {
         var threadsAfter: [String]
     }
 
-    /// Threads still running after the shutdown beyond those that ran before the client, leaving
-    /// out libdispatch's process-wide worker pool (names like `com.apple.root.default-qos`, cut to
-    /// 15 characters), which grows and shrinks on its own.
+    /// Threads still running after the shutdown beyond those that ran before the client
+    /// (libdispatch's pool left out: ``ProcessSnapshot/threadsBeyond(_:)``).
     static func leftover(_ report: Report) -> [String] {
-        var before = Dictionary(report.threadsBefore.map { ($0, 1) }, uniquingKeysWith: +)
-        var left: [String] = []
-        for name in report.threadsAfter where !name.contains("qos") {
-            if let count = before[name], count > 0 { before[name] = count - 1 } else { left.append(name) }
-        }
-        return left
+        ProcessSnapshot(descriptors: [:], threads: report.threadsAfter)
+            .threadsBeyond(ProcessSnapshot(descriptors: [:], threads: report.threadsBefore))
     }
 
     @Test(
