@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutated responses end to end (issue 25): COUNT calls per transport (default 10,000) to the fault
 # server's /mutate/<seed>, each a valid response broken in ways the seed picks, on every transport
-# FoundationNetworking cannot crash (curl, and ahc with its trait). Each call must end once, with a
+# FoundationNetworking cannot crash (curl, and ahc with its trait); then the same seeds through
+# URLSession in a child process restarted after each FoundationNetworking crash (counted). Each call must end once, with a
 # response or a typed NetworkError, never a timeout, never a request error or an unclassified
 # failure. Prints how the calls ended and three examples of each failure kind. The test command
 # runs the same case with 400 seeds.
@@ -16,4 +17,5 @@ swift build --build-tests --traits AsyncHTTPClient
 if [ "${LIBCURL8:-0}" = 1 ]; then
   export LD_LIBRARY_PATH="$(scripts/libcurl8.sh)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-COURIER_MUTATIONS="$count" swift test --skip-build --traits AsyncHTTPClient --filter "mutatedResponse"
+COURIER_MUTATIONS="$count" COURIER_URLSESSION_MUTATIONS="$count" \
+  swift test --skip-build --traits AsyncHTTPClient --filter "mutatedResponse|URLSessionMutationSweepTests"

@@ -91,12 +91,34 @@ enum URLSessionConversion {
             case .dataLengthExceedsMaximum: (.responseTooLarge, .receiving)
             case .badURL: (.invalidRequest, .building)
             case .requestBodyStreamExhausted: (.transportFailure, .sending)
-            case _ where !receivedHead && Self.refusedHeadMessages.contains(where: nsError.localizedDescription.hasPrefix):
+            case _ where Self.refusedHeadMessages.contains(where: nsError.localizedDescription.hasPrefix):
                 // libcurl (under FoundationNetworking) refusing a header line: a NUL byte
                 // ("Nul byte in header"), or FoundationNetworking's own header callback refusing a
                 // line it cannot parse, such as a space before the colon ("Failed writing header"
                 // on 7.88), or libcurl 8's own header limits.
-                (.invalidResponse, .awaitingResponse)
+                (.invalidResponse, receivedHead ? .receiving : .awaitingResponse)
+            case _ where Self.malformedBodyMessages.contains(where: nsError.localizedDescription.hasPrefix):
+                // libcurl refusing a chunked body or a length it cannot read: a malformed answer,
+                // as the other transports report it (found by the mutated-response sweep).
+                (.invalidResponse, receivedHead ? .receiving : .awaitingResponse)
+            case _
+            where nsError.localizedDescription.hasPrefix("transfer closed with")
+                || nsError.localizedDescription.hasPrefix("end of response with"):
+                // libcurl's CURLE_PARTIAL_FILE ("end of response with N bytes missing" on 8.x):
+                // the server closed before the body it announced was complete.
+                (.connectionClosed, receivedHead ? .receiving : .awaitingResponse)
+            case _ where nsError.localizedDescription.hasPrefix("Send failure:"):
+                // libcurl's CURLE_SEND_ERROR ("Broken pipe"): the server closed while the request
+                // was still being written.
+                (.connectionClosed, receivedHead ? .receiving : .sending)
+            case _ where nsError.localizedDescription.hasPrefix("Recv failure:"):
+                // libcurl's CURLE_RECV_ERROR when FoundationNetworking files it as "unknown"
+                // ("Connection reset by peer").
+                (.connectionClosed, receivedHead ? .receiving : .awaitingResponse)
+            case _ where nsError.localizedDescription.hasPrefix("Failed writing received data"):
+                // FoundationNetworking's body callback refusing bytes it cannot place (a body
+                // where the head said there is none): the answer's fault.
+                (.invalidResponse, .receiving)
             case _ where Self.contentDecodingMessages.contains(where: nsError.localizedDescription.hasPrefix):
                 // libcurl (under FoundationNetworking, which always decodes) failing to undo a
                 // content coding: corrupt data, or too many codings. The same kind as Courier's
@@ -115,7 +137,15 @@ enum URLSessionConversion {
     /// "Failure writing output to destination", and 8.x counts headers itself.
     static let refusedHeadMessages = [
         "Nul byte in header", "Failed writing header", "Failure writing output to destination", "Too many response headers",
-        "Too large response headers",
+        "Too large response headers", "Header without colon", "Invalid response header",
+    ]
+
+    /// The beginnings of libcurl's texts for a body framing it could not read: a chunked body or
+    /// a `Content-Length`.
+    static let malformedBodyMessages = [
+        "Malformed encoding found in chunked-encoding", "Too long hexadecimal number in chunked-encoding", "chunk hex-length",
+        "invalid chunk length", "Invalid Content-Length", "Illegal or missing hexadecimal sequence in chunked-encoding",
+        "Failed reading the chunked-encoded stream", "Unsolicited Transfer-Encoding",
     ]
 
     /// The beginnings of libcurl's texts for a body it could not decode.

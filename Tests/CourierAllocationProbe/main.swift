@@ -86,8 +86,9 @@ do {
     for call in calls {
         do { _ = try await client.send(call) } catch { finalOK = false }
     }
-    let liveTransfers = transport.liveTransfers
+    // After the shutdown, when the engine has released every transfer it was still finishing.
     await client.shutdown()
+    let liveTransfers = transport.liveTransfers
     let outstandingAfter = CurlAllocationTorture.outstanding
     let outcomeText = outcomes.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
     print(
