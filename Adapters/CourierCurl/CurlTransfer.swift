@@ -76,6 +76,18 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     var usesTLS: Bool { CurlRuntime.isHTTPS(request.scheme) }
+    /// Whether the transfer can run over HTTP/2: with prior knowledge, or over TLS when HTTP/2 is
+    /// preferred (libcurl negotiates it through ALPN). A cleartext request that prefers HTTP/2 is
+    /// sent over HTTP/1.1 (`CURL_HTTP_VERSION_2TLS`), so the HTTP/2 workarounds never apply to it
+    /// (before, a GET that met a reset on plain HTTP/1.1 was sent again below Courier's retry,
+    /// out of its count and budget: found by `FaultScriptTests`).
+    var mayUseHTTP2: Bool {
+        switch version.code {
+        case .http1_1: false
+        case .http2: usesTLS
+        case .http2PriorKnowledge: true
+        }
+    }
     var isHeadRequest: Bool { request.method == .head }
 
     /// Whether a failure with `code` may be answered by sending the request again: only with a
@@ -85,7 +97,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// only while the caller has been given nothing (a head that arrived but was not handed over yet
     /// is dropped with the rest).
     func mayResend(after code: CURLcode) -> Bool {
-        guard CurlRuntime.hasRandomHTTP2FramingErrors, version != .http1_1, http2Resends < Self.maxHTTP2Resends,
+        guard CurlRuntime.hasRandomHTTP2FramingErrors, mayUseHTTP2, http2Resends < Self.maxHTTP2Resends,
             Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil,
             lifecycle.callerHasNothing
         else { return false }

@@ -1,11 +1,13 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// A loopback HTTP/1.1 server that misbehaves on purpose: it reads a request head, then answers
 /// with raw bytes no well-behaved server sends, so tests can check what each transport makes of
 /// them. The request path picks the fault: `/fault/<Fault rawValue>`, `/coding/<Encoded rawValue>`,
-/// or `/mutate/<seed>` (a valid response broken in ways the seed picks: ``ResponseMutation``);
-/// any other path gets a plain `200 ok`.
+/// `/mutate/<seed>` (a valid response broken in ways the seed picks: ``ResponseMutation``), or
+/// `/script/<name>` (a sequence of answers across calls: ``script(_:_:)``); any other path gets a
+/// plain `200 ok`.
 ///
 /// ```swift
 /// let server = try await FaultServer.start()
@@ -101,14 +103,17 @@ public final class FaultServer: Sendable {
     public let port: Int
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
+    /// The sequences ``script(_:_:)`` set, shared by every connection.
+    let scripts: FaultScripts
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: FaultScripts) {
         self.port = port
         self.channel = channel
         self.group = group
+        self.scripts = scripts
     }
 
     /// Starts a server on 127.0.0.1 and a free port.
@@ -116,12 +121,15 @@ public final class FaultServer: Sendable {
     /// - Throws: When the socket cannot be bound.
     public static func start() async throws -> FaultServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let scripts = FaultScripts([:])
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FaultHandler()) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(FaultHandler(scripts: scripts))
+                    }
                 }
                 .bind(host: "127.0.0.1", port: 0)
                 .get()
@@ -130,7 +138,7 @@ public final class FaultServer: Sendable {
                 try? await group.shutdownGracefully()
                 throw TestServerError.noPort
             }
-            return FaultServer(port: port, channel: channel, group: group)
+            return FaultServer(port: port, channel: channel, group: group, scripts: scripts)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -151,8 +159,13 @@ private final class FaultHandler: ChannelInboundHandler {
 
     /// Request heads larger than this are answered with a 431 and a close.
     private static let maxHeadBytes = 64 * 1024
+    private let scripts: FaultScripts
     private var received: [UInt8] = []
     private var answered = false
+
+    init(scripts: FaultScripts) {
+        self.scripts = scripts
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answered else { return }
@@ -167,6 +180,10 @@ private final class FaultHandler: ChannelInboundHandler {
         let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
         if target.hasPrefix("/coding/"), let encoded = FaultServer.Encoded(rawValue: String(target.dropFirst("/coding/".count))) {
             answer(context, encoded: encoded, requestHead: head)
+            return
+        }
+        if target.hasPrefix("/script/") {
+            play(scripts.nextStep(String(target.dropFirst("/script/".count))), context)
             return
         }
         if target.hasPrefix("/mutate/"), let seed = UInt64(target.dropFirst("/mutate/".count)) {
@@ -302,6 +319,33 @@ private final class FaultHandler: ChannelInboundHandler {
             }
         }
         channel.writeAndFlush(head).whenComplete { _ in send(0) }
+    }
+
+    /// Plays one scripted step (``FaultServer/ScriptStep``); `nil` is the plain answer after the script.
+    private func play(_ step: FaultServer.ScriptStep?, _ context: ChannelHandlerContext) {
+        func scripted(_ status: Int) -> String {
+            "HTTP/1.1 \(status) Scripted\r\nContent-Length: 8\r\nConnection: close\r\n\r\nscripted"
+        }
+        switch step {
+        case nil:
+            answer(context, scripted(200), then: .close)
+        case .status(let status):
+            answer(context, scripted(status), then: .close)
+        case .slow(let milliseconds):
+            let channel = context.channel
+            let bytes = Array(scripted(200).utf8)
+            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(min(max(milliseconds, 0), 60_000)))) {
+                var buffer = channel.allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+                channel.writeAndFlush(buffer).whenComplete { _ in channel.close(promise: nil) }
+            }
+        case .reset:
+            RawHTTP.reset(context.channel)
+        case .close:
+            context.close(promise: nil)
+        case .resetAfter(let bytes):
+            answer(context, Self.promisedHead + String(repeating: "x", count: min(max(bytes, 0), 99_999)), then: .reset)
+        }
     }
 
     /// The final answer after interim responses.

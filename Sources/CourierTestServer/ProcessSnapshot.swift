@@ -20,7 +20,10 @@ public struct ProcessSnapshot: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         var descriptors: [String: String] = [:]
         for name in names {
-            descriptors[name] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
+            // A descriptor that closed between the listing and this read is not open: leave it out
+            // (it showed up as `?` and failed a hygiene check once).
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)") else { continue }
+            descriptors[name] = target
         }
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         let threads = tasks.compactMap { task in

@@ -1,0 +1,60 @@
+import NIOConcurrencyHelpers
+
+extension FaultServer {
+    /// What one request to a scripted path gets (``FaultServer/script(_:_:)``).
+    public enum ScriptStep: Sendable, Hashable {
+        /// An answer with this status and the body `scripted`, then a close.
+        case status(Int)
+        /// `200` with the body `scripted`, after this many milliseconds (at most 60,000).
+        case slow(milliseconds: Int)
+        /// A reset (RST) once the request head has arrived, before any answer.
+        case reset
+        /// A close (FIN) once the request head has arrived, before any answer.
+        case close
+        /// A `200` head promising 100,000 bytes, `bytes` of them, then a reset.
+        case resetAfter(bytes: Int)
+    }
+
+    /// Scripts a sequence of answers across calls: the requests to `/script/<name>` get `steps` in
+    /// order, one each, then `200` with the body `scripted`. Scripting a name again starts over.
+    /// Requests with any method count, on any connection.
+    ///
+    /// ```swift
+    /// server.script("flaky", Array(repeating: .status(503), count: 2) + [.reset])
+    /// // GET /script/flaky: 503, 503, reset, then 200
+    /// ```
+    /// - Parameters:
+    ///   - name: The path segment after `/script/`.
+    ///   - steps: The answers, first to last.
+    public func script(_ name: String, _ steps: [ScriptStep]) {
+        scripts.withLockedValue { $0[name] = ScriptState(steps: steps[...]) }
+    }
+
+    /// How many requests reached `/script/<name>` since it was scripted.
+    public func scriptedRequests(_ name: String) -> Int {
+        scripts.withLockedValue { $0[name]?.requests ?? 0 }
+    }
+}
+
+/// The scripted sequences of one ``FaultServer``, by name.
+typealias FaultScripts = NIOLockedValueBox<[String: ScriptState]>
+
+/// One scripted sequence: the steps not played yet, and how many requests came.
+struct ScriptState: Sendable {
+    var steps: ArraySlice<FaultServer.ScriptStep>
+    var requests = 0
+}
+
+extension NIOLockedValueBox where Value == [String: ScriptState] {
+    /// Counts a request to `name` and returns its step; `nil` once the steps are played (or for a
+    /// name never scripted): a plain `200`.
+    func nextStep(_ name: String) -> FaultServer.ScriptStep? {
+        withLockedValue { scripts in
+            guard var state = scripts[name] else { return nil }
+            state.requests += 1
+            let step = state.steps.popFirst()
+            scripts[name] = state
+            return step
+        }
+    }
+}
