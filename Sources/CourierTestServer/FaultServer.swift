@@ -122,27 +122,16 @@ public final class FaultServer: Sendable {
     public static func start() async throws -> FaultServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let scripts = FaultScripts([:])
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(FaultHandler(scripts: scripts))
-                    }
+        let (channel, port) = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(FaultHandler(scripts: scripts))
                 }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                try? await group.shutdownGracefully()
-                throw TestServerError.noPort
             }
-            return FaultServer(port: port, channel: channel, group: group, scripts: scripts)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+            .bindLoopback(shuttingDownOnFailure: group)
+        return FaultServer(port: port, channel: channel, group: group, scripts: scripts)
     }
 
     /// Stops listening and closes every connection.

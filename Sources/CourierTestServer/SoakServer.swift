@@ -80,28 +80,17 @@ public final class SoakServer: Sendable {
             SoakState(faultRate: min(max(faultRate, 0), 1), generator: SeededGenerator(seed: seed)))
         let boundedStall = min(stall, .seconds(60))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .serverChannelOption(.backlog, value: 1024)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(SoakHandler(state: state, stall: boundedStall))
-                    }
+        let (channel, port) = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 1024)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SoakHandler(state: state, stall: boundedStall))
                 }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                try? await group.shutdownGracefully()
-                throw TestServerError.noPort
             }
-            return SoakServer(port: port, stall: boundedStall, state: state, channel: channel, group: group)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+            .bindLoopback(shuttingDownOnFailure: group)
+        return SoakServer(port: port, stall: boundedStall, state: state, channel: channel, group: group)
     }
 
     /// What has arrived so far.

@@ -102,50 +102,40 @@ public final class TestServer: Sendable {
     /// - Returns: The running server.
     /// - Throws: When the socket cannot be bound or the TLS fixtures cannot be loaded.
     public static func start(mode: Mode = .http1, threads: Int = 1) async throws -> TestServer {
+        // Before the group exists, so that a fixture that fails to load leaves nothing running.
+        let tls = mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS) : nil
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let statistics = ServerStatistics()
         let gates = HoldGates()
-        do {
-            let tls = mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS) : nil
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 512)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    statistics.connectionOpened()
-                    channel.closeFuture.whenComplete { _ in statistics.connectionClosed() }
-                    return channel.eventLoop.makeCompletedFuture {
-                        switch mode {
-                        case .http1: try configureHTTP1(channel, statistics: statistics, gates: gates)
-                        case .h2c: try configureHTTP2(channel, statistics: statistics, gates: gates)
-                        case .tls, .mutualTLS:
-                            guard let tls else { throw TestServerError.noTLSContext }
-                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                            try channel.pipeline.syncOperations.addHandler(
-                                ApplicationProtocolNegotiationHandler { result, channel in
-                                    channel.eventLoop.makeCompletedFuture {
-                                        if case .negotiated("h2") = result {
-                                            try configureHTTP2(channel, statistics: statistics, gates: gates)
-                                        } else {
-                                            try configureHTTP1(channel, statistics: statistics, gates: gates)
-                                        }
+        let (channel, port) = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                statistics.connectionOpened()
+                channel.closeFuture.whenComplete { _ in statistics.connectionClosed() }
+                return channel.eventLoop.makeCompletedFuture {
+                    switch mode {
+                    case .http1: try configureHTTP1(channel, statistics: statistics, gates: gates)
+                    case .h2c: try configureHTTP2(channel, statistics: statistics, gates: gates)
+                    case .tls, .mutualTLS:
+                        guard let tls else { throw TestServerError.noTLSContext }
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ApplicationProtocolNegotiationHandler { result, channel in
+                                channel.eventLoop.makeCompletedFuture {
+                                    if case .negotiated("h2") = result {
+                                        try configureHTTP2(channel, statistics: statistics, gates: gates)
+                                    } else {
+                                        try configureHTTP1(channel, statistics: statistics, gates: gates)
                                     }
-                                })
-                        }
+                                }
+                            })
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                try? await group.shutdownGracefully()
-                throw TestServerError.noPort
             }
-            return TestServer(port: port, mode: mode, channel: channel, group: group, statistics: statistics, gates: gates)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+            .bindLoopback(shuttingDownOnFailure: group)
+        return TestServer(port: port, mode: mode, channel: channel, group: group, statistics: statistics, gates: gates)
     }
 
     private static func configureHTTP1(_ channel: any Channel, statistics: ServerStatistics, gates: HoldGates) throws {

@@ -100,7 +100,8 @@ enum XMLPrescan {
         }
         // XML has no NUL character; libxml2 would take NULs at the start for UTF-16 or UCS-4
         // without a byte order mark and read the declaration in that encoding instead.
-        guard !data.contains(0) else {
+        let hasNUL = data.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false }
+        guard !hasNUL else {
             throw XMLDecodingError(path: "/", reason: "the document contains a NUL byte, which XML does not allow")
         }
     }

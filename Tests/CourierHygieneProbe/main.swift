@@ -17,9 +17,6 @@ import Foundation
     import CourierAsyncHTTPClient
 #endif
 
-/// What `/proc/self/fd` lists, each descriptor with what it points at.
-func openDescriptors() -> [String: String] { ProcessSnapshot.now().descriptors }
-
 /// The names of this process's threads (`/proc/self/task/*/comm`), sorted.
 func threadNames() -> [String] { ProcessSnapshot.now().threads.sorted() }
 
@@ -71,44 +68,23 @@ do {
     let warmUp = try NetworkClient(configuration: configuration, registry: registry)
     await exercise(warmUp, calls: 8)
     await warmUp.shutdown()
-    let descriptorsBefore = openDescriptors()
-    let threadsBefore = threadNames()
+    let before = ProcessSnapshot.now()
 
     var client: NetworkClient? = try NetworkClient(configuration: configuration, registry: registry)
     if let client { await exercise(client, calls: calls) }
     let threadsDuring = threadNames()
     await client?.shutdown()
-    // A transport's own thread resumes the shutdown as its last act, then ends: give it up to two
-    // seconds to be gone from the list (libdispatch's pool workers, `*qos*`, come and go on their own).
-    func extraThreads() -> [String] {
-        var before = Dictionary(threadsBefore.map { ($0, 1) }, uniquingKeysWith: +)
-        return threadNames().filter { name in
-            guard !name.contains("qos") else { return false }
-            if let count = before[name], count > 0 {
-                before[name] = count - 1
-                return false
-            }
-            return true
-        }
-    }
-    for _ in 0..<200 where !extraThreads().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-    let descriptorsAfter = openDescriptors()
-    let threadsAfter = threadNames()
+    // A transport's own thread resumes the shutdown as its last act, then ends, and sockets close a
+    // moment after: up to two seconds for the process to settle.
+    let afterShutdown = try await ProcessSnapshot.settled(towards: before, limit: .seconds(2))
     // Then the client is released too: what it still held (URLSession frees its connections only
     // when the session itself goes) must go within two seconds.
     client = nil
-    var descriptorsReleased = openDescriptors()
-    for _ in 0..<200 where descriptorsReleased.count > descriptorsBefore.count {
-        try await Task.sleep(for: .milliseconds(10))
-        descriptorsReleased = openDescriptors()
-    }
-    func leaked(_ now: [String: String]) -> [String] {
-        now.filter { descriptorsBefore[$0.key] == nil }.map { "\($0.key) -> \($0.value)" }.sorted()
-    }
+    let afterRelease = try await ProcessSnapshot.settled(towards: before, limit: .seconds(2))
     let report: [String: Any] = [
-        "descriptorsBefore": descriptorsBefore.count, "leakedAfterShutdown": leaked(descriptorsAfter),
-        "leakedAfterRelease": leaked(descriptorsReleased), "threadsBefore": threadsBefore, "threadsDuring": threadsDuring,
-        "threadsAfter": threadsAfter,
+        "descriptorsBefore": before.descriptors.count, "leakedAfterShutdown": afterShutdown.descriptorsBeyond(before),
+        "leakedAfterRelease": afterRelease.descriptorsBeyond(before), "threadsBefore": before.threads.sorted(),
+        "threadsDuring": threadsDuring, "threadsAfter": afterShutdown.threads.sorted(),
     ]
     let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))

@@ -15,6 +15,17 @@ struct FaultScriptTests {
         return try transport.makeClient(baseURL: server.baseURL, middleware: [retry]) { $0.timeSource = ManualTimeSource() }
     }
 
+    /// A POST without an idempotency key that meets `step`: it fails as a closed connection and
+    /// reaches the server once.
+    static func unkeyedPOST(_ client: NetworkClient, _ server: FaultServer, meeting step: FaultServer.ScriptStep) async -> NetworkError? {
+        server.script("post", [step])
+        let error = await expectNetworkError(.connectionClosed) {
+            try await client.send(RawEndpoint(path: "script/post", method: .post, body: .text("once")))
+        }
+        #expect(server.scriptedRequests("post") == 1, "a POST without an idempotency key reached the server again")
+        return error
+    }
+
     @Test("two 503s, then the answer: a GET succeeds on its third attempt", arguments: ConformanceTransport.all)
     func failTwice(transport: ConformanceTransport) async throws {
         let server = try await FaultServer.start()
@@ -40,12 +51,8 @@ struct FaultScriptTests {
         #expect(response.metrics.attempts == 2)
         #expect(server.scriptedRequests("get") == 2)
 
-        server.script("post", [step])
-        let error = await expectNetworkError(.connectionClosed) {
-            try await client.send(RawEndpoint(path: "script/post", method: .post, body: .text("once")))
-        }
+        let error = await Self.unkeyedPOST(client, server, meeting: step)
         #expect(error?.metrics?.attempts == 1)
-        #expect(server.scriptedRequests("post") == 1, "a POST without an idempotency key reached the server again")
 
         server.script("keyed", [step])
         let keyed = try await client.response(
@@ -75,13 +82,9 @@ struct FaultScriptTests {
             #expect(error.phase == .receiving)
             #expect(server.scriptedRequests("get") == 1)
         }
-        server.script("post", [.resetAfter(bytes: 1000)])
-        let error = await expectNetworkError(.connectionClosed) {
-            try await client.send(RawEndpoint(path: "script/post", method: .post, body: .text("once")))
-        }
+        let error = await Self.unkeyedPOST(client, server, meeting: .resetAfter(bytes: 1000))
         // The head may or may not have been handed over when the reset is noticed.
         #expect(error?.phase == .receiving || error?.phase == .awaitingResponse)
-        #expect(server.scriptedRequests("post") == 1, "a POST without an idempotency key reached the server again")
         await client.shutdown()
         await server.shutdown()
     }
