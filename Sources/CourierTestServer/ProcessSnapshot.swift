@@ -23,7 +23,10 @@ public struct ProcessSnapshot: Sendable {
             // A descriptor that closed between the listing and this read is not open: leave it out
             // (it showed up as `?` and failed a hygiene check once).
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)") else { continue }
-            descriptors[name] = target
+            // A file unlinked while open reads as `path (deleted)`: the same descriptor, so the
+            // suffix is dropped. (A child process inherits the parent test process's open files,
+            // which the parent may delete between two snapshots: that failed a hygiene check once.)
+            descriptors[name] = target.hasSuffix(" (deleted)") ? String(target.dropLast(" (deleted)".count)) : target
         }
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         let threads = tasks.compactMap { task in
