@@ -107,6 +107,10 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option
 
 /// `CURLPAUSE_CONT` (a compound macro Swift does not import).
 static const int ccurl_pause_continue = CURLPAUSE_CONT;
+/// `CURLPAUSE_RECV`: the receiving direction stays paused.
+static const int ccurl_pause_receiving = CURLPAUSE_RECV;
+/// `CURLPAUSE_SEND`: the sending direction stays paused.
+static const int ccurl_pause_sending = CURLPAUSE_SEND;
 
 /// The linked libcurl's version as `0xXXYYZZ`, read at run time.
 static inline unsigned int ccurl_version_number(void) {

@@ -179,11 +179,13 @@
             for field in request.headerFields {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)
             }
-            if let body, let length = body.length, length > 0 {
+            if let body, body.streamSource != nil || (body.length ?? 0) > 0 {
                 if let data = body.bufferedData {
                     outgoing.body = .bytes(ByteBuffer(bytes: data))
                 } else {
-                    outgoing.body = .stream(body.chunks().map { ByteBuffer(bytes: $0) }, length: .known(length))
+                    // AsyncHTTPClient pulls the next chunk only when the channel can take it.
+                    let length: HTTPClientRequest.Body.Length = body.length.map { .known($0) } ?? .unknown
+                    outgoing.body = .stream(body.chunks().map { ByteBuffer(bytes: $0) }, length: length)
                 }
             }
             return outgoing

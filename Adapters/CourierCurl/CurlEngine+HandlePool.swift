@@ -25,6 +25,8 @@ extension CurlEngine {
     /// HTTP/2 stream if it was still running) and returns it to the pool.
     func detach(_ transfer: CurlTransfer) {
         transfer.bodyBuffer?.releaseTransfer()
+        transfer.uploadPump?.stop()
+        transfer.uploadPaused = false
         guard let easy = transfer.easy else { return }
         // Removing a handle that is not on the multi handle is a no-op in libcurl; any other
         // failure leaves nothing to undo, so the handle is simply not reused.

@@ -25,6 +25,11 @@ extension CurlEngine {
         post(.resume(transfer), requireAccepting: false)
     }
 
+    /// Lets a transfer whose streamed body had no bytes ready send again.
+    func resumeUpload(_ transfer: CurlTransfer) {
+        post(.resumeUpload(transfer), requireAccepting: false)
+    }
+
     /// Refuses new transfers, stops those in flight, and returns once the thread's loop has ended
     /// and every libcurl handle is released (the thread resumes the caller as its last act, then
     /// ends). Safe to call more than once.
@@ -102,14 +107,26 @@ extension CurlEngine {
             transfer.paused = false
             transfer.stallWatch = (transfer.activity, .now)
             counters.withLock { $0.resumes += 1 }
-            let code = curl_easy_pause(easy, ccurl_pause_continue)
-            if code != CURLE_OK {
-                // Resuming hands libcurl's held bytes to the write callback at once; when the
-                // callback refused them (the size limit), its own failure says why.
-                let error =
-                    transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
-                apply(transfer.lifecycle.stop(error), to: transfer)
-            }
+            unpause(transfer, easy)
+        case .resumeUpload(let transfer):
+            guard let easy = transfer.easy, transfer.uploadPaused else { return }
+            transfer.uploadPaused = false
+            transfer.stallWatch = (transfer.activity, .now)
+            unpause(transfer, easy)
+        }
+    }
+
+    /// Sets the transfer's pause state to what is still paused (receiving for backpressure,
+    /// sending for a producer that has nothing yet); failing the transfer if libcurl refuses.
+    private func unpause(_ transfer: CurlTransfer, _ easy: UnsafeMutableRawPointer) {
+        let mask = (transfer.paused ? ccurl_pause_receiving : 0) | (transfer.uploadPaused ? ccurl_pause_sending : 0)
+        let code = curl_easy_pause(easy, mask)
+        if code != CURLE_OK {
+            // Resuming hands libcurl's held bytes to the write callback at once; when the
+            // callback refused them (the size limit), its own failure says why.
+            let error =
+                transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
+            apply(transfer.lifecycle.stop(error), to: transfer)
         }
     }
 }

@@ -71,7 +71,7 @@ extension CurlEngine {
         guard now >= nextStallCheck else { return }
         nextStallCheck = now.advanced(by: .milliseconds(200))
         let limit = configuration.stallTimeout
-        for transfer in Array(active.values) where !transfer.paused {
+        for transfer in Array(active.values) where !transfer.paused && !transfer.uploadPaused {
             if transfer.activity != transfer.stallWatch.seen {
                 transfer.stallWatch = (transfer.activity, now)
                 continue

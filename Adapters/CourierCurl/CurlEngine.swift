@@ -27,6 +27,7 @@ final class CurlEngine: @unchecked Sendable {
         case start(CurlTransfer)
         case stop(CurlTransfer, NetworkError)
         case resume(CurlTransfer)
+        case resumeUpload(CurlTransfer)
         /// A task's next step, for the engine's task executor (see ``CurlEngine/enqueue(_:)``).
         case run(UnownedJob)
     }

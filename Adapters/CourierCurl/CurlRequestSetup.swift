@@ -76,8 +76,10 @@ enum CurlRequestSetup {
             try long(CURLOPT_NOBODY, 1, "NOBODY")
         } else if transfer.body != nil || method == .post || method == .put || method == .patch {
             try long(CURLOPT_UPLOAD, 1, "UPLOAD")
+            // A stream of unknown length announces -1: libcurl sends it chunked over HTTP/1.1.
+            let announced = bodyLength ?? (transfer.body?.streamSource != nil ? -1 : 0)
             try CurlCall.check(
-                ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(bodyLength ?? 0)), "setopt(INFILESIZE_LARGE)")
+                ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(announced)), "setopt(INFILESIZE_LARGE)")
             try CurlCall.check(ccurl_easy_setopt_read_callback(easy, curlReadCallback), "setopt(READFUNCTION)")
             try pointer(CURLOPT_READDATA, user, "READDATA")
             if method != .put { try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST") }

@@ -43,6 +43,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// The byte limit of ``earlyBody`` before the transfer pauses (the stream buffer's high water).
     var earlyBodyLimit: Int { engine.configuration.responseBufferBytes }
     var uploadReader: BodyReader?
+    /// The task reading a streamed body's producer; made at the first read callback.
+    var uploadPump: CurlUploadPump?
+    /// Whether the read callback paused the transfer because the producer had nothing yet.
+    var uploadPaused = false
     var uploadChunk = Data()
     var uploadOffset = 0
     var receivedBytes = 0
@@ -128,6 +132,9 @@ final class CurlTransfer: @unchecked Sendable {
         uploadChunk = Data()
         uploadOffset = 0
         uploadReader = nil
+        uploadPump?.stop()
+        uploadPump = nil
+        uploadPaused = false
     }
 
     // MARK: Callbacks (engine thread, inside curl_multi_perform)
@@ -191,6 +198,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl wants request body bytes. Returns how many were written, 0 at the end, or
     /// `CURL_READFUNC_ABORT` when the body cannot be read.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let stream = body?.streamSource { return sendStreamedBody(stream, into: buffer) }
         while uploadOffset >= uploadChunk.count {
             do {
                 if uploadReader == nil { uploadReader = body?.makeReader(chunkSize: max(16 * 1024, buffer.count)) }
@@ -213,6 +221,33 @@ final class CurlTransfer: @unchecked Sendable {
         uploadOffset += count
         activity &+= 1
         return count
+    }
+
+    /// The read callback for a streamed body: bytes the pump holds, or a pause until it has some.
+    private func sendStreamedBody(_ stream: BodyStream, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if uploadPump == nil {
+            uploadPump = CurlUploadPump(
+                chunks: stream.open(), highWater: engine.configuration.responseBufferBytes, transfer: self)
+        }
+        guard let pump = uploadPump else { return Int(CURL_READFUNC_ABORT) }
+        switch pump.take(upTo: buffer.count) {
+        case .bytes(let chunk):
+            chunk.withUnsafeBytes { source in
+                guard let base = source.baseAddress, let target = buffer.baseAddress else { return }
+                target.copyMemory(from: base, byteCount: chunk.count)
+            }
+            activity &+= 1
+            return chunk.count
+        case .wait:
+            uploadPaused = true
+            return Int(CURL_READFUNC_PAUSE)
+        case .end:
+            context.recorder.enter(.awaitingResponse)
+            return 0
+        case .failed(let error):
+            failure = error
+            return Int(CURL_READFUNC_ABORT)
+        }
     }
 
     /// The `Content-Length` of a response that has a body, if announced.

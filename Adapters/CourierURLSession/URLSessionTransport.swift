@@ -141,7 +141,7 @@ public final class URLSessionTransport: Transport {
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
         var stagedBody: URL?
         let task: URLSessionTask
-        if let body, (body.length ?? 0) > 0 {
+        if let body, body.streamSource != nil || (body.length ?? 0) > 0 {
             if let data = body.bufferedData {
                 task = session.uploadTask(with: urlRequest, from: data)
             } else {
@@ -185,6 +185,11 @@ public final class URLSessionTransport: Transport {
     /// write, and blocking a thread of Swift's cooperative pool that long stalls every other
     /// task in the process. Cancelling the calling task stops the write.
     private static func stage(_ body: RequestBody, to file: URL, context: RequestContext) async throws {
+        if body.streamSource != nil {
+            // A producer's chunks arrive asynchronously: they are written as they come, on the
+            // calling task, which the deadline cancels like the caller.
+            return try await context.interruptible { () async throws in try await body.save(to: file) }
+        }
         final class StopFlag: Sendable {
             let raised = Atomic<Bool>(false)
         }

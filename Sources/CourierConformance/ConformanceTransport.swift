@@ -56,6 +56,17 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case none
     }
 
+    /// When the server hears that an HTTP/2 stream its caller gave up on was reset.
+    public enum HTTP2StreamReset: Sendable, Hashable {
+        /// At once: the transport sends `RST_STREAM` when the transfer stops.
+        case immediate
+        /// With the connection's next frame: the transfer stops at once, but the library queues
+        /// its `RST_STREAM` and flushes it only when the connection is used again (libcurl 7.88
+        /// and 8.14 after `curl_multi_remove_handle`). Until then the server holds the stream,
+        /// bounded by its flow-control window.
+        case withNextFrame
+    }
+
     /// How a transport bounds connecting.
     public enum ConnectTimeout: Sendable, Hashable {
         /// ``ClientConfiguration/connectTimeout`` applies, and the error's phase is `connect`.
@@ -88,6 +99,8 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var privateCA: PrivateCA = .trusted
     /// Whether a response body waits for a slow consumer.
     public var downloadBackpressure: DownloadBackpressure = .paused
+    /// When the server hears of an HTTP/2 stream cancelled mid-body.
+    public var http2StreamReset: HTTP2StreamReset = .immediate
     /// How the transport bounds a connection that never opens.
     public var connectTimeout: ConnectTimeout = .separate
     /// Whether the transport's library always decodes compressed bodies, so a call that sets its
@@ -160,14 +173,16 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     /// - Parameters:
     ///   - baseURL: The base URL.
     ///   - middleware: Application middleware for the client.
+    ///   - observers: Told about every finished call.
     ///   - configure: Changes to the client configuration.
     /// - Returns: The client; shut it down when done.
     public func makeClient(
-        baseURL: String, middleware: [any Middleware] = [], configure: (inout ClientConfiguration) -> Void = { _ in }
+        baseURL: String, middleware: [any Middleware] = [], observers: [any CallObserver] = [],
+        configure: (inout ClientConfiguration) -> Void = { _ in }
     ) throws -> NetworkClient {
         var configuration = ClientConfiguration(baseURL: baseURL, transport: name)
         configure(&configuration)
-        return try NetworkClient(configuration: configuration, transport: make(configuration), middleware: middleware)
+        return try NetworkClient(configuration: configuration, transport: make(configuration), middleware: middleware, observers: observers)
     }
 
     /// A client on a fresh transport of this kind, aimed at `server`: trusting the test CA for a
@@ -175,12 +190,14 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     /// - Parameters:
     ///   - server: The loopback server.
     ///   - middleware: Application middleware for the client.
+    ///   - observers: Told about every finished call.
     ///   - configure: Changes to the client configuration.
     /// - Returns: The client; shut it down when done.
     public func makeClient(
-        _ server: TestServer, middleware: [any Middleware] = [], configure: (inout ClientConfiguration) -> Void = { _ in }
+        _ server: TestServer, middleware: [any Middleware] = [], observers: [any CallObserver] = [],
+        configure: (inout ClientConfiguration) -> Void = { _ in }
     ) throws -> NetworkClient {
-        try makeClient(baseURL: server.baseURL, middleware: middleware) { configuration in
+        try makeClient(baseURL: server.baseURL, middleware: middleware, observers: observers) { configuration in
             switch server.mode {
             case .http1: break
             case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM

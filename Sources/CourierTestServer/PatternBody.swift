@@ -78,3 +78,38 @@ public enum PatternBody {
         }
     }
 }
+
+extension PatternBody {
+    /// The first `byteCount` bytes of the pattern as an async sequence of blocks, for streamed
+    /// request bodies: each block is made only when its reader asks for it, so a sequence of any
+    /// size holds one block in memory.
+    public struct Chunks: AsyncSequence, Sendable {
+        /// A block.
+        public typealias Element = Data
+        /// How many bytes the sequence gives in all.
+        public let byteCount: Int
+
+        /// A sequence of `byteCount` pattern bytes.
+        /// - Parameter byteCount: The total, at least 0.
+        public init(byteCount: Int) {
+            self.byteCount = Swift.max(0, byteCount)
+        }
+
+        /// Gives the blocks in order.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let byteCount: Int
+            var index = 0
+
+            /// The next block, or `nil` after the last.
+            public mutating func next() async -> Data? {
+                let start = index * blockBytes
+                guard start < byteCount else { return nil }
+                defer { index += 1 }
+                return Data(block(index, count: Swift.min(blockBytes, byteCount - start)))
+            }
+        }
+
+        /// Makes the iterator.
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(byteCount: byteCount) }
+    }
+}

@@ -40,6 +40,8 @@ extension ConformanceTransport {
             name: "curl", nativeErrorDomain: "CURLcode", phaseTimings: .reported, make: TransportRegistry.Entry.curl().make)
         // libcurl before 8.0 breaks reused h2c connections (curl issue 10634): refused there.
         transport.cleartextHTTP2 = CurlTransport.supportsCleartextHTTP2 ? .supported : .unsupported
+        // libcurl queues the RST_STREAM of a removed handle until the connection is used again.
+        transport.http2StreamReset = .withNextFrame
         return transport
     }()
 
@@ -299,5 +301,35 @@ struct ConformanceTests {
     @Test("cleartext HTTP/2: multiplexed where supported, refused before any I/O where not", arguments: ConformanceTransport.all)
     func cleartextHTTP2(transport: ConformanceTransport) async throws {
         try await ConformanceCases.cleartextHTTP2(transport)
+    }
+}
+
+/// The streaming cases (``ConformanceCases/streamedUpload(_:announced:)`` and the rest) over every
+/// transport and protocol.
+@Suite("Conformance: streaming")
+struct StreamingConformanceTests {
+    @Test("a streamed request body arrives whole", arguments: ConformanceTransport.everyProtocol, [true, false])
+    func streamedUpload(transport: ConformanceTransport, announced: Bool) async throws {
+        try await ConformanceCases.streamedUpload(transport, announced: announced)
+    }
+
+    @Test("a producer that breaks its announced length fails as invalid_request", arguments: ConformanceTransport.all, [10, -10])
+    func streamedUploadBreaksLength(transport: ConformanceTransport, surplus: Int) async throws {
+        try await ConformanceCases.streamedUploadBreaksLength(transport, surplus: surplus)
+    }
+
+    @Test("a streamed response arrives whole and is observed once, at its end", arguments: ConformanceTransport.everyProtocol)
+    func streamedDownload(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.streamedDownload(transport)
+    }
+
+    @Test("cancelling the reader stops the transfer", arguments: ConformanceTransport.everyProtocol)
+    func streamedCancel(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.streamedCancel(transport)
+    }
+
+    @Test("the deadline covers a streamed body", arguments: ConformanceTransport.all)
+    func streamedDeadline(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.streamedDeadline(transport)
     }
 }

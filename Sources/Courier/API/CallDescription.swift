@@ -32,6 +32,8 @@ struct CallDescription<Output: Sendable>: Sendable {
     var batch: BatchID?
     /// Told when the call leaves its queue (see ``QueuePlacement/onStart``).
     var onStart: (@Sendable () -> Void)?
+    /// The endpoint's own name for metrics, logs and middleware; `nil` uses ``apiType``.
+    var endpointName: String? = nil
 }
 
 extension CallDescription {
@@ -46,7 +48,8 @@ extension CallDescription {
             httpVersion: endpoint.httpVersion, cachePolicy: endpoint.cachePolicy,
             statusValidation: endpoint.statusValidation, decoder: endpoint.decoder, errorDecoder: endpoint.errorDecoder,
             logger: endpoint.logger, apiType: type(of: endpoint), requestQueue: endpoint.requestQueue, priority: endpoint.priority,
-            tags: endpoint.tags, deduplication: endpoint.deduplication
+            tags: endpoint.tags, deduplication: endpoint.deduplication, batch: nil, onStart: nil,
+            endpointName: endpoint.endpointName
         )
     }
 }

@@ -56,6 +56,9 @@ public protocol Endpoint: Sendable {
     var tags: Set<String> { get }
     /// Whether the call may share an identical call's transfer in its queue; `automatic` by default.
     var deduplication: Deduplication { get }
+    /// The name metrics labels, logs and middleware use for this call (an OpenAPI `operationID`,
+    /// say); `nil` (the default) labels metrics by the endpoint's type name.
+    var endpointName: String? { get }
 }
 
 extension Endpoint {
@@ -93,4 +96,6 @@ extension Endpoint {
     public var tags: Set<String> { [] }
     /// `automatic`.
     public var deduplication: Deduplication { .automatic }
+    /// None: metrics are labelled by the type's name.
+    public var endpointName: String? { nil }
 }

@@ -218,7 +218,7 @@ public final class NetworkClient: Sendable {
         case .success(let built):
             exchange = await network(
                 built.request, built.body, ownHeaderNames: built.ownHeaderNames, placement: placement, team: call.team,
-                timeout: call.timeout ?? configuration.requestTimeout, httpVersion: call.httpVersion,
+                endpointName: call.endpointName, timeout: call.timeout ?? configuration.requestTimeout, httpVersion: call.httpVersion,
                 cachePolicy: call.cachePolicy ?? configuration.cachePolicy, requestID: requestID,
                 logger: logger, recorder: recorder, start: start)
         case .failure(let error):
@@ -228,7 +228,7 @@ public final class NetworkClient: Sendable {
     }
 
     /// What a call's network part ended with (not generic: see ``executeNow(_:placement:)``).
-    private enum Exchange {
+    enum Exchange {
         /// A response head and its whole body, for `sent`; the network part began at `networkStart`.
         case received(HTTPResponse, Data, sent: HTTPRequest, networkStart: Moment)
         /// The call failed; `sent` is `nil` when it failed before its request was built.
@@ -236,13 +236,13 @@ public final class NetworkClient: Sendable {
     }
 
     /// The configuration's clock, now.
-    private func now() -> Moment {
+    func now() -> Moment {
         onSystemClock ? Moment.now() : Moment.now(on: configuration.timeSource)
     }
 
     /// The call's request, or why it cannot be built.
     @inline(never)
-    private func build<Output>(
+    func build<Output>(
         _ call: CallDescription<Output>
     ) -> Result<(request: HTTPRequest, body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>), NetworkError> {
         Result { () throws(NetworkError) in
@@ -250,13 +250,50 @@ public final class NetworkClient: Sendable {
         }
     }
 
-    /// The network part of a call: its context, its deadline, the chain, and the whole body.
+    /// The network part of a buffered call: the call opened (see ``open(_:_:ownHeaderNames:placement:team:endpointName:timeout:httpVersion:cachePolicy:requestID:logger:recorder:start:streams:)``),
+    /// then its whole body read under the same deadline, then the call closed.
     private func network(
         _ request: HTTPRequest, _ body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>, placement: QueuePlacement?, team: String?,
-        timeout: Duration, httpVersion: HTTPVersionPreference?, cachePolicy: CachePolicy, requestID: String, logger: Logger,
-        recorder: TransferRecorder,
-        start: Moment
+        endpointName: String?, timeout: Duration, httpVersion: HTTPVersionPreference?, cachePolicy: CachePolicy, requestID: String,
+        logger: Logger, recorder: TransferRecorder, start: Moment
     ) async -> Exchange {
+        let opened: OpenedCall
+        do throws(NetworkError) {
+            opened = try await open(
+                request, body, ownHeaderNames: ownHeaderNames, placement: placement, team: team, endpointName: endpointName,
+                timeout: timeout, httpVersion: httpVersion, cachePolicy: cachePolicy, requestID: requestID, logger: logger,
+                recorder: recorder, start: start, streams: false)
+        } catch {
+            return .failed(error, sent: request)
+        }
+        let scope = opened.scope
+        defer { scope.close() }
+        do {
+            let response = opened.response
+            recorder.enter(.receiving)
+            let data: Data
+            if let buffered = try response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
+                data = buffered
+            } else {
+                data = try await response.body.collect(upTo: scope.maxResponseBytes)
+            }
+            scope.disarm()
+            return .received(response.head, data, sent: request, networkStart: scope.networkStart)
+        } catch {
+            scope.disarm()
+            return .failed(scope.failure(error), sent: request)
+        }
+    }
+
+    /// Opens a call: its context and deadline, its place among the running calls, and the chain
+    /// up to the response head. The scope it returns holds all of that until it is closed, after
+    /// the body (buffered calls read it at once; streamed calls hand it to the caller).
+    /// - Throws: ``NetworkError`` (the call is closed already).
+    func open(
+        _ request: HTTPRequest, _ body: RequestBody?, ownHeaderNames: Set<HTTPField.Name>, placement: QueuePlacement?, team: String?,
+        endpointName: String?, timeout: Duration, httpVersion: HTTPVersionPreference?, cachePolicy: CachePolicy, requestID: String,
+        logger: Logger, recorder: TransferRecorder, start: Moment, streams: Bool
+    ) async throws(NetworkError) -> OpenedCall {
         let time = configuration.timeSource
         var context = RequestContext(
             requestID: requestID, team: team, deadlineMoment: start.advanced(by: timeout), connectTimeout: configuration.connectTimeout,
@@ -266,15 +303,8 @@ public final class NetworkClient: Sendable {
         context.clock = time
         let signal = CallDeadline()
         guard let slot = admission.enter(signal) else {
-            return .failed(
-                NetworkError(
-                    kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent"),
-                sent: request)
-        }
-        defer {
-            // The call is over: the deadline's handlers (and the transfers they hold) go now.
-            signal.finish()
-            admission.leave(slot)
+            throw NetworkError(
+                kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
         }
         context.deadlineSignal = signal
         context.responseHeadLimits = configuration.responseHeadLimits
@@ -282,28 +312,26 @@ public final class NetworkClient: Sendable {
         context.cache = configuration.cache
         context.cachePolicy = cachePolicy
         context.ownHeaderNames = ownHeaderNames
+        context.endpointName = endpointName
+        context.streamsBody = streams
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.
         recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
         if logger.logLevel <= .trace { Self.traceStart(request, context: context, logger: logger) }
 
         let networkStart = now()
-        // One deadline for everything under the call: queue waiting, attempts, hops, backoff.
+        // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
+        // the body until the caller has read it.
         let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: onSystemClock ? nil : time, now: networkStart)
+        let scope = CallScope(
+            signal: signal, slot: slot, admission: admission, alarm: alarm, time: time, timeout: timeout, recorder: recorder,
+            networkStart: networkStart, maxResponseBytes: context.maxResponseBytes)
         do {
-            let response = try await chain.run(request, body, context)
-            recorder.enter(.receiving)
-            let data: Data
-            if let buffered = try response.body.bufferedBytes(upTo: context.maxResponseBytes) {
-                data = buffered
-            } else {
-                data = try await response.body.collect(upTo: context.maxResponseBytes)
-            }
-            time.cancelAlarm(alarm)
-            return .received(response.head, data, sent: request, networkStart: networkStart)
+            return OpenedCall(response: try await chain.run(request, body, context), scope: scope)
         } catch {
-            time.cancelAlarm(alarm)
-            return .failed(Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder), sent: request)
+            scope.disarm()
+            scope.close()
+            throw scope.failure(error)
         }
     }
 
@@ -322,16 +350,14 @@ public final class NetworkClient: Sendable {
     /// to the observers. Only decoding and the result depend on `Output`; the rest is in plain
     /// functions, so the output's type metadata is looked up once here.
     @inline(never)
-    private func finish<Output>(
+    func finish<Output>(
         _ call: CallDescription<Output>, _ exchange: consuming Exchange, requestID: String, logger: Logger,
         recorder: TransferRecorder, start: Moment
     ) throws(NetworkError) -> DecodedResponse<Output> {
         let ending = CallEnding(requestID: requestID, logger: logger, recorder: recorder, start: start)
         /// The call's failure, completed, logged and told to the observers.
         func fail(_ error: NetworkError, sent: HTTPRequest?) -> NetworkError {
-            let failure = failed(error, sent: sent, unsent: call, ending)
-            report(failure, of: call, ending, authority: sent?.authority)
-            return failure
+            concluded(error, sent: sent, call: call, ending)
         }
         switch consume exchange {
         case .failed(let error, let sent):
@@ -370,7 +396,7 @@ public final class NetworkClient: Sendable {
     }
 
     /// What finishing a call needs besides its description and its exchange.
-    private struct CallEnding {
+    struct CallEnding {
         let requestID: String
         let logger: Logger
         let recorder: TransferRecorder
@@ -379,7 +405,7 @@ public final class NetworkClient: Sendable {
 
     /// `error` with the request (`sent` once built, else the call's method and URL as described)
     /// and the metrics so far.
-    private func failed<Output>(
+    func failed<Output>(
         _ error: NetworkError, sent: HTTPRequest?, unsent call: CallDescription<Output>, _ ending: CallEnding
     ) -> NetworkError {
         var error = error
@@ -399,7 +425,7 @@ public final class NetworkClient: Sendable {
 
     /// The failure for a status the call does not accept, with the start of the body and the
     /// error decoder's reading of it.
-    private func refused(_ status: HTTPResponse.Status, data: Data, errorDecoder: ErrorBodyDecoder?) -> NetworkError {
+    func refused(_ status: HTTPResponse.Status, data: Data, errorDecoder: ErrorBodyDecoder?) -> NetworkError {
         var error = NetworkError(
             kind: .httpStatus, phase: .validating, message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code
         )
@@ -429,7 +455,7 @@ public final class NetworkClient: Sendable {
     }
 
     /// Logs a success and tells the observers.
-    private func report<Output>(
+    func report<Output>(
         status: Int, metrics: RequestMetrics, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?
     ) {
         if ending.logger.logLevel <= .debug {
@@ -444,7 +470,7 @@ public final class NetworkClient: Sendable {
     }
 
     /// Logs a failure (one fixed message per outcome) and tells the observers.
-    private func report<Output>(_ failure: NetworkError, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?) {
+    func report<Output>(_ failure: NetworkError, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?) {
         let metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
         let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
         if ending.logger.logLevel <= level {
@@ -469,7 +495,9 @@ public final class NetworkClient: Sendable {
     ) {
         guard !observers.isEmpty else { return }
         let record = CallRecord(
-            requestID: ending.requestID, endpoint: EndpointLabels.shared.label(for: call.apiType), team: call.team,
+            requestID: ending.requestID,
+            endpoint: call.endpointName.map { EndpointLabels.shared.label(named: $0) } ?? EndpointLabels.shared.label(for: call.apiType),
+            team: call.team,
             method: call.method.rawValue, host: authority ?? "", status: status, error: error, metrics: metrics)
         for observer in observers { observer.callFinished(record) }
     }
@@ -487,7 +515,7 @@ public final class NetworkClient: Sendable {
     /// call, and still unique across processes for log correlation (40 random bits). Up to the
     /// 2^30th call of a process the id is at most 15 bytes, which Swift stores inline in the
     /// `String`: making it allocates nothing.
-    private static func makeRequestID() -> String {
+    static func makeRequestID() -> String {
         let number = requestCounter.wrappingAdd(1, ordering: .relaxed).newValue
         let prefix = requestIDPrefix
         let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 4) / 5)

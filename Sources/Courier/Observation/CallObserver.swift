@@ -32,6 +32,9 @@ public final class EndpointLabels: Sendable {
     public let limit: Int
     /// The labels by type; calls of one endpoint tend to come in runs.
     private let labels = Locked(RecentTable<ObjectIdentifier, String>())
+    /// The names given by endpoints themselves (``Endpoint/endpointName``), counted against the
+    /// same ``limit`` with the type labels.
+    private let names = Locked(Set<String>())
 
     /// The process-wide instance (limit 500).
     public static let shared = EndpointLabels(limit: 500)
@@ -53,6 +56,19 @@ public final class EndpointLabels: Sendable {
             if let known = table.value(for: key) { return known }
             guard table.count < limit else { return Self.overflowLabel }
             table.insert(name, for: key)
+            return name
+        }
+    }
+
+    /// The label for an endpoint's own name (an OpenAPI `operationID`, say): the name itself while
+    /// fewer than ``limit`` distinct names and types were labelled, ``overflowLabel`` after.
+    /// - Parameter name: The endpoint's name.
+    /// - Returns: Its bounded label.
+    public func label(named name: String) -> String {
+        names.withLock { names in
+            if names.contains(name) { return name }
+            guard names.count + labels.withLock({ $0.count }) < limit else { return Self.overflowLabel }
+            names.insert(name)
             return name
         }
     }

@@ -23,6 +23,7 @@ struct QueueGate: BindableLink {
         _ next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
         let queue = placement.queue
+        if context.streamsBody { return try await streamed(request, body, context, placement, next) }
         guard let key = queue.sharingKey(for: request, placement.deduplication) else {
             let (head, data) = try await exchange(request, body, context, placement, next)
             return TransportResponse(head: head, body: ResponseBody(data: data))
@@ -38,6 +39,65 @@ struct QueueGate: BindableLink {
             context.recorder.update { $0.deduplicated = true }
         }
         return TransportResponse(head: outcome.head, body: ResponseBody(data: outcome.body))
+    }
+
+    /// A streamed call: waits for a slot, runs the rest of the chain, and hands the body on; the
+    /// slot is freed when the body ends or is dropped, so the queue's limits still bound the
+    /// transfers really running.
+    private func streamed(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ placement: QueuePlacement,
+        _ next: Middleware.Next
+    ) async throws -> TransportResponse {
+        let queue = placement.queue
+        let host = request.authority ?? ""
+        let recorder = context.recorder
+        let waitStart = queue.timeSource.now
+        recorder.enter(.queued)
+        try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
+        let response: TransportResponse
+        do {
+            recorder.update { $0.queued += waitStart.duration(to: queue.timeSource.now) }
+            recorder.enter(.sending)
+            placement.onStart?()
+            response = try await next(request, body, context)
+        } catch {
+            queue.releaseSlot(host: host)
+            throw error
+        }
+        let slot = SlotRelease { queue.releaseSlot(host: host) }
+        let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await slot.next(response.body) })
+        return TransportResponse(head: response.head, body: ResponseBody(stream: stream, expectedLength: response.body.expectedLength))
+    }
+
+    /// Passes a streamed body on and frees its queue slot once, at the body's end, failure or
+    /// release. `@unchecked Sendable`: one reader at a time (see ``ResponseBodySource``).
+    final class SlotRelease: @unchecked Sendable {
+        private var iterator: ResponseBody.AsyncIterator?
+        private var release: (@Sendable () -> Void)?
+
+        init(_ release: @escaping @Sendable () -> Void) { self.release = release }
+
+        func next(_ body: ResponseBody) async throws -> Data? {
+            if iterator == nil, release != nil { iterator = body.makeAsyncIterator() }
+            do {
+                guard let chunk = try await iterator?.next() else {
+                    free()
+                    return nil
+                }
+                return chunk
+            } catch {
+                free()
+                throw error
+            }
+        }
+
+        private func free() {
+            iterator = nil
+            release?()
+            release = nil
+        }
+
+        deinit { release?() }
     }
 
     /// Waits for a slot, runs the rest of the chain and reads the body, then frees the slot.

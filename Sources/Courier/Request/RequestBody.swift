@@ -1,15 +1,17 @@
 import Foundation
 
-/// The body of a request: bytes in memory, or a sequence of parts that may be files streamed
-/// from disk.
+/// The body of a request: bytes in memory, a sequence of parts that may be files streamed
+/// from disk, or chunks an async sequence produces while the request is sent.
 ///
 /// Use the static constructors: ``data(_:contentType:)``, ``text(_:contentType:)``,
-/// ``json(_:encoder:)``, ``form(_:)``, ``file(_:contentType:)`` and ``multipart(_:)``. A constructor that cannot encode
-/// its input (an `Encodable` that throws, a file that does not exist) does not crash and does not
-/// throw: the body remembers the problem, and the call fails with
+/// ``json(_:encoder:)``, ``form(_:)``, ``file(_:contentType:)``, ``multipart(_:)``,
+/// ``stream(_:length:contentType:)`` and ``replayableStream(length:contentType:_:)``. A constructor
+/// that cannot encode its input (an `Encodable` that throws, a file that does not exist) does not
+/// crash and does not throw: the body remembers the problem, and the call fails with
 /// ``NetworkError/Kind/invalidRequest`` before anything is sent.
 ///
-/// Every body Courier builds is replayable: it can be read again for a retry or a redirect.
+/// Every body but a one-shot ``stream(_:length:contentType:)`` is replayable: it can be read again
+/// for a retry or a redirect (see ``isReplayable``).
 public struct RequestBody: Sendable {
     enum Segment: Sendable {
         case bytes(Data)
@@ -44,6 +46,7 @@ public struct RequestBody: Sendable {
 
     enum Storage: Sendable {
         case segments([Segment])
+        case stream(BodyStream)
         case invalid(NetworkError)
     }
 
@@ -57,15 +60,31 @@ public struct RequestBody: Sendable {
         self.contentType = contentType
     }
 
-    /// The body's length in bytes, or `nil` when the body could not be built.
+    /// The body's length in bytes, or `nil` when it is not known up front (a stream that announced
+    /// none; HTTP/1.1 then sends it chunked) or the body could not be built.
     public var length: Int64? {
-        guard case .segments(let segments) = storage else { return nil }
-        return segments.reduce(0) { $0 + $1.length }
+        switch storage {
+        case .segments(let segments): segments.reduce(0) { $0 + $1.length }
+        case .stream(let stream): stream.length
+        case .invalid: nil
+        }
     }
 
-    /// Whether the body can be read more than once (for retries and redirects). Always `true` for
-    /// bodies Courier builds.
-    public var isReplayable: Bool { true }
+    /// Whether the body can be read more than once, for a retry or a redirect that keeps the body.
+    /// `false` only for a one-shot ``stream(_:length:contentType:)``: such a call is never sent
+    /// twice (retry and redirects that keep the body give up with the error or response at hand).
+    public var isReplayable: Bool {
+        if case .stream(let stream) = storage { return stream.isReplayable }
+        return true
+    }
+
+    /// The body's producer when it is a stream (see ``stream(_:length:contentType:)``); `nil` for
+    /// bytes and files. Transports that read bodies synchronously (libcurl's read callback) pump a
+    /// stream from a task of their own.
+    package var streamSource: BodyStream? {
+        if case .stream(let stream) = storage { return stream }
+        return nil
+    }
 
     /// The whole body when it is already in memory (no file parts); `nil` otherwise.
     /// Transports use this to avoid a stream for small bodies.
@@ -173,21 +192,94 @@ public struct RequestBody: Sendable {
         }
     }
 
+    /// Chunks an async sequence produces while the request is sent: nothing is buffered, and a
+    /// transport takes the next chunk only when it can send it (curl and AsyncHTTPClient; the
+    /// URLSession transport stages the body in a temporary file first).
+    ///
+    /// The body is one-shot: it is read once, so a call that carries it is never retried and a
+    /// redirect that keeps the body is not followed (use ``replayableStream(length:contentType:_:)``
+    /// when the chunks can be made again). A producer that gives more or fewer bytes than
+    /// `length` fails the call with ``NetworkError/Kind/invalidRequest``, as does a negative length.
+    ///
+    /// - Parameters:
+    ///   - chunks: The chunks, in order; an error it throws fails the call.
+    ///   - length: The body's length in bytes, or `nil` when unknown (HTTP/1.1 then sends it chunked).
+    ///   - contentType: The content type; `application/octet-stream` by default.
+    /// - Returns: The body.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, length: Int64?, contentType: String? = "application/octet-stream"
+    ) -> RequestBody where Chunks.Element == Data {
+        streamed(length: length, contentType: contentType, replayable: false) { chunks.pulledStream() }
+    }
+
+    /// Chunks made anew by `makeChunks` for every read: like ``stream(_:length:contentType:)``,
+    /// but a retry or a redirect that keeps the body calls `makeChunks` again and sends it whole.
+    ///
+    /// - Parameters:
+    ///   - length: The body's length in bytes (every read must give exactly this many), or `nil`
+    ///     when unknown.
+    ///   - contentType: The content type; `application/octet-stream` by default.
+    ///   - makeChunks: Makes the chunks from the start; called once per read.
+    /// - Returns: The body.
+    public static func replayableStream<Chunks: AsyncSequence & Sendable>(
+        length: Int64?, contentType: String? = "application/octet-stream", _ makeChunks: @escaping @Sendable () -> Chunks
+    ) -> RequestBody where Chunks.Element == Data {
+        streamed(length: length, contentType: contentType, replayable: true) { makeChunks().pulledStream() }
+    }
+
+    private static func streamed(
+        length: Int64?, contentType: String?, replayable: Bool, make: @escaping @Sendable () -> AsyncThrowingStream<Data, any Error>
+    ) -> RequestBody {
+        if let length, length < 0 {
+            return RequestBody(
+                storage: .invalid(.invalidRequest("a streamed request body cannot announce a negative length (\(length))")),
+                contentType: contentType)
+        }
+        return RequestBody(storage: .stream(BodyStream(length: length, replayable: replayable, make: make)), contentType: contentType)
+    }
+
     /// The body as chunks of at most `chunkSize` bytes, read lazily: file parts are read from
-    /// disk only as the consumer asks for the next chunk, so memory stays bounded.
+    /// disk only as the consumer asks for the next chunk, so memory stays bounded. A streamed
+    /// body gives its producer's chunks as they come (`chunkSize` does not apply).
     ///
     /// - Parameter chunkSize: The largest chunk to produce; 64 KiB by default.
-    /// - Returns: A stream that ends with an error if a file cannot be read.
+    /// - Returns: A stream that ends with an error if a file cannot be read or the producer fails.
     public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<Data, any Error> {
+        if case .stream(let stream) = storage { return stream.open() }
         let reader = BodyReader(storage: storage, chunkSize: max(1, chunkSize))
         return AsyncThrowingStream(unfolding: { try reader.next() })
     }
 
     /// Writes the body to a new file, streaming file parts (for transports that upload from a file).
+    /// A streamed body cannot be written synchronously: use ``save(to:)`` for it.
     /// - Parameter url: The file to create or replace.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when a part cannot be read or the file cannot be written.
     public func write(to url: URL) throws(NetworkError) {
         try write(to: url, shouldStop: { false })
+    }
+
+    /// Writes any body to a new file, streamed ones included, chunk by chunk.
+    /// - Parameter url: The file to create or replace.
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` when a part cannot be read or the file cannot
+    ///   be written; ``NetworkError/Kind/cancelled`` (and the file is removed) when the task is cancelled.
+    public func save(to url: URL) async throws(NetworkError) {
+        guard case .stream = storage else { return try write(to: url, shouldStop: { Task.isCancelled }) }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
+            throw .invalidRequest("could not create the temporary body file at \(url.path)")
+        }
+        defer { try? handle.close() }
+        do {
+            for try await chunk in chunks() {
+                try Task.checkCancellation()
+                try handle.write(contentsOf: chunk)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            if error is CancellationError { throw NetworkError.cancelled(phase: .sending) }
+            throw NetworkError.converting(error, phase: .sending)
+        }
     }
 
     /// Writes the body to a new file, checking between chunks whether to give up.
@@ -244,6 +336,9 @@ package final class BodyReader: @unchecked Sendable {
     init(storage: RequestBody.Storage, chunkSize: Int) {
         switch storage {
         case .segments(let segments): self.segments = segments[...]
+        case .stream:
+            self.segments = []
+            failure = .invalidRequest("a streamed request body is read asynchronously (RequestBody.chunks), not by a BodyReader")
         case .invalid(let error):
             self.segments = []
             failure = error

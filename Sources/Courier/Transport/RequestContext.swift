@@ -56,6 +56,14 @@ public struct RequestContext: Sendable {
     public var recorder: TransferRecorder
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
     public var httpVersion: HTTPVersionPreference?
+    /// The call's endpoint name when its ``Endpoint`` gives one (``Endpoint/endpointName``; a
+    /// generated OpenAPI client's `operationID` through `CourierOpenAPI`), for middleware, header
+    /// rules (``HeaderRule/Value/computed(_:)``) and logs; `nil` otherwise.
+    public var endpointName: String?
+    /// Whether the caller reads the body as a stream (``NetworkClient/stream(_:)``): links must
+    /// pass it on without reading it whole (the queue's gate then holds its slot until the body
+    /// ends, and never shares the transfer).
+    public internal(set) var streamsBody = false
     /// The names of the headers the API object set itself. They win over every header rule and
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
