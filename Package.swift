@@ -19,11 +19,13 @@ let package = Package(
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
+        .executable(name: "courier-openapi-example", targets: ["OpenAPIExample"]),
         .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
     // AsyncHTTPClient is behind a trait so that users of the other transports never compile it:
@@ -44,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
     ],
@@ -111,6 +115,16 @@ let package = Package(
             ],
             swiftSettings: callerIsolated
         ),
+        // swift-openapi-runtime: `CourierClientTransport`, a generated client's `ClientTransport` over
+        // NetworkClient; a product of its own, so services without OpenAPI never compile the runtime.
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "Courier", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Adapters/CourierOpenAPI"
+        ),
         // swift-configuration: `ClientConfiguration(reader:)`, a product of its own so that services that
         // do not use swift-configuration never compile it.
         .target(
@@ -150,8 +164,9 @@ let package = Package(
         .executableTarget(
             name: "CourierMemoryProbe",
             dependencies: [
-                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer", "CourierOpenAPI",
+                "InventoryClient", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Tests/CourierMemoryProbe"
         ),
@@ -202,6 +217,27 @@ let package = Package(
             ],
             path: "Examples/CalculatorExample"
         ),
+        // The OpenAPI example: the client swift-openapi-generator made from
+        // Examples/OpenAPIExample/openapi.yaml (committed; scripts/generate-openapi.sh remakes it),
+        // and a program that calls it over every transport against the loopback server.
+        .target(
+            name: "InventoryClient",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "Examples/OpenAPIExample/InventoryClient",
+            // Generated code, never edited: every generated file imports Data, Date and URL
+            // publicly whether it uses them or not, with `@diagnose(UnusedImportAccess, as:
+            // ignored)` that only Swift 6.4 understands. Its warnings are silenced here, and only here.
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
+        .executableTarget(
+            name: "OpenAPIExample",
+            dependencies: [
+                "Courier", "CourierOpenAPI", "InventoryClient", "CourierMock", "CourierURLSession", "CourierCurl",
+                "CourierAsyncHTTPClient", "CourierTestServer", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/OpenAPIExample/Example"
+        ),
         // courier-bench: compares the transports through NetworkClient, each in its own process.
         // The C reference loop: libcurl multi with no Courier code, the floor the curl transport is held to.
         .target(
@@ -214,7 +250,11 @@ let package = Package(
             name: "CourierBenchKit",
             dependencies: [
                 "Courier", "CourierCurl", "CourierURLSession", "CourierMock", "CourierAsyncHTTPClient", "CourierTestServer",
-                "CourierXML", "CCurlReference",
+                "CourierXML", "CCurlReference", "CourierOpenAPI", "InventoryClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -267,15 +307,17 @@ let package = Package(
             name: "CourierTransportTests",
             dependencies: [
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
-                "CourierTestServer", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "CourierTestServer", "CourierOpenAPI", "InventoryClient", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ]
 )
 
 // The same language settings for every target.
-for target in package.targets where target.type != .system && target.name != "CCurlReference" {
+for target in package.targets where target.type != .system && !["CCurlReference", "InventoryClient"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

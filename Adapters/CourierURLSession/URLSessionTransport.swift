@@ -156,6 +156,10 @@ public final class URLSessionTransport: Transport {
                 }
                 var streamed = urlRequest
                 streamed.httpBodyStream = stream
+                // FoundationNetworking sends a body stream chunked: a caller's Content-Length (a
+                // generated OpenAPI client sets one) would go out beside Transfer-Encoding, which
+                // servers refuse (RFC 9112, 6.3).
+                streamed.setValue(nil, forHTTPHeaderField: "Content-Length")
                 task = session.dataTask(with: streamed)
             }
         } else {

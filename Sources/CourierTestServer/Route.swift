@@ -104,6 +104,8 @@ enum Route {
             return cacheable(name: segments[1], method: method, headers: headers, query: query)
         case "expect":
             return expectation(method: method, headers: headers, body: body, bodyLength: bodyLength, query: query)
+        case "inventory":
+            return InventoryService.resolve(method: method, segments: segments, query: query, body: body)
         case "headers":
             return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
         default:
@@ -193,10 +195,10 @@ enum Route {
         .respond(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(message.utf8))
     }
 
-    static func json(_ value: some Encodable) -> ServerAction {
+    static func json(_ value: some Encodable, status: Int = 200) -> ServerAction {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return text(500, "could not encode the echo") }
-        return .respond(status: 200, headers: [("Content-Type", "application/json")], body: Array(data))
+        return .respond(status: status, headers: [("Content-Type", "application/json")], body: Array(data))
     }
 }

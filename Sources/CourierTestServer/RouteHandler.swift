@@ -43,7 +43,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = head
             body.removeAll(keepingCapacity: true)
             bodyLength = 0
-            digest = head.uri == "/digest" ? PatternBody.Checksum() : nil
+            let digests = head.uri == "/digest" || InventoryService.digests(method: head.method.rawValue, uri: head.uri)
+            digest = digests ? PatternBody.Checksum() : nil
         case .body(let buffer):
             bodyLength += buffer.readableBytes
             if digest != nil { buffer.withUnsafeReadableBytes { digest?.update($0) } }

@@ -25,6 +25,8 @@ import NIOTLS
 /// | `/headers?Name=value` | 200 with the given response headers |
 /// | `/cacheable/{name}?cc=…&lastModified=…&vary=…` | an entity for cache tests: ETag from `X-Version`, `304` to a matching `If-None-Match`, `X-Status` to fail |
 /// | `/expect?method=M&header=N:v&bodyLength=L&bodyPrefix=p` | 200 when the request matches each item, 422 naming the first difference |
+/// | `/pattern/{n}`, `POST /digest` | `n` bytes of ``PatternBody``; the length and CRC-32 of the request body |
+/// | `/inventory/...` | the OpenAPI example's document (``InventoryService``) |
 ///
 /// ```swift
 /// let server = try await TestServer.start()

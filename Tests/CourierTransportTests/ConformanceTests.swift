@@ -313,6 +313,11 @@ struct StreamingConformanceTests {
         try await ConformanceCases.streamedUpload(transport, announced: announced)
     }
 
+    @Test("a streamed body whose call sets Content-Length itself arrives whole", arguments: ConformanceTransport.everyProtocol)
+    func streamedUploadOwnLength(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.streamedUpload(transport, announced: true, ownContentLength: true)
+    }
+
     @Test("a producer that breaks its announced length fails as invalid_request", arguments: ConformanceTransport.all, [10, -10])
     func streamedUploadBreaksLength(transport: ConformanceTransport, surplus: Int) async throws {
         try await ConformanceCases.streamedUploadBreaksLength(transport, surplus: surplus)
