@@ -3,15 +3,22 @@
 // and how much this process's resident memory grew while they did. Run by the large-body
 // conformance cases in CourierTransportTests, each transport in a process of its own.
 //
-//   CourierMemoryProbe <curl|urlsession|ahc> <down|up> <base URL> <bytes>
+//   CourierMemoryProbe <curl|urlsession|ahc> <direction> <base URL> <bytes>
+//
+// Directions: `down` and `up` through the transport and a file body; `stream-down` and `stream-up`
+// through NetworkClient.stream and a streamed request body (RequestBody.stream over the file);
+// `openapi-down` and `openapi-up` through the generated InventoryClient over CourierClientTransport.
 //
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
 import Courier
 import CourierCurl
+import CourierOpenAPI
 import CourierTestServer
 import CourierURLSession
 import Foundation
 import HTTPTypes
+import InventoryClient
+import OpenAPIRuntime
 
 #if AsyncHTTPClient
     import CourierAsyncHTTPClient
@@ -54,11 +61,57 @@ final class PeakSampler: @unchecked Sendable {
     }
 }
 
+struct Pattern: Endpoint {
+    typealias Output = Data
+    var path: String
+}
+
 struct Upload: Endpoint {
     typealias Output = Data
     var path: String
     var method: HTTPRequest.Method { .post }
     var body: RequestBody?
+}
+
+/// A file read in 64 KiB chunks as its reader asks for them: a streamed request body.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let url: URL
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let url: URL
+        var handle: FileHandle?
+        var done = false
+
+        mutating func next() async throws -> Data? {
+            if done { return nil }
+            if handle == nil { handle = try FileHandle(forReadingFrom: url) }
+            guard let chunk = try handle?.read(upToCount: 64 * 1024), !chunk.isEmpty else {
+                try handle?.close()
+                done = true
+                return nil
+            }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(url: url) }
+}
+
+/// Reads `chunks` slower than the loopback delivers them; returns the bytes and whether they are the pattern.
+func readSlowly<Chunks: AsyncSequence>(_ chunks: Chunks, expecting bytes: Int) async throws -> (Int, Bool)
+where Chunks.Element: Sequence<UInt8> {
+    var moved = 0
+    var count = 0
+    var checksum = PatternBody.Checksum()
+    for try await chunk in chunks {
+        let data = Data(chunk)
+        moved += data.count
+        checksum.update(data)
+        count += 1
+        if count % 16 == 0 { try await Task.sleep(for: .microseconds(200)) }
+    }
+    return (moved, checksum.value == PatternBody.crc32(byteCount: bytes))
 }
 
 func fail(_ message: String) -> Never {
@@ -70,7 +123,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 4, let bytes = Int(arguments[3]), bytes > 0, let url = URL(string: arguments[2]), let host = url.host,
     let port = url.port
 else {
-    fail("usage: CourierMemoryProbe <curl|urlsession|ahc> <down|up> <base URL> <bytes>")
+    fail("usage: CourierMemoryProbe <curl|urlsession|ahc> <[stream-|openapi-]down|up> <base URL> <bytes>")
 }
 let (transportName, direction, baseURL) = (arguments[0], arguments[1], arguments[2])
 #if AsyncHTTPClient
@@ -124,8 +177,54 @@ do {
         let digest = try JSONDecoder().decode(PatternBody.Digest.self, from: answer)
         moved = digest.bodyLength
         intact = digest.crc32 == expected
+    case "stream-down", "openapi-down":
+        // A warm-up as for `down`, then the body read slower than it arrives.
+        if direction == "stream-down" {
+            let warm = try await client.stream(Pattern(path: "pattern/\(4 << 20)"))
+            for try await _ in warm.body {}
+            baseline = residentBytes()
+            sampler.start()
+            let response = try await client.stream(Pattern(path: "pattern/\(bytes)"))
+            (moved, intact) = try await readSlowly(response.body, expecting: bytes)
+        } else {
+            guard let server = URL(string: baseURL + InventoryService.prefix) else { fail("bad base URL") }
+            let inventory = Client(serverURL: server, transport: CourierClientTransport(client: client))
+            let warm = try await inventory.downloadContent(path: .init(itemID: 1), query: .init(bytes: 4 << 20))
+            for try await _ in try warm.ok.body.binary {}
+            baseline = residentBytes()
+            sampler.start()
+            let download = try await inventory.downloadContent(path: .init(itemID: 1), query: .init(bytes: Int64(bytes)))
+            (moved, intact) = try await readSlowly(try download.ok.body.binary, expecting: bytes)
+        }
+    case "stream-up", "openapi-up":
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try PatternBody.writeFile(at: file, byteCount: bytes)
+        let expected = PatternBody.crc32(byteCount: bytes)
+        let warmBytes = 4 << 20
+        if direction == "stream-up" {
+            _ = try await client.send(Upload(path: "digest", body: .stream(PatternBody.Chunks(byteCount: warmBytes), length: nil)))
+            baseline = residentBytes()
+            sampler.start()
+            // The file as a producer's stream of chunks, of unknown length (sent chunked on HTTP/1.1).
+            let answer = try await client.send(Upload(path: "digest", body: .stream(FileChunks(url: file), length: nil)))
+            let digest = try JSONDecoder().decode(PatternBody.Digest.self, from: answer)
+            moved = digest.bodyLength
+            intact = digest.crc32 == expected
+        } else {
+            guard let server = URL(string: baseURL + InventoryService.prefix) else { fail("bad base URL") }
+            let inventory = Client(serverURL: server, transport: CourierClientTransport(client: client))
+            let warm = HTTPBody(PatternBody.Chunks(byteCount: warmBytes), length: .known(Int64(warmBytes)), iterationBehavior: .single)
+            _ = try await inventory.uploadContent(path: .init(itemID: 1), body: .binary(warm))
+            baseline = residentBytes()
+            sampler.start()
+            let upload = HTTPBody(FileChunks(url: file), length: .known(Int64(bytes)), iterationBehavior: .single)
+            let digest = try await inventory.uploadContent(path: .init(itemID: 1), body: .binary(upload)).ok.body.json
+            moved = digest.bodyLength
+            intact = digest.crc32 == Int64(expected)
+        }
     default:
-        fail("direction must be down or up")
+        fail("direction must be down, up, stream-down, stream-up, openapi-down or openapi-up")
     }
     let peak = sampler.stop()
     await client.shutdown()

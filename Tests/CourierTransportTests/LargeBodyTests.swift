@@ -28,7 +28,12 @@ struct LargeBodyTests {
         var peak: Int
     }
 
-    @Test("every byte moves; the process grows by far less than the body", arguments: ConformanceTransport.all, ["down", "up"])
+    /// `down` and `up`: the transport and a file body; `stream-…`: `NetworkClient.stream` and a
+    /// producer's stream (`RequestBody.stream` over the file); `openapi-…`: the generated
+    /// InventoryClient over CourierClientTransport.
+    static let directions = ["down", "up", "stream-down", "stream-up", "openapi-down", "openapi-up"]
+
+    @Test("every byte moves; the process grows by far less than the body", arguments: ConformanceTransport.all, directions)
     func largeBody(conformance: ConformanceTransport, direction: String) async throws {
         let transport = conformance.name
         try await withServer { server in
@@ -42,7 +47,7 @@ struct LargeBodyTests {
             print(
                 "\(transport) \(direction): \(measurement.moved >> 20) MiB moved, intact: \(measurement.intact), grew by \(grown >> 20) MiB"
             )
-            if direction == "down", conformance.downloadBackpressure == .none {
+            if direction.hasSuffix("down"), conformance.downloadBackpressure == .none {
                 // Declared: the body is buffered ahead of a slow consumer. Nothing to bound.
                 return
             }
