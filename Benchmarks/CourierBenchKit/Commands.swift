@@ -9,7 +9,10 @@ public struct CourierBenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Compares Courier's transports with each other and with libcurl itself.",
-        subcommands: [RunCommand.self, CompareCommand.self, SoakCommand.self, ProbeCommand.self, DecodeCommand.self, WorkerCommand.self],
+        subcommands: [
+            RunCommand.self, CompareCommand.self, SoakCommand.self, ProbeCommand.self, DecodeCommand.self, OpenAPICommand.self,
+            WorkerCommand.self,
+        ],
         defaultSubcommand: RunCommand.self)
 
     public init() {}

@@ -126,7 +126,6 @@ struct StreamingTests {
         let witness = NameWitness()
         let client = try Self.client(mock, observers: [records], middleware: [witness])
         let response = try await client.stream(Call(method: .get, endpointName: "getUpload"))
-        #expect(records.all.isEmpty)
         for try await _ in response.body {}
         #expect(records.all.map(\.endpoint) == ["getUpload"])
         #expect(records.all.first?.metrics.bytesReceived == 2)
@@ -136,18 +135,60 @@ struct StreamingTests {
         await client.shutdown()
     }
 
+    /// A transport whose body streams until the test ends it: the call is still running meanwhile.
+    final class OpenBodyTransport: Transport {
+        let name = "open-body"
+        let continuation = Mutex<AsyncThrowingStream<Data, any Error>.Continuation?>(nil)
+        func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+            let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+            continuation.yield(Data("first".utf8))
+            self.continuation.withLock { $0 = continuation }
+            return TransportResponse(head: HTTPResponse(status: .ok), body: ResponseBody(stream: stream, expectedLength: nil))
+        }
+        func shutdown() async {}
+    }
+
+    @Test("a body still streaming is observed at its end; a body already whole at the head ends the call at once")
+    func observedAtTheEnd() async throws {
+        let open = OpenBodyTransport()
+        let records = Records()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "open-body")
+        configuration.timeSource = ManualTimeSource()
+        let client = try NetworkClient(configuration: configuration, transport: open, observers: [records])
+        let response = try await client.stream(Call(method: .get))
+        var iterator = response.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("first".utf8))
+        #expect(records.all.isEmpty, "the call runs until its body ends")
+        open.continuation.withLock { $0?.finish() }
+        #expect(try await iterator.next() == nil)
+        #expect(records.all.count == 1)
+        #expect(records.all.first?.error == nil)
+        #expect(records.all.first?.metrics.bytesReceived == 5)
+
+        let mock = MockTransport()
+        mock.stub(.get, "/upload", .text("whole"))
+        let buffered = try Self.client(mock, observers: [records])
+        _ = try await buffered.stream(Call(method: .get))
+        #expect(records.all.count == 2, "a body that arrived with its head ends the call before stream(_:) returns")
+        await client.shutdown()
+        await buffered.shutdown()
+    }
+
     @Test("a body dropped unread ends the call as cancelled, once")
     func droppedBody() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/upload", .text("never read"))
+        let open = OpenBodyTransport()
         let records = Records()
-        let client = try Self.client(mock, observers: [records])
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "open-body")
+        configuration.timeSource = ManualTimeSource()
+        let client = try NetworkClient(configuration: configuration, transport: open, observers: [records])
         do {
             let response = try await client.stream(Call(method: .get))
             #expect(response.head.status.code == 200)
         }
         #expect(records.all.count == 1)
         #expect(records.all.first?.error?.kind == .cancelled)
+        open.continuation.withLock { $0?.finish() }
+        #expect(records.all.count == 1)
         await client.shutdown()
     }
 
@@ -169,10 +210,11 @@ struct StreamingTests {
 
     @Test("a graceful shutdown waits for a streamed body until its grace period ends")
     func gracefulShutdown() async throws {
-        let mock = MockTransport()
-        mock.stub(.get, "/upload", .text("body"))
+        let open = OpenBodyTransport()
         let clock = ManualTimeSource()
-        let client = try Self.client(mock, clock: clock)
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "open-body")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: open)
         let response = try await client.stream(Call(method: .get))
         let stopped = Atomic<Bool>(false)
         let shutdown = Task {
@@ -185,8 +227,11 @@ struct StreamingTests {
         let stoppedEarly = stopped.load(ordering: .relaxed)
         #expect(stoppedEarly == false)
         var body = Data()
-        for try await chunk in response.body { body.append(chunk) }
-        #expect(body == Data("body".utf8))
+        var iterator = response.body.makeAsyncIterator()
+        body.append(try await iterator.next() ?? Data())
+        open.continuation.withLock { $0?.finish() }
+        while let chunk = try await iterator.next() { body.append(chunk) }
+        #expect(body == Data("first".utf8))
         await shutdown.value
         let stoppedAfter = stopped.load(ordering: .relaxed)
         #expect(stoppedAfter)

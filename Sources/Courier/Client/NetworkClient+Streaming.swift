@@ -108,6 +108,20 @@ extension NetworkClient {
             throw concluded(failure, sent: request, call: call, ending)
         }
         let authority = request.authority
+        if let whole = try? opened.response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
+            // The transport had the whole body by the head (a small response): the call ends now,
+            // and the caller reads the bytes from memory.
+            scope.disarm()
+            scope.close()
+            let end = now()
+            let metrics = recorder.updated {
+                $0.network = scope.networkStart.duration(to: end)
+                $0.bytesReceived = Int64(whole.count)
+                $0.total = start.duration(to: end)
+            }
+            report(status: head.status.code, metrics: metrics, of: call, ending, authority: authority)
+            return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: metrics)
+        }
         let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes) { [self] bytes, error in
             scope.disarm()
             defer { scope.close() }
