@@ -299,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "Courier", "CourierURLSession", "CourierCurl", "CourierXML",
+                "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -9,7 +9,7 @@ export COURIER_DOCS=1
 # The AsyncHTTPClient trait is on for every target, so that CourierAsyncHTTPClient has its symbols
 # and the scratch directory is built one way only.
 for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
-  CourierServiceLifecycle; do
+  CourierServiceLifecycle CourierOpenAPI; do
   echo "== documentation for $target"
   swift package --scratch-path .build-docs --traits AsyncHTTPClient --disable-sandbox --allow-writing-to-directory .build-docs \
     generate-documentation --target "$target" --warnings-as-errors \

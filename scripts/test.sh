@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, installing missing system packages first (the real-clock conformance
-# cases alone, after the rest, and then the per-case resource check alone); then the example service's smoke test; then the transport tests
+# cases alone, after the rest, and then the per-case resource check alone); then the OpenAPI example; then the example service's
+# smoke test; then the transport tests
 # (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
 # system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
 # then a 1,000-call soak per transport (scripts/soak.sh);
@@ -39,6 +40,10 @@ hygiene=ConformanceHygieneTests
 run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock" --skip "$hygiene"
 run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
 run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$hygiene"
+# The OpenAPI example: the generated client's every operation over each transport against the
+# loopback server (a few seconds).
+echo "== the OpenAPI example"
+.build/debug/courier-openapi-example
 # The example service (a nested package: Hummingbird, swift-prometheus) is built and tried over
 # curl and urlsession: its routes, its metrics and a clean stop on SIGTERM.
 Examples/ServiceExample/smoke-test.sh

@@ -90,6 +90,34 @@ struct StreamingTests {
         await client.shutdown()
     }
 
+    @Test("a 307 that needs the body again is refused for a one-shot stream and followed for a replayable one; a 303 drops it")
+    func redirects() async throws {
+        let mock = MockTransport()
+        mock.stub(.put, "/upload", .status(307, headers: ["Location": "/moved"]))
+        mock.stub(.put, "/moved", .text("stored"))
+        mock.stub(.post, "/upload", .status(303, headers: ["Location": "/result"]))
+        mock.stub(.get, "/result", .text("done"))
+        let client = try Self.client(mock)
+        let oneShot = RequestBody.stream(PatternBody.Chunks(byteCount: Self.bytes), length: Int64(Self.bytes))
+        let refused = await #expect(throws: NetworkError.self) { try await client.send(Call(body: oneShot)) }
+        #expect(refused?.kind == .redirectRefused)
+        #expect(mock.recordedRequests.map(\.path) == ["/upload"])
+
+        mock.reset()
+        mock.stub(.put, "/upload", .status(307, headers: ["Location": "/moved"]))
+        mock.stub(.put, "/moved", .text("stored"))
+        mock.stub(.post, "/upload", .status(303, headers: ["Location": "/result"]))
+        mock.stub(.get, "/result", .text("done"))
+        let replayable = RequestBody.replayableStream(length: Int64(Self.bytes)) { PatternBody.Chunks(byteCount: Self.bytes) }
+        #expect(try await client.send(Call(body: replayable)) == Data("stored".utf8))
+        #expect(mock.recordedRequests.map(\.path) == ["/upload", "/moved"])
+        #expect(mock.recordedRequests.map(\.body) == [Self.pattern(), Self.pattern()])
+
+        let seeOther = RequestBody.stream(PatternBody.Chunks(byteCount: Self.bytes), length: nil)
+        #expect(try await client.send(Call(method: .post, body: seeOther)) == Data("done".utf8))
+        await client.shutdown()
+    }
+
     @Test("a negative length is an invalid request, and nothing is sent")
     func negativeLength() async throws {
         let mock = MockTransport()

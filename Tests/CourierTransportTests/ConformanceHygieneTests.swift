@@ -47,6 +47,11 @@ struct ConformanceHygieneTests {
         Case(name: "fault(truncatedBody)") { try await ConformanceCases.fault($0, fault: .truncatedBody) },
         Case(name: "fault(resetMidBody)") { try await ConformanceCases.fault($0, fault: .resetMidBody) },
         Case(name: "cleartextHTTP2") { try await ConformanceCases.cleartextHTTP2($0) },
+        Case(name: "streamedUpload(chunked)") { try await ConformanceCases.streamedUpload($0, announced: false) },
+        Case(name: "streamedUploadBreaksLength") { try await ConformanceCases.streamedUploadBreaksLength($0, surplus: 10) },
+        Case(name: "streamedDownload") { try await ConformanceCases.streamedDownload($0) },
+        Case(name: "streamedCancel") { try await ConformanceCases.streamedCancel($0) },
+        Case(name: "streamedDeadline") { try await ConformanceCases.streamedDeadline($0) },
     ]
 
     @Test("each case leaves no descriptor and no thread behind", .serialized, arguments: ConformanceTransport.all)
