@@ -330,8 +330,9 @@ public final class NetworkClient: Sendable {
             return OpenedCall(response: try await chain.run(request, body, context), scope: scope)
         } catch {
             scope.disarm()
+            let failure = scope.failure(error)
             scope.close()
-            throw scope.failure(error)
+            throw failure
         }
     }
 
