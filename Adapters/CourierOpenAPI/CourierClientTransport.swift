@@ -4,10 +4,10 @@ import HTTPTypes
 import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that runs every operation of a generated client
-/// through a ``Courier/NetworkClient``: the configuration's transport, team headers, middleware,
+/// through a `NetworkClient`: the configuration's transport, team headers, middleware,
 /// retry, redirects, cache, queue, deadline, limits, metrics and alerts all apply, and the
 /// operation's `operationID` is the call's endpoint name (metrics labels, log lines and
-/// ``Courier/RequestContext/endpointName`` for middleware and header rules).
+/// `RequestContext/endpointName` for middleware and header rules).
 ///
 /// ```swift
 /// let client = try NetworkClient(configuration: configuration, registry: registry)
@@ -16,15 +16,15 @@ import OpenAPIRuntime
 /// ```
 ///
 /// Bodies stream both ways: a request body of unknown or large size goes out as the generated
-/// client produces it (``Courier/RequestBody/stream(_:length:contentType:)``, or
-/// ``Courier/RequestBody/replayableStream(length:contentType:_:)`` when the `HTTPBody` can be
+/// client produces it (`RequestBody/stream(_:length:contentType:)`, or
+/// `RequestBody/replayableStream(length:contentType:_:)` when the `HTTPBody` can be
 /// iterated more than once, so retry and redirects may resend it), and a response body is handed
-/// to the generated client as it arrives (``Courier/NetworkClient/stream(_:)``), with backpressure
+/// to the generated client as it arrives (`NetworkClient/stream(_:)`), with backpressure
 /// down to the transport. Cancelling the task that reads it stops the transfer.
 ///
 /// Every status reaches the generated client, which decides what is documented. Failures are
-/// thrown as ``Courier/NetworkError``; the runtime wraps them in its `ClientError`, whose
-/// `underlyingError` is the ``Courier/NetworkError``.
+/// thrown as `NetworkError`; the runtime wraps them in its `ClientError`, whose
+/// `underlyingError` is the `NetworkError`.
 public struct CourierClientTransport: ClientTransport {
     /// The client every operation runs through.
     public let client: NetworkClient
@@ -54,7 +54,7 @@ public struct CourierClientTransport: ClientTransport {
     ///   - baseURL: The server URL the generated client was made with.
     ///   - operationID: The operation's id in the document: the call's endpoint name.
     /// - Returns: The response head and its body, streamed (`nil` for a response without one).
-    /// - Throws: ``Courier/NetworkError``.
+    /// - Throws: `NetworkError`.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
         HTTPResponse, HTTPBody?
     ) {
