@@ -16,10 +16,10 @@ import OpenAPIRuntime
 /// ```
 ///
 /// Bodies stream both ways: a request body of unknown or large size goes out as the generated
-/// client produces it (`RequestBody/stream(_:length:contentType:)`, or
-/// `RequestBody/replayableStream(length:contentType:_:)` when the `HTTPBody` can be
+/// client produces it (`RequestBody.stream(_:length:contentType:)`, or
+/// `RequestBody.replayableStream(length:contentType:_:)` when the `HTTPBody` can be
 /// iterated more than once, so retry and redirects may resend it), and a response body is handed
-/// to the generated client as it arrives (`NetworkClient/stream(_:)`), with backpressure
+/// to the generated client as it arrives (`NetworkClient.stream(_:)`), with backpressure
 /// down to the transport. Cancelling the task that reads it stops the transfer.
 ///
 /// Every status reaches the generated client, which decides what is documented. Failures are

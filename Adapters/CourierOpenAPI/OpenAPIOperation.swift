@@ -6,7 +6,7 @@ import HTTPTypes
 /// (method, encoded path and query, headers) against its server URL, named by its `operationID`.
 ///
 /// Every status is accepted (the generated client decides which are documented); the decoder is not
-/// used, since the operation runs as a stream (`NetworkClient/stream(_:)`).
+/// used, since the operation runs as a stream (`NetworkClient.stream(_:)`).
 struct OpenAPIOperation: Endpoint {
     typealias Output = Data
 
@@ -20,7 +20,7 @@ struct OpenAPIOperation: Endpoint {
     let endpointName: String?
     var statusValidation: StatusValidation { .any }
 
-    /// - Throws: `NetworkError/Kind/invalidRequest` when the request has no path.
+    /// - Throws: `NetworkError.Kind.invalidRequest` when the request has no path.
     init(request: HTTPRequest, body: RequestBody?, baseURL: URL, operationID: String, team: String?) throws(NetworkError) {
         guard let target = request.path, target.hasPrefix("/") else {
             throw .invalidRequest("the generated client's request for \(operationID) has no path")
