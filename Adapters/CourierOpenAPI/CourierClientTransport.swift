@@ -7,7 +7,7 @@ import OpenAPIRuntime
 /// through a `NetworkClient`: the configuration's transport, team headers, middleware,
 /// retry, redirects, cache, queue, deadline, limits, metrics and alerts all apply, and the
 /// operation's `operationID` is the call's endpoint name (metrics labels, log lines and
-/// `RequestContext/endpointName` for middleware and header rules).
+/// `RequestContext.endpointName` for middleware and header rules).
 ///
 /// ```swift
 /// let client = try NetworkClient(configuration: configuration, registry: registry)
