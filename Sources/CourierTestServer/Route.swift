@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the server does for one request; chosen by ``Route/resolve(method:uri:headers:body:bodyLength:)``
 /// without I/O, then carried out by the channel handler.
@@ -21,6 +22,16 @@ enum ServerAction {
     final class Box {
         let action: ServerAction
         init(_ action: ServerAction) { self.action = action }
+    }
+}
+
+/// The request counter of `/tail/{every}`.
+enum TailLatency {
+    private static let counter = Atomic<Int>(0)
+
+    /// Whether this request is one of the slow ones: every `every`-th.
+    static func next(every: Int) -> Bool {
+        counter.wrappingAdd(1, ordering: .relaxed).newValue % every == 0
     }
 }
 
@@ -104,6 +115,14 @@ enum Route {
             return cacheable(name: segments[1], method: method, headers: headers, query: query)
         case "expect":
             return expectation(method: method, headers: headers, body: body, bodyLength: bodyLength, query: query)
+        case "tail":
+            // A slow tail: every `every`-th request to this route (counted across the process) waits
+            // `ms` before its answer; the rest answer at once.
+            guard let every = number(1), (2...10_000).contains(every) else { return text(400, "tail needs 2 to 10000: /tail/{every}") }
+            let milliseconds = Int64(queryValue("ms") ?? "") ?? 50
+            guard (0...10_000).contains(milliseconds) else { return text(400, "ms must be 0 to 10000") }
+            let answer = text(200, "tail")
+            return TailLatency.next(every: every) ? .delay(milliseconds: milliseconds, then: .init(answer)) : answer
         case "inventory":
             return InventoryService.resolve(method: method, segments: segments, query: query, body: body)
         case "headers":

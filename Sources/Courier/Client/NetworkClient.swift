@@ -83,7 +83,7 @@ public final class NetworkClient: Sendable {
         }
         let chain = CallChain(
             headerRules: configuration.headerRules, application: middleware, retry: configuration.retry,
-            retryBudget: configuration.resilience.retryBudget, breaker: breaker,
+            retryBudget: configuration.resilience.retryBudget, breaker: breaker, hedging: configuration.resilience.hedging,
             deadlineHeader: configuration.resilience.deadlineHeaderName, decompression: configuration.decompression,
             network: networkMiddleware, transport: transport)
         self.breaker = breaker

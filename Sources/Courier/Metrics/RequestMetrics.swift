@@ -69,6 +69,10 @@ public struct RequestMetrics: Sendable, Hashable {
     public var deduplicated = false
     /// How many times the request was handed to the transport (more than one after retries or auth refresh).
     public var attempts: Int = 0
+    /// Copies of the request hedging sent besides the first (0 or 1; see ``HedgingPolicy``).
+    public var hedges: Int = 0
+    /// Whether the hedged copy answered first.
+    public var hedgeWon = false
     /// How many redirects the call followed (each hop is also an attempt).
     public var redirects: Int = 0
     /// Whether an attempt failed and was not retried because the host's ``RetryBudget`` was

@@ -3,6 +3,15 @@ struct ResilienceFile: Decodable {
     var retryBudget: RetryBudgetFile?
     var circuitBreaker: CircuitBreakerFile?
     var deadlineHeader: String?
+    var hedging: HedgingFile?
+
+    struct HedgingFile: Decodable {
+        var percentile: Double?
+        var window: Double?
+        var minimumSamples: Double?
+        var maxExtraShare: Double?
+        var minimumDelayMs: Double?
+    }
 
     struct RetryBudgetFile: Decodable {
         var share: Double?
@@ -22,7 +31,8 @@ struct ResilienceFile: Decodable {
 
 extension ClientConfiguration {
     /// Applies a file's `resilience` object on top of ``resilience``: the keys it names change, the
-    /// others keep their values; a `circuitBreaker` object (even `{}`) turns the breaker on.
+    /// others keep their values; a `circuitBreaker` or `hedging` object (even `{}`) turns the breaker
+    /// or hedging on.
     mutating func applyResilience(_ file: ResilienceFile, source: String) throws(ConfigurationError) {
         if let budget = file.retryBudget {
             let prefix = "resilience.retryBudget."
@@ -35,6 +45,23 @@ extension ClientConfiguration {
             }
         }
         if let name = file.deadlineHeader { resilience.deadlineHeader = name }
+        if let hedging = file.hedging {
+            let prefix = "resilience.hedging."
+            var policy = resilience.hedging ?? HedgingPolicy()
+            if let value = hedging.percentile { policy.percentile = value }
+            if let value = hedging.window { policy.window = try Self.wholeNumber(value, key: prefix + "window", source: source) }
+            if let value = hedging.minimumSamples {
+                policy.minimumSamples = try Self.wholeNumber(value, key: prefix + "minimumSamples", source: source)
+            }
+            if let value = hedging.maxExtraShare { policy.maxExtraShare = value }
+            if let value = hedging.minimumDelayMs {
+                guard value.isFinite, value >= 0, value <= 60_000 else {
+                    throw ConfigurationError(key: prefix + "minimumDelayMs", value: "\(value)", allowed: "0 to 60000", source: source)
+                }
+                policy.minimumDelay = .milliseconds(Int64(value))
+            }
+            resilience.hedging = policy
+        }
         if let breaker = file.circuitBreaker {
             let prefix = "resilience.circuitBreaker."
             var policy = resilience.circuitBreaker ?? CircuitBreakerPolicy()

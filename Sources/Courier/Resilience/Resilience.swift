@@ -7,7 +7,9 @@ import HTTPTypes
 /// ```json
 /// "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 }, "deadlineHeader": "X-Request-Timeout-Ms",
 ///                 "circuitBreaker": { "consecutiveFailures": 5, "failureRatio": 0.5, "minimumCalls": 20,
-///                                     "window": 30, "openDuration": 5, "statuses": [500, 502, 503, 504] } }
+///                                     "window": 30, "openDuration": 5, "statuses": [500, 502, 503, 504] },
+///                 "hedging": { "percentile": 0.95, "window": 100, "minimumSamples": 20, "maxExtraShare": 0.05,
+///                              "minimumDelayMs": 1 } }
 /// ```
 public struct Resilience: Sendable, Hashable {
     /// How many retries the client may add to each host's traffic (used when
@@ -20,8 +22,10 @@ public struct Resilience: Sendable, Hashable {
     /// or a redirect hop sends what is left then), for example `X-Request-Timeout-Ms`. A request
     /// that already has the header keeps its own value. `nil` (the default) sends none.
     public var deadlineHeader: String?
+    /// Hedging of slow idempotent calls, or `nil` (the default) for none.
+    public var hedging: HedgingPolicy?
 
-    /// The defaults: a retry budget, no circuit breaker.
+    /// The defaults: a retry budget; no circuit breaker and no hedging.
     public init() {}
 
     /// Checks the values.
@@ -30,6 +34,7 @@ public struct Resilience: Sendable, Hashable {
     public func validate(source: String = "code") throws(ConfigurationError) {
         try retryBudget.validate(source: source)
         try circuitBreaker?.validate(source: source)
+        try hedging?.validate(source: source)
         if let deadlineHeader, deadlineHeaderName == nil {
             throw ConfigurationError(
                 key: "resilience.deadlineHeader", value: deadlineHeader,

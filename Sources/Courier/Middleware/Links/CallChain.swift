@@ -43,20 +43,24 @@ struct CallChain: Sendable {
     ///   - retry: The retry policy; no link when `nil`.
     ///   - retryBudget: What retries may add to each host's traffic.
     ///   - breaker: The circuits per host; no link when `nil`.
+    ///   - hedging: When slow idempotent calls get a second copy; no link when `nil`.
     ///   - deadlineHeader: The header each attempt writes the time left into, if any.
     ///   - decompression: The bridge's content decoding.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     init(
         headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, retryBudget: RetryBudget = RetryBudget(),
-        breaker: CircuitBreaker? = nil, deadlineHeader: HTTPField.Name? = nil, decompression: Decompression = Decompression(),
-        network: [any Middleware], transport: any Transport
+        breaker: CircuitBreaker? = nil, hedging: HedgingPolicy? = nil, deadlineHeader: HTTPField.Name? = nil,
+        decompression: Decompression = Decompression(), network: [any Middleware], transport: any Transport
     ) {
         var links: [any Middleware] = []
         if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
         links += application
-        if let retry { links.append(RetryMiddleware(policy: retry, budget: retryBudget)) }
+        // Retry and hedging draw from one budget per host.
+        let ledger = RetryBudgetLedger(budget: retryBudget)
+        if let retry { links.append(RetryMiddleware(policy: retry, ledger: ledger)) }
         if let breaker { links.append(CircuitBreakerLink(breaker: breaker)) }
+        if let hedging { links.append(HedgingLink(policy: hedging, ledger: ledger, depositsCalls: retry == nil)) }
         applicationCount = links.count
         let bridge = BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings)
         links.append(FollowUpLink())

@@ -23,7 +23,7 @@ public struct RetryMiddleware: Middleware, BindableLink {
     /// response hashes nothing.
     private let retryableBits: [UInt64]
     /// The calls and retries of each host, for the budget.
-    private let ledger: RetryBudgetLedger
+    private var ledger: RetryBudgetLedger
 
     /// Creates the middleware.
     /// - Parameters:
@@ -43,6 +43,13 @@ public struct RetryMiddleware: Middleware, BindableLink {
         self.ledger = RetryBudgetLedger(budget: budget)
         self.wallClock = wallClock
         self.random = random
+    }
+
+    /// Creates the middleware on a budget ledger it shares (with hedging, which draws from the
+    /// same budget).
+    init(policy: RetryPolicy, ledger: RetryBudgetLedger) {
+        self.init(policy: policy)
+        self.ledger = ledger
     }
 
     /// Runs `next`, again after a backoff while the policy allows it.

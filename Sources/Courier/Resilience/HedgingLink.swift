@@ -1,0 +1,139 @@
+import HTTPTypes
+
+/// Hedging (see ``HedgingPolicy``), a link below retry: a call of an idempotent request that has
+/// not answered by its endpoint's percentile gets one more copy, through the rest of the chain on a
+/// recorder of its own; the first answer wins and the other copy is cancelled (which stops its
+/// transfer). A copy that fails leaves the call to the other one.
+struct HedgingLink: BindableLink {
+    let tracker: HedgeTracker
+    /// The retry budget's ledger, shared with retry: every copy is taken from it.
+    let ledger: RetryBudgetLedger
+    /// Whether this link counts the calls toward the budget (when the chain has no retry link,
+    /// which otherwise does).
+    let depositsCalls: Bool
+
+    init(policy: HedgingPolicy, ledger: RetryBudgetLedger, depositsCalls: Bool) {
+        tracker = HedgeTracker(policy: policy)
+        self.ledger = ledger
+        self.depositsCalls = depositsCalls
+    }
+
+    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
+        { request, body, context in try await run(request, body, context, next) }
+    }
+
+    private func run(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
+    ) async throws -> TransportResponse {
+        guard Self.idempotentMethods.contains(request.method), body?.isReplayable ?? true else {
+            return try await next(request, body, context)
+        }
+        let key = context.endpointName ?? Self.key(request)
+        let clock = context.clock
+        let host = request.authority ?? ""
+        if depositsCalls { ledger.deposit(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: clock)) }
+        let start = clock.now
+        guard let delay = tracker.delay(for: key) else {
+            let response = try await next(request, body, context)
+            tracker.record(key, latency: start.duration(to: clock.now), hedged: false)
+            return response
+        }
+        let (response, hedged) = try await race(request, body, context, next, after: start.advanced(by: delay), host: host)
+        tracker.record(key, latency: start.duration(to: clock.now), hedged: hedged)
+        return response
+    }
+
+    private enum Outcome: Sendable {
+        case answer(TransportResponse, copy: TransferRecorder?)
+        case failure(any Error)
+        case timer
+    }
+
+    /// The first copy now, a second at `instant` unless the first has answered or the cap or the
+    /// budget says no; the first answer wins.
+    private func race(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next,
+        after instant: ContinuousClock.Instant, host: String
+    ) async throws -> (TransportResponse, Bool) {
+        let clock = context.clock
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do {
+                    return .answer(try await next(request, body, context), copy: nil)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                _ = await clock.sleep(until: instant)
+                return .timer
+            }
+            var running = 1
+            var hedged = false
+            var firstFailure: (any Error)?
+            var copyRecorder: TransferRecorder?
+            /// The copy's hand-offs to the transport count among the call's attempts.
+            func countCopyAttempts() {
+                guard let copyRecorder else { return }
+                let attempts = copyRecorder.metrics.attempts
+                context.recorder.update { $0.attempts += attempts }
+            }
+            while let outcome = try await group.next() {
+                switch outcome {
+                case .timer:
+                    guard running == 1, !hedged, !Task.isCancelled,
+                        ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: clock))
+                    else { continue }
+                    hedged = true
+                    running += 1
+                    context.recorder.update { $0.hedges += 1 }
+                    var copyContext = context
+                    let recorder = TransferRecorder(transport: context.recorder.metrics.transport)
+                    copyContext.recorder = recorder
+                    copyRecorder = recorder
+                    group.addTask {
+                        do {
+                            return .answer(try await next(request, body, copyContext), copy: recorder)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                case .answer(let response, let copy):
+                    group.cancelAll()
+                    if let copy { Self.adopt(copy.metrics, into: context.recorder) }
+                    countCopyAttempts()
+                    return (response, hedged)
+                case .failure(let error):
+                    running -= 1
+                    firstFailure = firstFailure ?? error
+                    // Without a copy in flight (none sent, or both failed) the call has failed.
+                    if running == 0 {
+                        group.cancelAll()
+                        countCopyAttempts()
+                        throw firstFailure ?? error
+                    }
+                }
+            }
+            throw firstFailure ?? CancellationError()
+        }
+    }
+
+    /// The winning copy's view of the transfer replaces the first copy's.
+    private static func adopt(_ copy: RequestMetrics, into recorder: TransferRecorder) {
+        recorder.update {
+            $0.hedgeWon = true
+            $0.phaseTimings = copy.phaseTimings
+            $0.httpVersion = copy.httpVersion ?? $0.httpVersion
+            $0.reusedConnection = copy.reusedConnection ?? $0.reusedConnection
+            $0.remoteAddress = copy.remoteAddress ?? $0.remoteAddress
+        }
+    }
+
+    static let idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .put, .delete, .trace]
+
+    /// The endpoint of a call without a name: method, authority and path without the query.
+    static func key(_ request: HTTPRequest) -> String {
+        let path = request.path.map { $0.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] } ?? "/"
+        return "\(request.method.rawValue) \(request.authority ?? "")\(path)"
+    }
+}

@@ -1,0 +1,50 @@
+/// When a slow idempotent call gets a second copy (hedging, in the manner of gRPC's and Envoy's
+/// hedging and of "The Tail at Scale"): once a call has waited longer than a rolling percentile of
+/// its endpoint's recent latencies, one more copy of the request is sent; the first answer wins and
+/// the other copy is cancelled.
+///
+/// Off by default (``Resilience/hedging`` is `nil`). Only calls whose method is idempotent (`GET`,
+/// `HEAD`, `OPTIONS`, `PUT`, `DELETE`, `TRACE`) and whose body can be sent again are hedged, never
+/// more than one extra copy per call. The copies are capped at ``maxExtraShare`` of an endpoint's
+/// recent calls, and each one is also taken from the host's ``RetryBudget``, which retries share:
+/// when either is spent, the call just waits for its first copy.
+///
+/// Latency is measured to the response head. A copy goes out on another connection over HTTP/1.1;
+/// over HTTP/2 the transport may multiplex it on the same connection.
+public struct HedgingPolicy: Sendable, Hashable {
+    /// The percentile of an endpoint's recent latencies after which the copy is sent: 0.95 (p95)
+    /// by default. From 0.5 to 0.999.
+    public var percentile: Double = 0.95
+    /// How many recent calls of an endpoint the percentile and the cap count: 100 by default
+    /// (20 to 10,000).
+    public var window: Int = 100
+    /// The fewest latencies an endpoint needs before its calls are hedged: 20 by default (at least
+    /// 10, at most ``window``).
+    public var minimumSamples: Int = 20
+    /// The most copies, as a share of the endpoint's calls in the window: 0.05 (5% more requests)
+    /// by default. From 0.001 to 0.5.
+    public var maxExtraShare: Double = 0.05
+    /// The shortest wait before a copy, whatever the percentile says: 1 ms by default (0 to 60 s).
+    public var minimumDelay: Duration = .milliseconds(1)
+
+    /// The defaults: p95 of the last 100 calls, after 20, at most 5% extra.
+    public init() {}
+
+    /// Checks the values.
+    /// - Parameter source: Where they came from, for the error.
+    /// - Throws: ``ConfigurationError`` naming the `resilience.hedging.*` key out of range.
+    public func validate(source: String = "code") throws(ConfigurationError) {
+        func bad(_ key: String, _ value: String, _ allowed: String) -> ConfigurationError {
+            ConfigurationError(key: "resilience.hedging." + key, value: value, allowed: allowed, source: source)
+        }
+        guard percentile >= 0.5, percentile <= 0.999 else { throw bad("percentile", "\(percentile)", "0.5 to 0.999") }
+        guard (20...10_000).contains(window) else { throw bad("window", "\(window)", "20 to 10000") }
+        guard minimumSamples >= 10, minimumSamples <= window else {
+            throw bad("minimumSamples", "\(minimumSamples)", "10 to the window (\(window))")
+        }
+        guard maxExtraShare >= 0.001, maxExtraShare <= 0.5 else { throw bad("maxExtraShare", "\(maxExtraShare)", "0.001 to 0.5") }
+        guard minimumDelay >= .zero, minimumDelay <= .seconds(60) else {
+            throw bad("minimumDelay", "\(minimumDelay)", "0 to 60 seconds")
+        }
+    }
+}
