@@ -25,13 +25,21 @@ enum ServerAction {
     }
 }
 
-/// The request counter of `/tail/{every}`.
+/// The request counters of `/tail/{every}`: one across the process, and one per `key`.
 enum TailLatency {
     private static let counter = Atomic<Int>(0)
+    private static let keyed = Mutex<[String: Int]>([:])
 
-    /// Whether this request is one of the slow ones: every `every`-th.
-    static func next(every: Int) -> Bool {
-        counter.wrappingAdd(1, ordering: .relaxed).newValue % every == 0
+    /// Whether this request is one of the slow ones: every `every`-th across the process, or, with
+    /// a `key`, the first of that key's requests and every `every`-th after it.
+    static func next(every: Int, key: String?) -> Bool {
+        guard let key else { return counter.wrappingAdd(1, ordering: .relaxed).newValue % every == 0 }
+        let count: Int = keyed.withLock { table in
+            if table[key] == nil, table.count >= 1000 { table.removeAll() }  // keys are per test: a bound, not a cache
+            table[key, default: 0] += 1
+            return table[key] ?? 1
+        }
+        return (count - 1) % every == 0
     }
 }
 
@@ -116,13 +124,14 @@ enum Route {
         case "expect":
             return expectation(method: method, headers: headers, body: body, bodyLength: bodyLength, query: query)
         case "tail":
-            // A slow tail: every `every`-th request to this route (counted across the process) waits
-            // `ms` before its answer; the rest answer at once.
+            // A slow tail: every `every`-th request to this route (counted across the process, or per
+            // `key`, first request included) waits `ms` before its answer; the rest answer at once.
             guard let every = number(1), (2...10_000).contains(every) else { return text(400, "tail needs 2 to 10000: /tail/{every}") }
             let milliseconds = Int64(queryValue("ms") ?? "") ?? 50
             guard (0...10_000).contains(milliseconds) else { return text(400, "ms must be 0 to 10000") }
             let answer = text(200, "tail")
-            return TailLatency.next(every: every) ? .delay(milliseconds: milliseconds, then: .init(answer)) : answer
+            let slow = TailLatency.next(every: every, key: queryValue("key"))
+            return slow ? .delay(milliseconds: milliseconds, then: .init(answer)) : answer
         case "inventory":
             return InventoryService.resolve(method: method, segments: segments, query: query, body: body)
         case "headers":

@@ -26,7 +26,7 @@ import NIOTLS
 /// | `/cacheable/{name}?cc=…&lastModified=…&vary=…` | an entity for cache tests: ETag from `X-Version`, `304` to a matching `If-None-Match`, `X-Status` to fail |
 /// | `/expect?method=M&header=N:v&bodyLength=L&bodyPrefix=p` | 200 when the request matches each item, 422 naming the first difference |
 /// | `/pattern/{n}`, `POST /digest` | `n` bytes of ``PatternBody``; the length and CRC-32 of the request body |
-/// | `/tail/{every}?ms=` | 200 `tail`; every `every`-th request (across the process) after `ms` ms (50 by default): a slow tail |
+/// | `/tail/{every}?ms=&key=` | 200 `tail`; every `every`-th request (across the process, or per `key` starting with its first) after `ms` ms (50 by default): a slow tail |
 /// | `/inventory/...` | the OpenAPI example's document (``InventoryService``) |
 ///
 /// ```swift

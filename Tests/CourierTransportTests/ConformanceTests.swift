@@ -333,6 +333,11 @@ struct StreamingConformanceTests {
         try await ConformanceCases.streamedCancel(transport)
     }
 
+    @Test("hedging: a held call gets a copy whose answer wins, and the held request is cancelled", arguments: ConformanceTransport.all)
+    func hedging(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.hedging(transport)
+    }
+
     @Test("the deadline covers a streamed body", arguments: ConformanceTransport.all)
     func streamedDeadline(transport: ConformanceTransport) async throws {
         try await ConformanceCases.streamedDeadline(transport)
