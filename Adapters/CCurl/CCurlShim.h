@@ -9,8 +9,12 @@
 
 #include <curl/curl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -78,6 +82,43 @@ static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption 
 /// Sets `CURLOPT_READFUNCTION`.
 static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, ccurl_read_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+/// Sets `CURLOPT_OPENSOCKETFUNCTION` and `CURLOPT_OPENSOCKETDATA`.
+static inline CURLcode ccurl_easy_setopt_opensocket(CURL *handle, curl_opensocket_callback callback, void *_Nullable user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, user);
+}
+
+/// Sets `CURLOPT_CLOSESOCKETFUNCTION` and `CURLOPT_CLOSESOCKETDATA`.
+static inline CURLcode ccurl_easy_setopt_closesocket(CURL *handle, curl_closesocket_callback callback, void *_Nullable user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, user);
+}
+
+/// Opens a socket as libcurl's default does, but close-on-exec, so a service's child processes
+/// never inherit a connection. -1 on failure.
+static inline int ccurl_open_socket(int family, int socktype, int protocol) {
+    return socket(family, socktype | SOCK_CLOEXEC, protocol);
+}
+
+/// Writes `address` as `ip:port` (IPv6 as `[ip]:port`) into `buffer`; returns 0, or -1 for an
+/// address family other than IPv4 and IPv6 or a buffer too small.
+static inline int ccurl_format_address(const struct curl_sockaddr *address, char *buffer, size_t size) {
+    char ip[INET6_ADDRSTRLEN];
+    int written;
+    if (address->family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&address->addr;
+        if (!inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof ip)) return -1;
+        written = snprintf(buffer, size, "%s:%u", ip, (unsigned)ntohs(v4->sin_port));
+    } else if (address->family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&address->addr;
+        if (!inet_ntop(AF_INET6, &v6->sin6_addr, ip, sizeof ip)) return -1;
+        written = snprintf(buffer, size, "[%s]:%u", ip, (unsigned)ntohs(v6->sin6_port));
+    } else {
+        return -1;
+    }
+    return written > 0 && (size_t)written < size ? 0 : -1;
 }
 
 /// `curl_easy_getinfo` for a `long` result.

@@ -22,6 +22,7 @@ extension CurlEngine {
             metrics.remoteAddress = reading.remoteAddress
             metrics.bytesSent = reading.bytesSent
         }
+        connections.transferFinished(reused: reading.reused)
         return reading
     }
 }

@@ -62,6 +62,8 @@ final class CurlEngine: @unchecked Sendable {
     /// Transfers made for this engine and not yet deinitialized: back to 0 once every call has
     /// ended (nothing keeps a finished transfer, its buffers or its context alive).
     let liveTransfers = Atomic<Int>(0)
+    /// The connections libcurl opened and closed for this engine (see ``CurlConnections``).
+    let connections: CurlConnections
 
     // Engine thread only.
     var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -89,6 +91,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Creates the multi handle with the configured limits and starts the loop's thread.
     /// - Throws: ``CurlCallFailure`` when libcurl cannot be initialised.
     init(configuration: CurlTransport.Configuration) throws(CurlCallFailure) {
+        connections = CurlConnections(transport: configuration.name)
         self.configuration = configuration
         try CurlCall.check(CurlRuntime.globalInit, "curl_global_init")
         guard let multi = curl_multi_init() else {

@@ -38,6 +38,10 @@ enum CurlRequestSetup {
         try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
         try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "setopt(WRITEFUNCTION)")
         try pointer(CURLOPT_WRITEDATA, user, "WRITEDATA")
+        // Every socket through the engine's counter (exact open-connection counts, close-on-exec).
+        let connections = Unmanaged.passUnretained(transfer.engine.connections).toOpaque()
+        try CurlCall.check(ccurl_easy_setopt_opensocket(easy, curlOpenSocketCallback, connections), "setopt(OPENSOCKETFUNCTION)")
+        try CurlCall.check(ccurl_easy_setopt_closesocket(easy, curlCloseSocketCallback, connections), "setopt(CLOSESOCKETFUNCTION)")
         try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
         try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
         // One exchange per transfer: the chain's follow-up link decides about redirects.

@@ -35,6 +35,10 @@ import Synchronization
 public final class CurlTransport: Transport {
     /// The registered name, `curl` by default.
     public var name: String { configuration.name }
+
+    /// The connections libcurl has open now, per remote address, counted exactly from its socket
+    /// callbacks, and how many transfers reused one.
+    public var connectionPool: ConnectionPoolSnapshot? { engine.connections.snapshot }
     /// The settings this transport was made with.
     public let configuration: Configuration
 

@@ -1,6 +1,7 @@
 import Courier
 import CourierMock
 import Foundation
+import MetricsTestKit
 import Testing
 
 /// Hedging (`Resilience.hedging`) on the mock transport and a manual clock: a slow idempotent call
@@ -24,11 +25,14 @@ struct HedgingTests {
         return policy
     }
 
-    static func client(_ mock: MockTransport, clock: ManualTimeSource, policy: HedgingPolicy = policy()) throws -> NetworkClient {
+    static func client(
+        _ mock: MockTransport, clock: ManualTimeSource, policy: HedgingPolicy = policy(), observers: [any CallObserver] = []
+    ) throws -> NetworkClient {
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.timeSource = clock
         configuration.resilience.hedging = policy
-        return try NetworkClient(configuration: configuration, transport: mock)
+        configuration.exportsMetrics = false
+        return try NetworkClient(configuration: configuration, transport: mock, observers: observers)
     }
 
     /// Ten quick calls: the endpoint's latencies (all zero on the manual clock), so its calls are hedged after 5 ms.
@@ -43,7 +47,8 @@ struct HedgingTests {
         let mock = MockTransport()
         mock.stub(.get, "/x", responses: Self.warm + [.text("slow", delay: .seconds(1)), .text("copy")])
         let clock = ManualTimeSource()
-        let client = try Self.client(mock, clock: clock)
+        let metrics = TestMetrics()
+        let client = try Self.client(mock, clock: clock, observers: [MetricsExport(factory: metrics)])
         try await Self.warmUp(client)
         let call = Task { try await client.response(for: Call()) }
         // The deadline, the first copy's one-second wait, the hedge's 5 ms timer.
@@ -55,6 +60,9 @@ struct HedgingTests {
         #expect(response.metrics.hedgeWon)
         #expect(response.metrics.attempts == 2)
         #expect(mock.recordedRequests.count == 12)
+        let hedges = try metrics.expectCounter(
+            "courier_call_hedges", [("endpoint", "HedgingTests.Call"), ("transport", "mock"), ("copy", "won")])
+        #expect(hedges.totalValue == 1)
         await client.shutdown()
     }
 

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import Logging
@@ -42,6 +43,8 @@ public final class NetworkClient: Sendable {
     private let admission = CallAdmission()
     /// The circuits per host, when the configuration has a breaker.
     private let breaker: CircuitBreaker?
+    /// The gauges ``recordPoolMetrics(factory:)`` sets.
+    private let poolGauges = PoolGauges()
 
     /// Creates a client around a transport made in code.
     ///
@@ -110,6 +113,23 @@ public final class NetworkClient: Sendable {
     /// The state of each host's circuit (see ``CircuitBreakerPolicy``), by authority (`host:port`
     /// when the URL names a port); empty without a breaker. For health endpoints and dashboards.
     public var circuitStates: [String: CircuitState] { breaker?.states ?? [:] }
+
+    /// Records ``poolStatus`` as swift-metrics gauges (`courier_queue_running`,
+    /// `courier_queue_waiting`, `courier_pool_connections_open`, `courier_pool_connections_opened`,
+    /// `courier_pool_transfers`; see the names and dimensions in the documentation of the pool).
+    /// Call it from a periodic task or a metrics endpoint's handler: a pool has no event to push on.
+    /// - Parameter factory: The metrics backend; `nil` (the default) uses the one bootstrapped in
+    ///   `MetricsSystem`.
+    public func recordPoolMetrics(factory: (any MetricsFactory)? = nil) {
+        poolGauges.record(poolStatus, queueName: queue?.name, factory: factory)
+    }
+
+    /// The client's pool at this moment, for health endpoints and dashboards: its default queue's
+    /// calls running and waiting per host (when it has a queue), and the transport's connections
+    /// (when the transport can tell; see ``Transport/connectionPool``).
+    public var poolStatus: PoolStatus {
+        PoolStatus(queue: queue?.status, connections: transport.connectionPool)
+    }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
     /// - Parameters:

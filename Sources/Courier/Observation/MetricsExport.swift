@@ -12,6 +12,8 @@ import CoreMetrics
 /// - counter `courier_call_retries` (dimensions `endpoint`, `transport`): attempts beyond the first;
 /// - counter `courier_retry_budget_refusals` (dimensions `endpoint`, `transport`): calls that ended
 ///   without a retry because the host's ``RetryBudget`` was spent;
+/// - counter `courier_call_hedges` (dimensions `endpoint`, `transport`, `copy`: `won` or `lost`):
+///   calls that sent a hedged copy (``HedgingPolicy``), by whether the copy answered first;
 /// - counter `courier_cache_results` (dimensions `endpoint`, `transport`, `result`): what the
 ///   response cache did, one of `hit`, `miss`, `revalidated` and `stale`
 ///   (``RequestMetrics/CacheResult``), for calls the cache took part in.
@@ -37,6 +39,7 @@ public final class MetricsExport: CallObserver {
     private let retries = Locked<[Key: Counter]>([:])
     private let budgetRefusals = Locked<[Key: Counter]>([:])
     private let cacheResults = Locked<[Key: Counter]>([:])
+    private let hedges = Locked<[Key: Counter]>([:])
     private let factory: (any MetricsFactory)?
 
     /// Creates an exporter.
@@ -72,6 +75,14 @@ public final class MetricsExport: CallObserver {
             let retryKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
             counter(in: retries, retryKey, "courier_call_retries", [("endpoint", key.endpoint), ("transport", key.transport)])
                 .increment(by: Int64(record.metrics.attempts - 1))
+        }
+        if record.metrics.hedges > 0 {
+            let copy = record.metrics.hedgeWon ? "won" : "lost"
+            let hedgeKey = Key(endpoint: key.endpoint, transport: key.transport, detail: copy)
+            counter(
+                in: hedges, hedgeKey, "courier_call_hedges", [("endpoint", key.endpoint), ("transport", key.transport), ("copy", copy)]
+            )
+            .increment()
         }
         if record.metrics.retryRefusedByBudget {
             let refusalKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")

@@ -77,6 +77,13 @@ struct QueueSlots {
         return startWaiting()
     }
 
+    /// How many calls wait for each host now (a snapshot for health endpoints and metrics).
+    var waitingByHost: [String: Int] {
+        var counts: [String: Int] = [:]
+        for list in waiting { for waiter in list.elements { counts[waiter.host, default: 0] += 1 } }
+        return counts
+    }
+
     /// The ids waiting now, in the order they would start if every host had room.
     var waitingOrder: [UInt64] {
         waiting.reversed().flatMap { $0.elements.map(\.id) }

@@ -92,6 +92,10 @@ public final class RequestQueue: Sendable {
         public var sharingCallers: Int
         /// Whether the queue is suspended.
         public var isSuspended: Bool
+        /// Calls holding a slot, by host (`host:port` as the request names it).
+        public var runningByHost: [String: Int] = [:]
+        /// Calls waiting for a slot, by host.
+        public var waitingByHost: [String: Int] = [:]
     }
 
     /// A snapshot of the queue.
@@ -100,7 +104,8 @@ public final class RequestQueue: Sendable {
             Status(
                 running: $0.slots.running, waiting: $0.slots.waitingCount, calls: $0.calls.count, sharedTransfers: $0.shared.count,
                 sharingCallers: $0.shared.values.reduce(0) { $0 + $1.callers.count },
-                isSuspended: $0.slots.isSuspended)
+                isSuspended: $0.slots.isSuspended, runningByHost: $0.slots.runningByHost.filter { $0.value > 0 },
+                waitingByHost: $0.slots.waitingByHost)
         }
     }
 

@@ -43,6 +43,10 @@ public protocol Transport: Sendable {
     /// is `false`: the transport returns the bytes as they came, and Courier decodes them.
     var decodesContentCodings: Bool { get }
 
+    /// The transport's connections now, when it can tell (see ``ConnectionPoolSnapshot``); `nil`
+    /// (the default) when its library does not expose them.
+    var connectionPool: ConnectionPoolSnapshot? { get }
+
     /// Stops the transport: fails or cancels what is in flight and releases its resources.
     /// Calls made after shutdown fail. Safe to call more than once.
     func shutdown() async
@@ -51,6 +55,8 @@ public protocol Transport: Sendable {
 extension Transport {
     /// By default a transport returns bodies as they came: the chain decodes them.
     public var decodesContentCodings: Bool { false }
+    /// By default a transport does not expose its connections.
+    public var connectionPool: ConnectionPoolSnapshot? { nil }
 }
 
 /// A response head with its streamed body, as transports and middleware pass it along.

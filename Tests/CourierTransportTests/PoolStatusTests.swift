@@ -1,0 +1,94 @@
+import Courier
+import CourierConformance
+import CourierCurl
+import CourierTestServer
+import Foundation
+import MetricsTestKit
+import Testing
+
+/// The pool made visible: the curl transport's exact connection counts against the server's own,
+/// the queue's calls per host, and both as swift-metrics gauges.
+@Suite("Pool status")
+struct PoolStatusTests {
+    struct Get: Endpoint {
+        typealias Output = Data
+        var path: String
+        var query: [QueryItem] = []
+    }
+
+    @Test("curl counts its connections exactly: one reused keep-alive connection, then several at once, then none")
+    func curlConnections() async throws {
+        try await withServer { server in
+            let client = try ConformanceTransport.curl.makeClient(server)
+            for _ in 0..<20 { _ = try await client.send(Get(path: "bytes/10")) }
+            let address = "127.0.0.1:\(server.port)"
+            var pool = try #require(client.poolStatus.connections)
+            #expect(pool.transport == "curl")
+            #expect(pool.addresses[address]?.open == 1)
+            #expect(pool.addresses[address]?.opened == 1)
+            #expect(pool.transfersOnNewConnections == 1)
+            #expect(pool.transfersOnReusedConnections == 19)
+            #expect(server.connectionsOpened == 1)
+
+            let gate = "pool-\(UUID().uuidString)"
+            let held = (0..<4).map { _ in Task { try await client.send(Get(path: "hold/\(gate)")) } }
+            #expect(await eventually { server.requestsInFlight == 4 })
+            pool = try #require(client.poolStatus.connections)
+            #expect(pool.addresses[address]?.open == server.connectionsOpen)
+            #expect(pool.addresses[address]?.open == 4)
+            server.release(gate)
+            for call in held { _ = try await call.value }
+            pool = try #require(client.poolStatus.connections)
+            #expect(pool.addresses[address]?.opened == server.connectionsOpened)
+            await client.shutdown()
+        }
+    }
+
+    @Test("the transport's connections close with it")
+    func closedAtShutdown() async throws {
+        try await withServer { server in
+            let curl = try CurlTransport()
+            let client = try NetworkClient(configuration: ClientConfiguration(baseURL: server.baseURL, transport: "curl"), transport: curl)
+            _ = try await client.send(Get(path: "bytes/10"))
+            #expect(curl.connectionPool?.openConnections == 1)
+            await client.shutdown()
+            #expect(curl.connectionPool?.openConnections == 0)
+            #expect(await eventually { server.connectionsOpen == 0 })
+        }
+    }
+
+    @Test("the queue's calls running and waiting per host, and every figure as a gauge")
+    func queueAndGauges() async throws {
+        try await withServer { server in
+            let queue = try RequestQueue(name: "pool", limits: .init(maxConcurrent: 1, maxConcurrentPerHost: 1))
+            let client = try NetworkClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, transport: "curl"), transport: CurlTransport(), queue: queue)
+            let gate = "pool-queue-\(UUID().uuidString)"
+            // Three different URLs, so the queue does not join them into one transfer.
+            let calls = (0..<3).map { index in
+                Task { try await client.send(Get(path: "hold/\(gate)", query: [QueryItem("n", "\(index)")])) }
+            }
+            let host = "127.0.0.1:\(server.port)"
+            #expect(await eventually { client.poolStatus.queue?.waitingByHost[host] == 2 })
+            // The running call's connection is open once the server holds its request.
+            #expect(await eventually { server.requestsInFlight == 1 })
+            let status = client.poolStatus
+            #expect(status.queue?.runningByHost[host] == 1)
+
+            let metrics = TestMetrics()
+            client.recordPoolMetrics(factory: metrics)
+            #expect(try metrics.expectGauge("courier_queue_running", [("queue", "pool"), ("host", host)]).lastValue == 1)
+            #expect(try metrics.expectGauge("courier_queue_waiting", [("queue", "pool"), ("host", host)]).lastValue == 2)
+            let address = "127.0.0.1:\(server.port)"
+            #expect(try metrics.expectGauge("courier_pool_connections_open", [("transport", "curl"), ("address", address)]).lastValue == 1)
+
+            server.release(gate)
+            for call in calls { _ = try await call.value }
+            client.recordPoolMetrics(factory: metrics)
+            // Gone from the queue now: recorded as 0, not left at their last value.
+            #expect(try metrics.expectGauge("courier_queue_waiting", [("queue", "pool"), ("host", host)]).lastValue == 0)
+            #expect(try metrics.expectGauge("courier_pool_transfers", [("transport", "curl"), ("connection", "reused")]).lastValue == 2)
+            await client.shutdown()
+        }
+    }
+}
