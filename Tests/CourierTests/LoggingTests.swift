@@ -71,6 +71,29 @@ struct LoggingTests {
         #expect(!lines.contains { "\($0.message) \($0.metadata)".contains("TOPSECRET") })
     }
 
+    struct NamedCall: Endpoint {
+        typealias Output = Data
+        var path: String
+        var endpointName: String? { "getThing" }
+    }
+
+    @Test("an endpoint's own name (an OpenAPI operationID) is on its call's log lines")
+    func endpointName() async throws {
+        let handler = CapturingLogHandler()
+        handler.logLevel = .debug
+        let mock = MockTransport()
+        mock.stub(.get, "/ok", .status(200))
+        mock.stub(.get, "/fail", .status(500))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "test", factory: { _ in handler })
+        configuration.failureLogLevel = .warning
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        _ = try await client.send(NamedCall(path: "ok"))
+        _ = try? await client.send(NamedCall(path: "fail"))
+        _ = try await client.send(Call(path: "ok"))
+        #expect(handler.lines.map { $0.metadata["courier.endpoint"]?.description } == ["getThing", "getThing", nil])
+    }
+
     @Test("by default nothing about a call is logged above debug, failures included")
     func quietByDefault() async throws {
         let handler = CapturingLogHandler()

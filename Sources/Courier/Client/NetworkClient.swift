@@ -480,12 +480,12 @@ public final class NetworkClient: Sendable {
         status: Int, metrics: RequestMetrics, of call: CallDescription<Output>, _ ending: CallEnding, authority: String?
     ) {
         if ending.logger.logLevel <= .debug {
-            RequestContext.logger(ending.logger, taggedWith: ending.requestID).debug(
-                "courier.call.succeeded",
-                metadata: [
-                    "courier.status": .stringConvertible(status), "courier.attempts": .stringConvertible(metrics.attempts),
-                    "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
-                ])
+            var metadata: Logger.Metadata = [
+                "courier.status": .stringConvertible(status), "courier.attempts": .stringConvertible(metrics.attempts),
+                "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
+            ]
+            if let name = call.endpointName { metadata["courier.endpoint"] = .string(name) }
+            RequestContext.logger(ending.logger, taggedWith: ending.requestID).debug("courier.call.succeeded", metadata: metadata)
         }
         notify(status: status, error: nil, metrics: metrics, of: call, ending, authority: authority)
     }
@@ -495,16 +495,16 @@ public final class NetworkClient: Sendable {
         let metrics = failure.metrics ?? RequestMetrics(transport: transport.name)
         let level = failure.kind == .cancelled ? Logger.Level.debug : configuration.failureLogLevel
         if ending.logger.logLevel <= level {
+            var metadata: Logger.Metadata = [
+                "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
+                "courier.status": .stringConvertible(failure.status ?? 0),
+                "courier.request": .string(failure.request?.description ?? ""),
+                "courier.attempts": .stringConvertible(metrics.attempts),
+                "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
+            ]
+            if let name = call.endpointName { metadata["courier.endpoint"] = .string(name) }
             RequestContext.logger(ending.logger, taggedWith: ending.requestID).log(
-                level: level,
-                failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed",
-                metadata: [
-                    "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
-                    "courier.status": .stringConvertible(failure.status ?? 0),
-                    "courier.request": .string(failure.request?.description ?? ""),
-                    "courier.attempts": .stringConvertible(metrics.attempts),
-                    "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
-                ])
+                level: level, failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed", metadata: metadata)
         }
         notify(status: failure.status, error: failure, metrics: metrics, of: call, ending, authority: authority)
     }
