@@ -47,6 +47,8 @@ enum CurlRequestSetup {
         // One exchange per transfer: the chain's follow-up link decides about redirects.
         try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
         try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
+        try long(
+            CURLOPT_MAXLIFETIME_CONN, max(1, Int(configuration.maxConnectionLifetime.components.seconds)), "MAXLIFETIME_CONN")
 
         // HTTP version.
         let version = transfer.version

@@ -19,8 +19,15 @@ extension CurlTransport {
         public var maxConnectionsPerHost = 64
         /// The most idle connections kept for reuse; 256 by default.
         public var maxIdleConnections = 256
-        /// The most concurrent streams opened on one HTTP/2 connection; 100 by default.
+        /// The most concurrent streams opened on one HTTP/2 connection; 100 by default. When every
+        /// connection to a host has this many (or the server's own limit), libcurl opens another,
+        /// up to ``maxConnectionsPerHost``.
         public var maxConcurrentStreams = 100
+        /// How long a connection is used for new transfers after it opened
+        /// (`CURLOPT_MAXLIFETIME_CONN`); 5 minutes by default, so that a service sees DNS changes
+        /// and a load balancer's new members. A connection past it finishes what it carries and is
+        /// closed instead of reused. From 1 second to 1 day.
+        public var maxConnectionLifetime: Duration = .seconds(300)
         /// A transfer slower than ``stallMinimumBytesPerSecond`` for this long fails as timed out
         /// ("stalled"); 30 seconds by default. Waiting for the response head counts as slow.
         public var stallTimeout: Duration = .seconds(30)
@@ -47,6 +54,9 @@ extension CurlTransport {
             try require((1...100_000).contains(maxConnectionsPerHost), "maxConnectionsPerHost", maxConnectionsPerHost, "1 to 100000")
             try require((0...100_000).contains(maxIdleConnections), "maxIdleConnections", maxIdleConnections, "0 to 100000")
             try require((1...10_000).contains(maxConcurrentStreams), "maxConcurrentStreams", maxConcurrentStreams, "1 to 10000")
+            try require(
+                maxConnectionLifetime >= .seconds(1) && maxConnectionLifetime <= .seconds(86_400), "maxConnectionLifetime",
+                maxConnectionLifetime, "1 s to 1 day")
             try require(
                 stallTimeout >= .seconds(1) && stallTimeout <= .seconds(86_400), "stallTimeout", stallTimeout, "1 s to 1 day")
             try require(stallMinimumBytesPerSecond >= 1, "stallMinimumBytesPerSecond", stallMinimumBytesPerSecond, "at least 1")

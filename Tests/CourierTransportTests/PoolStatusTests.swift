@@ -91,4 +91,41 @@ struct PoolStatusTests {
             await client.shutdown()
         }
     }
+
+    @Test("HTTP/2 beyond one connection: at the stream limit, curl opens another connection to the host")
+    func http2Connections() async throws {
+        try await withServer(mode: .tls) { server in
+            var curl = CurlTransport.Configuration()
+            curl.maxConcurrentStreams = 2
+            var configuration = ClientConfiguration(baseURL: server.baseURL, transport: "curl")
+            configuration.tls.caPEM = TestCertificates.caPEM
+            let transport = try CurlTransport(configuration: curl.applying(configuration))
+            let client = try NetworkClient(configuration: configuration, transport: transport)
+            _ = try await client.send(Get(path: "bytes/10"))  // one connection, HTTP/2 negotiated
+            let gate = "h2-\(UUID().uuidString)"
+            let held = (0..<6).map { index in Task { try await client.send(Get(path: "hold/\(gate)", query: [QueryItem("n", "\(index)")])) }
+            }
+            #expect(await eventually { server.requestsInFlight == 6 })
+            let open = transport.connectionPool?.openConnections
+            #expect(open == 3, "six streams at two per connection")
+            #expect(open == server.connectionsOpen)
+            server.release(gate)
+            for call in held { _ = try await call.value }
+            await client.shutdown()
+        }
+    }
+
+    @Test("the connection lifetime is validated, naming its key")
+    func lifetimeValidation() {
+        var curl = CurlTransport.Configuration()
+        curl.maxConnectionLifetime = .milliseconds(500)
+        #expect(throws: ConfigurationError.self) { try curl.validate() }
+        do {
+            try curl.validate()
+        } catch {
+            #expect(error.key == "curl.maxConnectionLifetime")
+        }
+        curl.maxConnectionLifetime = .seconds(60)
+        #expect(throws: Never.self) { try curl.validate() }
+    }
 }
