@@ -45,7 +45,8 @@ extension NetworkClient {
     }
 
     /// A streamed call, in its queue when it has one. Such a call never shares an identical call's
-    /// transfer (each reader needs its own body).
+    /// transfer (each reader needs its own body). The queue tracks it (for ``RequestQueue/cancelAll(_:)``
+    /// and batches) until its head arrives; its slot is held until its body ends.
     func performStreaming<Output>(_ call: CallDescription<Output>) async throws(NetworkError) -> StreamedResponse {
         guard let queue = call.requestQueue ?? queue else { return try await openStream(call, placement: nil) }
         let placement = QueuePlacement(queue: queue, priority: call.priority, deduplication: .never, onStart: call.onStart)

@@ -50,13 +50,16 @@ struct HedgingLink: BindableLink {
     }
 
     /// The first copy now, a second at `instant` unless the first has answered or the cap or the
-    /// budget says no; the first answer wins.
+    /// budget says no; the first answer wins. The copies' metrics are settled once both have ended
+    /// (the group waits for the cancelled one), so a late write of the loser cannot overwrite them.
     private func race(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next,
         after instant: ContinuousClock.Instant, host: String
     ) async throws -> (TransportResponse, Bool) {
         let clock = context.clock
-        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+        let ledger = ledger
+        let (result, hedged, copyRecorder, copyWon) = await withTaskGroup(of: Outcome.self) {
+            group -> (Result<TransportResponse, any Error>, Bool, TransferRecorder?, Bool) in
             group.addTask {
                 do {
                     return .answer(try await next(request, body, context), copy: nil)
@@ -72,13 +75,7 @@ struct HedgingLink: BindableLink {
             var hedged = false
             var firstFailure: (any Error)?
             var copyRecorder: TransferRecorder?
-            /// The copy's hand-offs to the transport count among the call's attempts.
-            func countCopyAttempts() {
-                guard let copyRecorder else { return }
-                let attempts = copyRecorder.metrics.attempts
-                context.recorder.update { $0.attempts += attempts }
-            }
-            while let outcome = try await group.next() {
+            while let outcome = await group.next() {
                 switch outcome {
                 case .timer:
                     guard running == 1, !hedged, !Task.isCancelled,
@@ -100,22 +97,26 @@ struct HedgingLink: BindableLink {
                     }
                 case .answer(let response, let copy):
                     group.cancelAll()
-                    if let copy { Self.adopt(copy.metrics, into: context.recorder) }
-                    countCopyAttempts()
-                    return (response, hedged)
+                    return (.success(response), hedged, copyRecorder, copy != nil)
                 case .failure(let error):
                     running -= 1
                     firstFailure = firstFailure ?? error
                     // Without a copy in flight (none sent, or both failed) the call has failed.
                     if running == 0 {
                         group.cancelAll()
-                        countCopyAttempts()
-                        throw firstFailure ?? error
+                        return (.failure(firstFailure ?? error), hedged, copyRecorder, false)
                     }
                 }
             }
-            throw firstFailure ?? CancellationError()
+            return (.failure(firstFailure ?? CancellationError()), hedged, copyRecorder, false)
         }
+        if let copyRecorder {
+            // The copy's hand-offs to the transport count among the call's attempts.
+            let copy = copyRecorder.metrics
+            context.recorder.update { $0.attempts += copy.attempts }
+            if copyWon { Self.adopt(copy, into: context.recorder) }
+        }
+        return (try result.get(), hedged)
     }
 
     /// The winning copy's view of the transfer replaces the first copy's.
