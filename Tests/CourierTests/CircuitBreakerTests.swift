@@ -205,4 +205,38 @@ struct CircuitBreakerTests {
             #expect(error?.key == key, "\(json)")
         }
     }
+
+    @Test("failure alerts can watch the breaker: a rule on circuit_open trips when it refuses a call and recovers after it closes")
+    func alertsWatchTheBreaker() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "/x", responses: [.status(503), .status(503), .status(503), .status(503), .status(503), .status(200)])
+        let clock = ManualTimeSource()
+        let sink = FailureAlertsTests.Collector()
+        let alerts = try FailureAlerts(
+            rules: [
+                AlertRule(
+                    name: "breaker", scope: .eachEndpoint, trigger: .consecutiveFailures(1), failures: [.circuitOpen],
+                    minimumInterval: .zero)
+            ], sink: sink, timeSource: clock)
+        var configuration = ClientConfiguration(baseURL: "https://a.test", transport: "mock")
+        configuration.timeSource = clock
+        configuration.exportsMetrics = false
+        configuration.resilience.circuitBreaker = CircuitBreakerPolicy()
+        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [alerts])
+        struct Call: Endpoint {
+            typealias Output = Data
+            var path: String { "x" }
+        }
+        for _ in 0..<5 { _ = try? await client.send(Call()) }  // five 503s in a row open the circuit
+        let refused = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
+        #expect(refused?.kind == .circuitOpen)
+        #expect(CallOutcome(error: refused) == .circuitOpen)
+        clock.advance(by: .seconds(5))  // the open period ends: the next call is the probe
+        _ = try await client.send(Call())
+        await alerts.shutdown()
+        let received = sink.alerts.withLock { $0 }
+        #expect(received.map(\.kind) == [.tripped, .recovered])
+        #expect(received.first?.lastError == "circuit_open")
+        await client.shutdown()
+    }
 }

@@ -10,10 +10,6 @@ struct FailureAlertsTests {
     final class Collector: AlertSink {
         let alerts = Locked<[Alert]>([])
         func deliver(_ alert: Alert) async { alerts.withLock { $0.append(alert) } }
-        func waitFor(_ count: Int) async -> [Alert] {
-            _ = await eventually { alerts.withLock { $0.count } >= count }
-            return alerts.withLock { $0 }
-        }
     }
 
     static func record(_ outcome: CallOutcome, endpoint: String = "GetUser", team: String? = "pay", id: String = "r") -> CallRecord {
@@ -59,9 +55,9 @@ struct FailureAlertsTests {
             name: "rate", scope: .eachEndpoint, trigger: .errorRate(threshold: 0.5, window: .seconds(10), minimumCalls: 4),
             minimumInterval: .zero)
         let alerts = try FailureAlerts(rules: [rule], sink: sink, timeSource: time)
-        // Three failures: below the minimum number of calls.
+        // Three failures: below the minimum number of calls (no alert: the first one received,
+        // checked below, counts four calls).
         for _ in 0..<3 { alerts.callFinished(Self.record(.timeout)) }
-        #expect(await sink.waitFor(1).isEmpty)
         alerts.callFinished(Self.record(.success))  // 3/4 = 75%: trips
         alerts.callFinished(Self.record(.timeout, endpoint: "Other"))  // another group
         time.advance(by: .seconds(11))  // the window empties

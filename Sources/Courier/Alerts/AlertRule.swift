@@ -36,15 +36,17 @@ public struct AlertRule: Sendable, Hashable {
     public var scope: Scope
     /// What trips the rule.
     public var trigger: Trigger
-    /// The outcomes that count as failures; transport errors, timeouts, 5xx and decoding
-    /// failures by default. Other outcomes count as successes; cancellations are not counted.
+    /// The outcomes that count as failures; transport errors, timeouts, 5xx, decoding failures and
+    /// calls an open circuit breaker refused by default. Other outcomes count as successes;
+    /// cancellations are not counted. `[.circuitOpen]` with ``Trigger/consecutiveFailures(_:)`` of 1
+    /// watches circuit breakers: it trips when a breaker refuses a call and recovers at the next success.
     public var failures: Set<CallOutcome>
     /// The least time between two alerts of this rule for one group (rate limit): 5 minutes by
     /// default. A trip inside it is not sent, and neither is its recovery.
     public var minimumInterval: Duration
 
     /// The outcomes counted as failures by default.
-    public static let defaultFailures: Set<CallOutcome> = [.transport, .timeout, .serverError, .decoding]
+    public static let defaultFailures: Set<CallOutcome> = [.transport, .timeout, .serverError, .decoding, .circuitOpen]
 
     /// Creates a rule.
     /// - Parameters:

@@ -62,6 +62,10 @@ public enum CallOutcome: String, Sendable, Hashable, CaseIterable, CustomStringC
     case decoding
     /// The request could not be built or was refused before any I/O (invalid input, misuse).
     case invalidRequest = "invalid_request"
+    /// The host's circuit breaker was open and refused the call before any I/O
+    /// (``NetworkError/Kind/circuitOpen``): a rule watching only this outcome alerts when a breaker
+    /// opens and recovers at the next success.
+    case circuitOpen = "circuit_open"
 
     /// Classifies an error; `nil` is a success.
     /// - Parameter error: The call's error.
@@ -77,6 +81,7 @@ public enum CallOutcome: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .decoding: self = .decoding
         case .invalidRequest, .alreadyStarted, .middlewareMisuse, .noMatchingStub: self = .invalidRequest
         case .authenticationFailed: self = .clientError
+        case .circuitOpen: self = .circuitOpen
         default: self = .transport
         }
     }
