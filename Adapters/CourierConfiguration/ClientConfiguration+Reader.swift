@@ -29,9 +29,13 @@ extension ClientConfiguration {
     /// | `resilience.circuitBreaker.consecutiveFailures`, `.failureRatio`, `.minimumCalls`, `.window`, `.openDuration` | number |
     /// | `resilience.circuitBreaker.statuses` | integer array |
     /// | `resilience.circuitBreaker.enabled` | bool: the breaker with its defaults |
+    /// | `resilience.hedging.percentile`, `.window`, `.minimumSamples`, `.maxExtraShare`, `.minimumDelayMs` | number |
+    /// | `resilience.hedging.enabled` | bool: hedging with its defaults |
     /// | `resilience.deadlineHeader` | string |
     /// | `metrics`, `queue.deduplicates` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
+    /// | `queue.adaptive.initialLimit`, `.minimumLimit`, `.latencyTolerance`, `.backoffRatio` | number |
+    /// | `queue.adaptive.enabled` | bool: adaptive limits with their defaults |
     /// | `connections.maxTotal`, `connections.maxPerHost` | integer |
     /// | `tls.caFile`, `tls.caPEM`, `tls.clientCertificateFile`, `tls.clientKeyFile`, `tls.pinnedPublicKey` | string |
     /// | `cache.memoryBytes`, `cache.maxEntries`, `cache.maxBytes`, `cache.maxEntryBytes`, `cache.maxStale` | number |
@@ -90,6 +94,15 @@ private struct ReaderDocument {
             [("maxAttempts", .number), ("baseDelay", .number), ("maxDelay", .number), ("maxRetryAfter", .number), ("statuses", .integers)])
         try nest(
             "queue", [("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool)])
+        let adaptive = try values(
+            "queue.adaptive",
+            [("initialLimit", .number), ("minimumLimit", .number), ("latencyTolerance", .number), ("backoffRatio", .number)])
+        let adaptiveEnabled = try bool("queue.adaptive.enabled") ?? false
+        if !adaptive.isEmpty || adaptiveEnabled {
+            var queue = object["queue"] as? [String: Any] ?? [:]
+            queue["adaptive"] = adaptive
+            object["queue"] = queue
+        }
         try nest("connections", [("maxTotal", .number), ("maxPerHost", .number)])
         try nest(
             "cache",
@@ -111,6 +124,14 @@ private struct ReaderDocument {
         // has no empty object to say so).
         let enabled = try bool("resilience.circuitBreaker.enabled") ?? false
         if !breaker.isEmpty || enabled { resilience["circuitBreaker"] = breaker }
+        let hedging = try values(
+            "resilience.hedging",
+            [
+                ("percentile", .number), ("window", .number), ("minimumSamples", .number), ("maxExtraShare", .number),
+                ("minimumDelayMs", .number),
+            ])
+        let hedgingEnabled = try bool("resilience.hedging.enabled") ?? false
+        if !hedging.isEmpty || hedgingEnabled { resilience["hedging"] = hedging }
         if !resilience.isEmpty { object["resilience"] = resilience }
         try nest(
             "tls",

@@ -134,6 +134,18 @@ struct ConfigurationReaderTests {
         #expect(error?.key == "resilience.circuitBreaker.failureRatio")
     }
 
+    @Test("hedging and adaptive queue limits from a reader: enabled takes the defaults, values name their key")
+    func hedgingAndAdaptive() throws {
+        let on = ConfigReader(
+            provider: InMemoryProvider(values: ["resilience.hedging.enabled": true, "queue.adaptive.initialLimit": 3]))
+        let configuration = try ClientConfiguration(reader: on)
+        #expect(configuration.resilience.hedging == HedgingPolicy())
+        #expect(configuration.queue?.adaptive?.initialLimit == 3)
+        let bad = ConfigReader(provider: InMemoryProvider(values: ["resilience.hedging.percentile": 0.1]))
+        let error = #expect(throws: ConfigurationError.self) { try ClientConfiguration(reader: bad) }
+        #expect(error?.key == "resilience.hedging.percentile")
+    }
+
     @Test("keys the reader lacks keep the values set in code")
     func defaultsStay() throws {
         var defaults = ClientConfiguration(baseURL: "https://code.test", transport: "mock")

@@ -161,4 +161,24 @@ struct HedgingTests {
         }
         #expect(throws: Never.self) { try HedgingPolicy().validate() }
     }
+
+    @Test("hedging is read from a configuration file ({} takes the defaults); values out of range name their key")
+    func configurationFile() throws {
+        #expect(try loadConfiguration(#"{"resilience": {"hedging": {}}}"#).resilience.hedging == HedgingPolicy())
+        let loaded = try loadConfiguration(
+            #"{"resilience": {"hedging": {"percentile": 0.9, "window": 50, "minimumSamples": 10, "maxExtraShare": 0.1, "minimumDelayMs": 3}}}"#
+        )
+        let policy = try #require(loaded.resilience.hedging)
+        #expect(policy.percentile == 0.9 && policy.window == 50 && policy.minimumSamples == 10)
+        #expect(policy.maxExtraShare == 0.1 && policy.minimumDelay == .milliseconds(3))
+        for (json, key) in [
+            (#"{"resilience": {"hedging": {"percentile": 2}}}"#, "resilience.hedging.percentile"),
+            (#"{"resilience": {"hedging": {"window": 2.5}}}"#, "resilience.hedging.window"),
+            (#"{"resilience": {"hedging": {"minimumDelayMs": -1}}}"#, "resilience.hedging.minimumDelayMs"),
+            (#"{"resilience": {"hedging": {"after": 3}}}"#, "resilience.hedging.after"),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try loadConfiguration(json) }
+            #expect(error?.key == key, "\(json)")
+        }
+    }
 }

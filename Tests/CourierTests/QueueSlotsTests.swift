@@ -150,6 +150,7 @@ struct QueueSlotsTests {
                 case .start: running.append((id, host))
                 case .wait: waitingHosts[id] = host
                 case .rejectFull: #expect(queue.waitingCount == 50)
+                case .rejectLate: Issue.record("fixed limits never shed a call")
                 }
             case 1:
                 if let victim = waitingHosts.keys.randomElement(using: &generator) {

@@ -106,8 +106,11 @@ struct PoolStatusTests {
             let held = (0..<6).map { index in Task { try await client.send(Get(path: "hold/\(gate)", query: [QueryItem("n", "\(index)")])) }
             }
             #expect(await eventually { server.requestsInFlight == 6 })
-            let open = transport.connectionPool?.openConnections
-            #expect(open == 3, "six streams at two per connection")
+            // Six streams at two per connection need three connections at least; libcurl opens a
+            // few more when several transfers start while a new connection is still negotiating
+            // (seen: 5 under a loaded machine), never more than one per stream.
+            let open = transport.connectionPool?.openConnections ?? 0
+            #expect((3...6).contains(open), "\(open) connections for six streams at two per connection")
             #expect(open == server.connectionsOpen)
             server.release(gate)
             for call in held { _ = try await call.value }

@@ -58,7 +58,8 @@ extension ClientConfiguration {
     ///   "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 }, "deadlineHeader": "X-Timeout-Ms",
     ///                   "circuitBreaker": { "consecutiveFailures": 5, "openDuration": 5 } },
     ///   "failureLogLevel": "notice", "metrics": true,
-    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true },
+    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true,
+    ///              "adaptive": { "initialLimit": 4, "minimumLimit": 1, "latencyTolerance": 2, "backoffRatio": 0.9 } },
     ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
     ///   "tls": { "caFile": "/etc/courier/ca.pem", "clientCertificateFile": "client.pem", "clientKeyFile": "client.key",
     ///            "pinnedPublicKey": "sha256//…" },
@@ -117,7 +118,8 @@ extension ClientConfiguration {
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
         try Self.checkKeys(
-            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader"], prefix: "resilience", source: source)
+            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader", "hedging"], prefix: "resilience",
+            source: source)
         let resilience = object["resilience"] as? [String: Any]
         try Self.checkKeys(
             resilience?["retryBudget"], allowed: ["share", "minPerSecond", "window"], prefix: "resilience.retryBudget", source: source)
@@ -126,8 +128,14 @@ extension ClientConfiguration {
             allowed: ["consecutiveFailures", "failureRatio", "minimumCalls", "window", "openDuration", "statuses"],
             prefix: "resilience.circuitBreaker", source: source)
         try Self.checkKeys(
-            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates"], prefix: "queue",
+            resilience?["hedging"], allowed: ["percentile", "window", "minimumSamples", "maxExtraShare", "minimumDelayMs"],
+            prefix: "resilience.hedging", source: source)
+        try Self.checkKeys(
+            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates", "adaptive"], prefix: "queue",
             source: source)
+        try Self.checkKeys(
+            (object["queue"] as? [String: Any])?["adaptive"],
+            allowed: ["initialLimit", "minimumLimit", "latencyTolerance", "backoffRatio"], prefix: "queue.adaptive", source: source)
         try Self.checkKeys(
             object["cache"], allowed: ["memoryBytes", "maxEntries", "directory", "maxBytes", "maxEntryBytes", "policy", "maxStale"],
             prefix: "cache", source: source)
@@ -252,6 +260,18 @@ extension ClientConfiguration {
                 limits.maxWaiting = try Self.wholeNumber(value, key: "queue.maxWaiting", source: source)
             }
             if let value = queue.deduplicates { limits.deduplicates = value }
+            if let adaptive = queue.adaptive {
+                var policy = limits.adaptive ?? AdaptiveConcurrency()
+                if let value = adaptive.initialLimit {
+                    policy.initialLimit = try Self.wholeNumber(value, key: "queue.adaptive.initialLimit", source: source)
+                }
+                if let value = adaptive.minimumLimit {
+                    policy.minimumLimit = try Self.wholeNumber(value, key: "queue.adaptive.minimumLimit", source: source)
+                }
+                if let value = adaptive.latencyTolerance { policy.latencyTolerance = value }
+                if let value = adaptive.backoffRatio { policy.backoffRatio = value }
+                limits.adaptive = policy
+            }
             configuration.queue = limits
         }
         if let cache = file.cache { try configuration.applyCache(cache, source: source) }
@@ -400,6 +420,14 @@ private struct ConfigurationFile: Decodable {
         var maxConcurrentPerHost: Double?
         var maxWaiting: Double?
         var deduplicates: Bool?
+        var adaptive: Adaptive?
+
+        struct Adaptive: Decodable {
+            var initialLimit: Double?
+            var minimumLimit: Double?
+            var latencyTolerance: Double?
+            var backoffRatio: Double?
+        }
     }
 
     struct Rule: Decodable {

@@ -54,17 +54,18 @@ struct QueueGate: BindableLink {
         let waitStart = queue.timeSource.now
         recorder.enter(.queued)
         try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
+        let started = queue.timeSource.now
         let response: TransportResponse
         do {
-            recorder.update { $0.queued += waitStart.duration(to: queue.timeSource.now) }
+            recorder.update { $0.queued += waitStart.duration(to: started) }
             recorder.enter(.sending)
             placement.onStart?()
             response = try await next(request, body, context)
         } catch {
-            queue.releaseSlot(host: host)
+            Self.release(queue, host: host, heldSince: started, SlotEnding(error))
             throw error
         }
-        let slot = SlotRelease { queue.releaseSlot(host: host) }
+        let slot = SlotRelease { ending in Self.release(queue, host: host, heldSince: started, ending) }
         let stream = AsyncThrowingStream<Data, any Error>(unfolding: { try await slot.next(response.body) })
         return TransportResponse(head: response.head, body: ResponseBody(stream: stream, expectedLength: response.body.expectedLength))
     }
@@ -73,31 +74,31 @@ struct QueueGate: BindableLink {
     /// release. `@unchecked Sendable`: one reader at a time (see ``ResponseBodySource``).
     final class SlotRelease: @unchecked Sendable {
         private var iterator: ResponseBody.AsyncIterator?
-        private var release: (@Sendable () -> Void)?
+        private var release: (@Sendable (SlotEnding) -> Void)?
 
-        init(_ release: @escaping @Sendable () -> Void) { self.release = release }
+        init(_ release: @escaping @Sendable (SlotEnding) -> Void) { self.release = release }
 
         func next(_ body: ResponseBody) async throws -> Data? {
             if iterator == nil, release != nil { iterator = body.makeAsyncIterator() }
             do {
                 guard let chunk = try await iterator?.next() else {
-                    free()
+                    free(.measured(failed: false))
                     return nil
                 }
                 return chunk
             } catch {
-                free()
+                free(SlotEnding(error))
                 throw error
             }
         }
 
-        private func free() {
+        private func free(_ ending: SlotEnding) {
             iterator = nil
-            release?()
+            release?(ending)
             release = nil
         }
 
-        deinit { release?() }
+        deinit { release?(.unmeasured) }
     }
 
     /// Waits for a slot, runs the rest of the chain and reads the body, then frees the slot.
@@ -111,13 +112,51 @@ struct QueueGate: BindableLink {
         let waitStart = queue.timeSource.now
         recorder.enter(.queued)
         try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
-        defer { queue.releaseSlot(host: host) }
-        let waited = waitStart.duration(to: queue.timeSource.now)
+        let started = queue.timeSource.now
+        var ending = SlotEnding.measured(failed: false)
+        defer { Self.release(queue, host: host, heldSince: started, ending) }
+        let waited = waitStart.duration(to: started)
         recorder.update { $0.queued += waited }
         recorder.enter(.sending)
         placement.onStart?()
-        let response = try await next(request, body, context)
-        let data = try await response.body.collect(upTo: context.maxResponseBytes)
-        return (response.head, data)
+        do {
+            let response = try await next(request, body, context)
+            let data = try await response.body.collect(upTo: context.maxResponseBytes)
+            return (response.head, data)
+        } catch {
+            ending = SlotEnding(error)
+            throw error
+        }
+    }
+
+    /// How a call that held a slot ended, for adaptive limits: measured (failed or not), or not
+    /// counted (cancelled, or refused before any I/O).
+    enum SlotEnding {
+        case measured(failed: Bool)
+        case unmeasured
+
+        /// The ending of a call that threw `error`: a timeout or a lost connection is a failure the
+        /// limit backs off from; cancellation and invalid requests say nothing about the host.
+        init(_ error: any Error) {
+            guard let error = error as? NetworkError else {
+                self = error is CancellationError ? .unmeasured : .measured(failed: true)
+                return
+            }
+            switch error.kind {
+            case .timedOut, .connectionClosed, .connectFailure, .transportFailure: self = .measured(failed: true)
+            case .cancelled, .invalidRequest, .circuitOpen, .shutDown, .queueFull: self = .unmeasured
+            default: self = .measured(failed: false)
+            }
+        }
+    }
+
+    /// Frees the slot, with what adaptive limits learn from the call.
+    static func release(_ queue: RequestQueue, host: String, heldSince start: ContinuousClock.Instant, _ ending: SlotEnding) {
+        guard queue.limits.adaptive != nil, case .measured(let failed) = ending else {
+            queue.releaseSlot(host: host)
+            return
+        }
+        let held = start.duration(to: queue.timeSource.now)
+        queue.releaseSlot(host: host, heldNanoseconds: held.wholeNanoseconds, failed: failed)
     }
 }

@@ -8,6 +8,10 @@ extension RequestQueue {
         /// Calls that may wait for a slot: 1,000 by default. A call arriving when this many wait
         /// fails at once with ``NetworkError/Kind/queueFull``.
         public var maxWaiting = 1000
+        /// A per-host limit that follows measured latency between 1 and ``maxConcurrentPerHost``,
+        /// with load shedding (see ``AdaptiveConcurrency``); `nil` (the default) keeps the fixed
+        /// ``maxConcurrentPerHost``.
+        public var adaptive: AdaptiveConcurrency?
         /// Whether identical calls in flight share one transfer (see ``Deduplication``): on by default.
         public var deduplicates = true
         /// The request headers (lowercase) whose values are part of an automatic de-duplication
@@ -47,6 +51,7 @@ extension RequestQueue {
                 throw ConfigurationError(
                     key: "queue.maxConcurrentPerHost", value: "\(maxConcurrentPerHost)", allowed: allowed, source: source)
             }
+            try adaptive?.validate(maximum: maxConcurrentPerHost, source: source)
             if !Self.waitingRange.contains(maxWaiting) {
                 throw ConfigurationError(
                     key: "queue.maxWaiting", value: "\(maxWaiting)", allowed: "0 to \(Self.waitingRange.upperBound)", source: source)

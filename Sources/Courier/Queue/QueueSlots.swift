@@ -21,6 +21,8 @@ struct QueueSlots {
         case wait
         /// The waiting list is full: fail the call.
         case rejectFull
+        /// The host could not start the call before its deadline (adaptive limits only): fail it.
+        case rejectLate(waitAhead: Int, averageNanoseconds: Int64)
     }
 
     let limits: RequestQueue.Limits
@@ -30,18 +32,38 @@ struct QueueSlots {
     /// Waiting calls, one list per priority (index = raw value), oldest first.
     private var waiting: [WaitList<Waiter>] = Array(repeating: WaitList(), count: RequestPriority.allCases.count)
     private(set) var waitingCount = 0
+    /// The adaptive limit of each host (only with ``RequestQueue/Limits/adaptive``).
+    private(set) var adaptiveLimits: [String: AIMDLimit] = [:]
 
     init(limits: RequestQueue.Limits) {
         self.limits = limits
     }
 
+    /// The most calls at once to `host` now.
+    func limit(of host: String) -> Int {
+        guard let adaptive = limits.adaptive else { return limits.maxConcurrentPerHost }
+        return adaptiveLimits[host]?.allowed ?? adaptive.initialLimit
+    }
+
     /// A new call asks for a slot.
-    mutating func admit(id: UInt64, host: String, priority: RequestPriority) -> AdmitAction {
+    /// - Parameter remainingNanoseconds: The time left before the call's deadline, for load
+    ///   shedding with adaptive limits; `nil` for none.
+    mutating func admit(id: UInt64, host: String, priority: RequestPriority, remainingNanoseconds: Int64? = nil) -> AdmitAction {
         if !isSuspended, fits(host: host) {
             take(host: host)
             return .start
         }
         guard waitingCount < limits.maxWaiting else { return .rejectFull }
+        if limits.adaptive != nil, !isSuspended, let remainingNanoseconds, let measured = adaptiveLimits[host],
+            measured.averageNanoseconds > 0
+        {
+            // Every call ahead for this host, and this one, in rounds of `limit` calls.
+            let ahead = waitingByHost[host, default: 0] + 1
+            let rounds = (Double(ahead) / Double(max(1, measured.allowed))).rounded(.up)
+            if rounds * measured.averageNanoseconds > Double(remainingNanoseconds) {
+                return .rejectLate(waitAhead: ahead - 1, averageNanoseconds: Int64(measured.averageNanoseconds))
+            }
+        }
         waiting[priority.rawValue].append(Waiter(id: id, host: host, priority: priority))
         waitingCount += 1
         return .wait
@@ -58,7 +80,14 @@ struct QueueSlots {
     }
 
     /// A running call finished with its slot. Returns the waiting calls that start now.
-    mutating func release(host: String) -> [UInt64] {
+    /// - Parameters:
+    ///   - heldNanoseconds: How long it held the slot, for adaptive limits; `nil` when unknown.
+    ///   - failed: Whether it failed by timing out or losing its connection (adaptive limits back off).
+    mutating func release(host: String, heldNanoseconds: Int64? = nil, failed: Bool = false) -> [UInt64] {
+        if let adaptive = limits.adaptive, let heldNanoseconds {
+            adaptiveLimits[host, default: AIMDLimit(initial: adaptive.initialLimit)].record(
+                nanoseconds: heldNanoseconds, failed: failed, policy: adaptive, maximum: limits.maxConcurrentPerHost)
+        }
         running -= 1
         if let count = runningByHost[host] {
             runningByHost[host] = count > 1 ? count - 1 : nil
@@ -90,7 +119,7 @@ struct QueueSlots {
     }
 
     private func fits(host: String) -> Bool {
-        running < limits.maxConcurrent && runningByHost[host, default: 0] < limits.maxConcurrentPerHost
+        running < limits.maxConcurrent && runningByHost[host, default: 0] < limit(of: host)
     }
 
     private mutating func take(host: String) {

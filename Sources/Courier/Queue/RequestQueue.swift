@@ -96,6 +96,9 @@ public final class RequestQueue: Sendable {
         public var runningByHost: [String: Int] = [:]
         /// Calls waiting for a slot, by host.
         public var waitingByHost: [String: Int] = [:]
+        /// Each host's adaptive limit now (only with ``Limits/adaptive``; hosts not measured yet
+        /// are at ``AdaptiveConcurrency/initialLimit``).
+        public var adaptiveLimitByHost: [String: Int] = [:]
     }
 
     /// A snapshot of the queue.
@@ -105,7 +108,7 @@ public final class RequestQueue: Sendable {
                 running: $0.slots.running, waiting: $0.slots.waitingCount, calls: $0.calls.count, sharedTransfers: $0.shared.count,
                 sharingCallers: $0.shared.values.reduce(0) { $0 + $1.callers.count },
                 isSuspended: $0.slots.isSuspended, runningByHost: $0.slots.runningByHost.filter { $0.value > 0 },
-                waitingByHost: $0.slots.waitingByHost)
+                waitingByHost: $0.slots.waitingByHost, adaptiveLimitByHost: $0.slots.adaptiveLimits.mapValues(\.allowed))
         }
     }
 
@@ -168,7 +171,9 @@ public final class RequestQueue: Sendable {
                 let action = state.withLock { state -> QueueSlots.AdmitAction? in
                     // Checked under the lock: a cancel handler that ran before this found nothing to withdraw.
                     if context.isCancelled { return nil }
-                    let action = state.slots.admit(id: id, host: host, priority: priority)
+                    let action = state.slots.admit(
+                        id: id, host: host, priority: priority,
+                        remainingNanoseconds: limits.adaptive == nil ? nil : context.remaining.wholeNanoseconds)
                     if action == .wait { state.waiters[id] = waiter }
                     return action
                 }
@@ -181,6 +186,13 @@ public final class RequestQueue: Sendable {
                         throwing: NetworkError(
                             kind: .queueFull, phase: .queued,
                             message: "queue '\(name)' already has \(limits.maxWaiting) calls waiting (limits.maxWaiting)"))
+                case .rejectLate(let ahead, let average):
+                    waiter.resume(
+                        throwing: NetworkError(
+                            kind: .queueFull, phase: .queued,
+                            message:
+                                "queue '\(name)' sheds the call: \(ahead) calls wait for \(host) ahead of it, at about \(average / 1_000_000) ms each, longer than the call's deadline allows"
+                        ))
                 }
             }
         } onCancel: { [self] in
@@ -192,8 +204,13 @@ public final class RequestQueue: Sendable {
     }
 
     /// Gives back a slot taken by ``acquireSlot(host:priority:context:)`` and starts the calls that fit now.
-    func releaseSlot(host: String) {
-        let started = state.withLock { state in Self.takeWaiters(state.slots.release(host: host), from: &state) }
+    /// - Parameters:
+    ///   - heldNanoseconds: How long the call held it, for adaptive limits; `nil` when unknown.
+    ///   - failed: Whether the call timed out or lost its connection (adaptive limits back off).
+    func releaseSlot(host: String, heldNanoseconds: Int64? = nil, failed: Bool = false) {
+        let started = state.withLock { state in
+            Self.takeWaiters(state.slots.release(host: host, heldNanoseconds: heldNanoseconds, failed: failed), from: &state)
+        }
         for waiter in started { waiter.resume() }
     }
 
