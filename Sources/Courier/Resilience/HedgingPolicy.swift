@@ -9,8 +9,11 @@
 /// recent calls, and each one is also taken from the host's ``RetryBudget``, which retries share:
 /// when either is spent, the call just waits for its first copy.
 ///
-/// Latency is measured to the response head. A copy goes out on another connection over HTTP/1.1;
-/// over HTTP/2 the transport may multiplex it on the same connection.
+/// Latency is measured to the response head, per endpoint: the call's ``Endpoint/endpointName``
+/// when it has one, otherwise its method, host and path (so calls whose path carries an id each
+/// count apart, and are hedged only once one path has enough samples: give such endpoints a
+/// name). A copy goes out on another connection over HTTP/1.1; over HTTP/2 the transport may
+/// multiplex it on the same connection.
 public struct HedgingPolicy: Sendable, Hashable {
     /// The percentile of an endpoint's recent latencies after which the copy is sent: 0.95 (p95)
     /// by default. From 0.5 to 0.999.
