@@ -32,6 +32,7 @@ extension ClientConfiguration {
     /// | `resilience.hedging.percentile`, `.window`, `.minimumSamples`, `.maxExtraShare`, `.minimumDelayMs` | number |
     /// | `resilience.hedging.enabled` | bool: hedging with its defaults |
     /// | `resilience.deadlineHeader` | string |
+    /// | `resilience.retriesUnsentRequests` | bool |
     /// | `metrics`, `queue.deduplicates` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `queue.adaptive.initialLimit`, `.minimumLimit`, `.latencyTolerance`, `.backoffRatio` | number |
@@ -112,6 +113,7 @@ private struct ReaderDocument {
             ])
         var resilience: [String: Any] = [:]
         if let name = try string("resilience.deadlineHeader") { resilience["deadlineHeader"] = name }
+        if let value = try bool("resilience.retriesUnsentRequests") { resilience["retriesUnsentRequests"] = value }
         let budget = try values("resilience.retryBudget", [("share", .number), ("minPerSecond", .number), ("window", .number)])
         if !budget.isEmpty { resilience["retryBudget"] = budget }
         let breaker = try values(

@@ -211,6 +211,10 @@ public enum ConformanceCases {
         let error = await expectNetworkError(.connectFailure) { try await client.send(RawEndpoint(path: "echo")) }
         #expect(error?.phase == .connect)
         #expect(error?.nativeCode?.domain == transport.nativeErrorDomain)
+        #expect(error?.neverReachedServer == true)
+        // The request never reached a server: it was sent once more (and refused again).
+        #expect(error?.metrics?.attempts == 2)
+        #expect(error?.metrics?.unsentRetries == 1)
         await client.shutdown()
     }
 

@@ -118,7 +118,8 @@ extension ClientConfiguration {
             object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
         )
         try Self.checkKeys(
-            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader", "hedging"], prefix: "resilience",
+            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader", "hedging", "retriesUnsentRequests"],
+            prefix: "resilience",
             source: source)
         let resilience = object["resilience"] as? [String: Any]
         try Self.checkKeys(

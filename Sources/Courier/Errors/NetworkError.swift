@@ -140,3 +140,13 @@ extension NetworkError {
         public var description: String { "\(method) \(url)" }
     }
 }
+
+extension NetworkError {
+    /// Whether the failure happened before any byte of the request could reach the server: the
+    /// connection was refused or failed while it was being opened. Such an attempt is sent once
+    /// more whatever its method (see ``Resilience/retriesUnsentRequests``). A DNS failure is not
+    /// counted: the next attempt would fail the same way.
+    public var neverReachedServer: Bool {
+        kind == .connectFailure && phase == .connect
+    }
+}

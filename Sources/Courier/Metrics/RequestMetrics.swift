@@ -69,6 +69,9 @@ public struct RequestMetrics: Sendable, Hashable {
     public var deduplicated = false
     /// How many times the request was handed to the transport (more than one after retries or auth refresh).
     public var attempts: Int = 0
+    /// Attempts sent once more because the first never reached the server (0 or 1 per attempt;
+    /// see ``Resilience/retriesUnsentRequests``). They count among ``attempts`` too.
+    public var unsentRetries: Int = 0
     /// Copies of the request hedging sent besides the first (0 or 1; see ``HedgingPolicy``).
     public var hedges: Int = 0
     /// Whether the hedged copy answered first.

@@ -4,6 +4,7 @@ struct ResilienceFile: Decodable {
     var circuitBreaker: CircuitBreakerFile?
     var deadlineHeader: String?
     var hedging: HedgingFile?
+    var retriesUnsentRequests: Bool?
 
     struct HedgingFile: Decodable {
         var percentile: Double?
@@ -45,6 +46,7 @@ extension ClientConfiguration {
             }
         }
         if let name = file.deadlineHeader { resilience.deadlineHeader = name }
+        if let value = file.retriesUnsentRequests { resilience.retriesUnsentRequests = value }
         if let hedging = file.hedging {
             let prefix = "resilience.hedging."
             var policy = resilience.hedging ?? HedgingPolicy()

@@ -24,6 +24,12 @@ public struct Resilience: Sendable, Hashable {
     public var deadlineHeader: String?
     /// Hedging of slow idempotent calls, or `nil` (the default) for none.
     public var hedging: HedgingPolicy?
+    /// Whether an attempt that never reached the server (its connection was refused or failed
+    /// while opening: ``NetworkError/neverReachedServer``) is sent once more, whatever its method,
+    /// within the call's deadline and the host's ``retryBudget``, with a body that can be sent again.
+    /// On by default: nothing of the request left the client, so it cannot be applied twice.
+    /// `RequestMetrics.unsentRetries` counts it.
+    public var retriesUnsentRequests = true
 
     /// The defaults: a retry budget; no circuit breaker and no hedging.
     public init() {}

@@ -69,6 +69,9 @@ public struct RequestContext: Sendable {
     public var ownHeaderNames: Set<HTTPField.Name> = []
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
     var placement: QueuePlacement?
+    /// The client's retry budget, when it sends an attempt that never reached the server once more
+    /// (``Resilience/retriesUnsentRequests``); `nil` for none.
+    var unsentRetryLedger: RetryBudgetLedger?
     /// The client's response cache, if it has one.
     var cache: ResponseCache?
     /// How the call uses the response cache.

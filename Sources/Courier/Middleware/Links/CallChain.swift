@@ -35,6 +35,9 @@ struct CallChain: Sendable {
     let applicationCount: Int
     /// The whole chain: the links, then the transport.
     let run: Middleware.Next
+    /// The calls and retries of each host: one budget for retry, hedging and the resend of
+    /// attempts that never reached the server.
+    let ledger: RetryBudgetLedger
 
     /// Builds the chain.
     /// - Parameters:
@@ -58,6 +61,7 @@ struct CallChain: Sendable {
         links += application
         // Retry and hedging draw from one budget per host.
         let ledger = RetryBudgetLedger(budget: retryBudget)
+        self.ledger = ledger
         if let retry { links.append(RetryMiddleware(policy: retry, ledger: ledger)) }
         if let breaker { links.append(CircuitBreakerLink(breaker: breaker)) }
         if let hedging { links.append(HedgingLink(policy: hedging, ledger: ledger, depositsCalls: retry == nil)) }
@@ -92,6 +96,24 @@ struct CallChain: Sendable {
     /// `deadlineHeader`, when there is one), and its head checked (`ResponseHeadChecks`), so a
     /// malformed head fails the same way on every transport.
     static func attempt(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
+        deadlineHeader: HTTPField.Name?
+    ) async throws -> TransportResponse {
+        do {
+            return try await sendOnce(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        } catch let error as NetworkError where error.neverReachedServer {
+            // The server never saw it (the connection was refused or failed while opening): once
+            // more, whatever the method, within the deadline and the host's retry budget.
+            guard let ledger = context.unsentRetryLedger, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
+                ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
+            else { throw error }
+            context.recorder.update { $0.unsentRetries += 1 }
+            return try await sendOnce(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        }
+    }
+
+    /// One hand-off to the transport (see ``attempt(_:_:_:on:deadlineHeader:)``).
+    private static func sendOnce(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?
     ) async throws -> TransportResponse {
