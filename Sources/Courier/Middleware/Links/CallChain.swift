@@ -94,35 +94,38 @@ struct CallChain: Sendable {
 
     /// One attempt on the transport, the end of the chain: counted, sent (with the time left in
     /// `deadlineHeader`, when there is one), and its head checked (`ResponseHeadChecks`), so a
-    /// malformed head fails the same way on every transport.
+    /// malformed head fails the same way on every transport. An attempt that never reached the
+    /// server is sent once more (``resendUnsent(_:_:_:_:on:deadlineHeader:)``).
     static func attempt(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
-        deadlineHeader: HTTPField.Name?
-    ) async throws -> TransportResponse {
-        do {
-            return try await sendOnce(request, body, context, on: transport, deadlineHeader: deadlineHeader)
-        } catch let error as NetworkError where error.neverReachedServer {
-            // The server never saw it (the connection was refused or failed while opening): once
-            // more, whatever the method, within the deadline and the host's retry budget.
-            guard let ledger = context.unsentRetryLedger, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
-                ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
-            else { throw error }
-            context.recorder.update { $0.unsentRetries += 1 }
-            return try await sendOnce(request, body, context, on: transport, deadlineHeader: deadlineHeader)
-        }
-    }
-
-    /// One hand-off to the transport (see ``attempt(_:_:_:on:deadlineHeader:)``).
-    private static func sendOnce(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
-        deadlineHeader: HTTPField.Name?
+        deadlineHeader: HTTPField.Name?, resendsUnsent: Bool = true
     ) async throws -> TransportResponse {
         context.recorder.update { $0.attempts += 1 }
         let sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
-        let response = try await transport.send(sent, body: body, context: context)
+        let response: TransportResponse
+        do {
+            response = try await transport.send(sent, body: body, context: context)
+        } catch let error as NetworkError where resendsUnsent && error.neverReachedServer {
+            return try await resendUnsent(error, request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        }
         // Throwing drops the body, which stops the transfer.
         if let problem = ResponseHeadChecks.problem(in: response.head, limits: context.responseHeadLimits) { throw problem }
         return response
+    }
+
+    /// An attempt the server never saw (``NetworkError/neverReachedServer``), once more, whatever
+    /// the method: within the deadline and the host's retry budget, when the body can be sent again
+    /// and the client resends such attempts (``Resilience/retriesUnsentRequests``); else `error`.
+    @inline(never)
+    private static func resendUnsent(
+        _ error: NetworkError, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
+        deadlineHeader: HTTPField.Name?
+    ) async throws -> TransportResponse {
+        guard let ledger = context.unsentRetryLedger, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
+            ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
+        else { throw error }
+        context.recorder.update { $0.unsentRetries += 1 }
+        return try await attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader, resendsUnsent: false)
     }
 
     /// `request` with the time left before the deadline in `header`, in whole milliseconds, unless
