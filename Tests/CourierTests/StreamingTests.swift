@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import CourierMock
 import CourierTestServer
 import Foundation
@@ -18,12 +19,6 @@ struct StreamingTests {
         var statusValidation: StatusValidation = .successful
         var endpointName: String?
         var requestQueue: RequestQueue?
-    }
-
-    final class Records: CallObserver {
-        private let records = Mutex<[CallRecord]>([])
-        var all: [CallRecord] { records.withLock { $0 } }
-        func callFinished(_ record: CallRecord) { records.withLock { $0.append(record) } }
     }
 
     /// Sees each call's endpoint name.
@@ -150,7 +145,7 @@ struct StreamingTests {
     func endpointName() async throws {
         let mock = MockTransport()
         mock.stub(.get, "/upload", .text("ok"))
-        let records = Records()
+        let records = RecordedCalls()
         let witness = NameWitness()
         let client = try Self.client(mock, observers: [records], middleware: [witness])
         let response = try await client.stream(Call(method: .get, endpointName: "getUpload"))
@@ -179,7 +174,7 @@ struct StreamingTests {
     @Test("a body still streaming is observed at its end; a body already whole at the head ends the call at once")
     func observedAtTheEnd() async throws {
         let open = OpenBodyTransport()
-        let records = Records()
+        let records = RecordedCalls()
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "open-body")
         configuration.timeSource = ManualTimeSource()
         let client = try NetworkClient(configuration: configuration, transport: open, observers: [records])
@@ -205,7 +200,7 @@ struct StreamingTests {
     @Test("a body dropped unread ends the call as cancelled, once")
     func droppedBody() async throws {
         let open = OpenBodyTransport()
-        let records = Records()
+        let records = RecordedCalls()
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "open-body")
         configuration.timeSource = ManualTimeSource()
         let client = try NetworkClient(configuration: configuration, transport: open, observers: [records])

@@ -87,12 +87,6 @@ struct OpenAPIBridgeTests {
         await client.shutdown()
     }
 
-    final class Records: CallObserver {
-        private let records = Mutex<[CallRecord]>([])
-        var all: [CallRecord] { records.withLock { $0 } }
-        func callFinished(_ record: CallRecord) { records.withLock { $0.append(record) } }
-    }
-
     @Test("team header rules, retry and metrics apply to generated calls, named by their operationID")
     func chainApplies() async throws {
         let mock = MockTransport()
@@ -109,7 +103,7 @@ struct OpenAPIBridgeTests {
         retry.maxDelay = .milliseconds(1)
         configuration.retry = retry
         let metrics = TestMetrics()
-        let records = Records()
+        let records = RecordedCalls()
         let client = try NetworkClient(
             configuration: configuration, transport: mock, observers: [records, MetricsExport(factory: metrics)])
         let url = try #require(URL(string: "http://inventory.test/inventory"))

@@ -109,18 +109,23 @@ extension NetworkClient {
             throw concluded(failure, sent: request, call: call, ending)
         }
         let authority = request.authority
+        /// The call's end, once its whole body was read: the metrics, the log line and the observers.
+        @Sendable func succeeded(bytes: Int64) -> RequestMetrics {
+            let end = now()
+            let metrics = recorder.updated {
+                $0.network = scope.networkStart.duration(to: end)
+                $0.bytesReceived = bytes
+                $0.total = start.duration(to: end)
+            }
+            report(status: head.status.code, metrics: metrics, of: call, ending, authority: authority)
+            return metrics
+        }
         if let whole = try? opened.response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
             // The transport had the whole body by the head (a small response): the call ends now,
             // and the caller reads the bytes from memory.
             scope.disarm()
             scope.close()
-            let end = now()
-            let metrics = recorder.updated {
-                $0.network = scope.networkStart.duration(to: end)
-                $0.bytesReceived = Int64(whole.count)
-                $0.total = start.duration(to: end)
-            }
-            report(status: head.status.code, metrics: metrics, of: call, ending, authority: authority)
+            let metrics = succeeded(bytes: Int64(whole.count))
             return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: metrics)
         }
         let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes) { [self] bytes, error in
@@ -130,13 +135,7 @@ extension NetworkClient {
                 recorder.update { $0.bytesReceived = bytes }
                 return concluded(scope.failure(error), sent: request, call: call, ending)
             }
-            let end = now()
-            let metrics = recorder.updated {
-                $0.network = scope.networkStart.duration(to: end)
-                $0.bytesReceived = bytes
-                $0.total = start.duration(to: end)
-            }
-            report(status: head.status.code, metrics: metrics, of: call, ending, authority: authority)
+            _ = succeeded(bytes: bytes)
             return nil
         }
         return StreamedResponse(

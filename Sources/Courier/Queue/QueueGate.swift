@@ -50,16 +50,9 @@ struct QueueGate: BindableLink {
     ) async throws -> TransportResponse {
         let queue = placement.queue
         let host = request.authority ?? ""
-        let recorder = context.recorder
-        let waitStart = queue.timeSource.now
-        recorder.enter(.queued)
-        try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
-        let started = queue.timeSource.now
+        let started = try await takeSlot(host: host, context, placement)
         let response: TransportResponse
         do {
-            recorder.update { $0.queued += waitStart.duration(to: started) }
-            recorder.enter(.sending)
-            placement.onStart?()
             response = try await next(request, body, context)
         } catch {
             Self.release(queue, host: host, heldSince: started, SlotEnding(error))
@@ -108,17 +101,9 @@ struct QueueGate: BindableLink {
     ) async throws -> (HTTPResponse, Data) {
         let queue = placement.queue
         let host = request.authority ?? ""
-        let recorder = context.recorder
-        let waitStart = queue.timeSource.now
-        recorder.enter(.queued)
-        try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
-        let started = queue.timeSource.now
+        let started = try await takeSlot(host: host, context, placement)
         var ending = SlotEnding.measured(failed: false)
         defer { Self.release(queue, host: host, heldSince: started, ending) }
-        let waited = waitStart.duration(to: started)
-        recorder.update { $0.queued += waited }
-        recorder.enter(.sending)
-        placement.onStart?()
         do {
             let response = try await next(request, body, context)
             let data = try await response.body.collect(upTo: context.maxResponseBytes)
@@ -127,6 +112,25 @@ struct QueueGate: BindableLink {
             ending = SlotEnding(error)
             throw error
         }
+    }
+
+    /// Waits for a slot of `placement`'s queue for `host`, adds the wait to the call's queued time,
+    /// enters `sending` and tells `onStart`. Returns when the slot was taken.
+    @inline(__always)
+    private func takeSlot(
+        host: String, _ context: RequestContext, _ placement: QueuePlacement
+    ) async throws -> ContinuousClock.Instant {
+        let queue = placement.queue
+        let recorder = context.recorder
+        let waitStart = queue.timeSource.now
+        recorder.enter(.queued)
+        try await queue.acquireSlot(host: host, priority: placement.priority, context: context)
+        let started = queue.timeSource.now
+        let waited = waitStart.duration(to: started)
+        recorder.update { $0.queued += waited }
+        recorder.enter(.sending)
+        placement.onStart?()
+        return started
     }
 
     /// How a call that held a slot ended, for adaptive limits: measured (failed or not), or not

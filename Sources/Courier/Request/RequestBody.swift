@@ -264,11 +264,7 @@ public struct RequestBody: Sendable {
     ///   be written; ``NetworkError/Kind/cancelled`` (and the file is removed) when the task is cancelled.
     public func save(to url: URL) async throws(NetworkError) {
         guard case .stream = storage else { return try write(to: url, shouldStop: { Task.isCancelled }) }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-            let handle = try? FileHandle(forWritingTo: url)
-        else {
-            throw .invalidRequest("could not create the temporary body file at \(url.path)")
-        }
+        let handle = try Self.newFile(at: url)
         defer { try? handle.close() }
         do {
             for try await chunk in chunks() {
@@ -282,6 +278,15 @@ public struct RequestBody: Sendable {
         }
     }
 
+    /// A new, empty file at `url` (replacing one there), open for writing.
+    /// - Throws: ``NetworkError/Kind/invalidRequest`` when it cannot be created.
+    private static func newFile(at url: URL) throws(NetworkError) -> FileHandle {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = try? FileHandle(forWritingTo: url) else {
+            throw .invalidRequest("could not create the temporary body file at \(url.path)")
+        }
+        return handle
+    }
+
     /// Writes the body to a new file, checking between chunks whether to give up.
     /// - Parameters:
     ///   - url: The file to create or replace.
@@ -290,11 +295,7 @@ public struct RequestBody: Sendable {
     /// - Throws: ``NetworkError``.
     package func write(to url: URL, shouldStop: () -> Bool) throws(NetworkError) {
         let reader = BodyReader(storage: storage, chunkSize: 256 * 1024)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-            let handle = try? FileHandle(forWritingTo: url)
-        else {
-            throw .invalidRequest("could not create the temporary body file at \(url.path)")
-        }
+        let handle = try Self.newFile(at: url)
         defer { try? handle.close() }
         do {
             while let chunk = try reader.next() {
