@@ -84,6 +84,15 @@ static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, ccurl_read_
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
 }
 
+/// The signature of `CURLOPT_SEEKFUNCTION`.
+typedef int (*ccurl_seek_callback)(void *_Nullable user, curl_off_t offset, int origin);
+
+/// Sets `CURLOPT_SEEKFUNCTION` and `CURLOPT_SEEKDATA`.
+static inline CURLcode ccurl_easy_setopt_seek(CURL *handle, ccurl_seek_callback callback, void *_Nullable user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_SEEKDATA, user);
+}
+
 /// Sets `CURLOPT_OPENSOCKETFUNCTION` and `CURLOPT_OPENSOCKETDATA`.
 static inline CURLcode ccurl_easy_setopt_opensocket(CURL *handle, curl_opensocket_callback callback, void *_Nullable user) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);

@@ -3,6 +3,7 @@
     import Courier
     import NIOCore
     import NIOHTTP1
+    import NIOHTTP2
     import NIOPosix
     import NIOSSL
 
@@ -18,9 +19,16 @@
             if error is CancellationError { return .cancelled(phase: phase) }
             let (kind, mappedPhase) = classify(error, phase: phase)
             if kind == .cancelled { return .cancelled(phase: mappedPhase) }
-            return NetworkError(
+            var mapped = NetworkError(
                 kind: kind, phase: mappedPhase, message: "async-http-client: \(String(describing: error))",
                 nativeCode: .init(domain: String(describing: type(of: error)), code: 0), underlying: error)
+            // `REFUSED_STREAM`: the server processed nothing (RFC 9113 §8.7). A stream dropped by a
+            // `GOAWAY` arrives from NIOHTTP2 as `CANCEL`, the same code a server's own reset uses,
+            // so it cannot be told apart and is not marked.
+            if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
+                mapped.serverDidNotProcess = true
+            }
+            return mapped
         }
 
         static func classify(_ error: any Error, phase: NetworkError.Phase) -> (NetworkError.Kind, NetworkError.Phase) {
@@ -51,6 +59,10 @@
                 // the other transports report it; anything else is a malformed response.
                 if error == .invalidEOFState, phase == .receiving { return (.connectionClosed, .receiving) }
                 return (.invalidResponse, phase == .sending ? .awaitingResponse : phase)
+            case is NIOHTTP2Errors.StreamClosed:
+                // The server reset the stream under the request (or NIOHTTP2 dropped it after a
+                // `GOAWAY`): the exchange was cut, as a closed connection cuts it over HTTP/1.1.
+                return (.connectionClosed, phase)
             case is NIOHTTPDecoderError:
                 // Bytes the decoder cannot place, such as a second response after the first
                 // (`unsolicitedResponse`): the answer is malformed.

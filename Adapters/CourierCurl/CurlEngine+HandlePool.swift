@@ -36,7 +36,10 @@ extension CurlEngine {
         transfer.easy = nil
         transfer.errorBuffer = nil
         transfer.paused = false
-        if removed == CURLM_OK, pool.count < configuration.handlePoolSize, let errorBuffer {
+        // A handle whose transfer failed is not reused: curl_easy_reset leaves some of a failed
+        // transfer's state behind (libcurl 8.14 fails the handle's next transfer at once with
+        // CURLE_SEND_FAIL_REWIND after one ended that way, without sending it).
+        if removed == CURLM_OK, !transfer.handleFailed, pool.count < configuration.handlePoolSize, let errorBuffer {
             curl_easy_reset(easy)
             pool.append(CurlHandle(easy: easy, errorBuffer: errorBuffer))
         } else {

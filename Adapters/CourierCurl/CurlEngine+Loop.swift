@@ -105,6 +105,7 @@ extension CurlEngine {
 
     func complete(_ transfer: CurlTransfer, code: CURLcode) {
         var failure: NetworkError?
+        transfer.handleFailed = code != CURLE_OK
         if code != CURLE_OK, transfer.mayResend(after: code) {
             do {
                 try resend(transfer, after: code)

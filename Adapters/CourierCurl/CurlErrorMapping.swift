@@ -86,10 +86,10 @@ enum CurlErrorMapping {
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2_STREAM:
             return (.connectionClosed, progress.firstByte > 0 ? .receiving : .awaitingResponse)
         case CURLE_SEND_FAIL_REWIND:
-            // A reused connection died before any answer and libcurl wanted to send the request
-            // again on a new one, but Courier gives it no way to rewind a body (so libcurl never
-            // resends a POST on its own): the connection closed, and the request may have
-            // reached the server. Found by `courier-bench soak`.
+            // libcurl wanted to send the request again on its own (a reused connection died before
+            // any answer, or the server refused the HTTP/2 stream; it cannot tell which), but Courier
+            // lets it rewind only the body of a request that may be repeated: the connection closed,
+            // and the request may have reached the server. Found by `courier-bench soak`.
             return (.connectionClosed, progress.firstByte > 0 ? .receiving : .awaitingResponse)
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR, CURLE_HTTP_RETURNED_ERROR:
             return (.invalidResponse, progress.firstByte > 0 && progress.headComplete ? .receiving : .awaitingResponse)

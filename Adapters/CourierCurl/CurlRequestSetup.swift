@@ -65,7 +65,10 @@ enum CurlRequestSetup {
             }
         case .http2PriorKnowledge:
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
-            try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
+        // No PIPEWAIT: libcurl 8.14 then makes every new transfer to the host wait for good
+        // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
+        // connection was reset or the server sent GOAWAY (`HTTP2FaultTests`). Parallel first
+        // requests may open connections side by side instead.
         }
 
         // Timeouts: connect, the call's remaining time, and the stall limit.
@@ -88,6 +91,13 @@ enum CurlRequestSetup {
                 ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(announced)), "setopt(INFILESIZE_LARGE)")
             try CurlCall.check(ccurl_easy_setopt_read_callback(easy, curlReadCallback), "setopt(READFUNCTION)")
             try pointer(CURLOPT_READDATA, user, "READDATA")
+            // libcurl sends a request again on its own (an HTTP/2 stream the server refused, or a
+            // reused connection that died before any answer) and must then rewind the body. It may
+            // only for a request that may be repeated; without a seek callback the rewind fails
+            // (`CURLE_SEND_FAIL_REWIND`), so nothing else is ever sent twice.
+            if transfer.body?.streamSource == nil, RetryPolicy.mayRepeat(request, body: transfer.body) {
+                try CurlCall.check(ccurl_easy_setopt_seek(easy, curlSeekCallback, user), "setopt(SEEKFUNCTION)")
+            }
             if method != .put { try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST") }
         } else if method != .get {
             try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST")

@@ -49,6 +49,10 @@ final class CurlTransfer: @unchecked Sendable {
     var uploadPaused = false
     var uploadChunk = Data()
     var uploadOffset = 0
+    /// How often libcurl got ready to send the request since the transfer (re)started.
+    var requestsSent = 0
+    /// Whether libcurl ended the transfer with an error (its handle is then not reused).
+    var handleFailed = false
     var receivedBytes = 0
     /// Whether libcurl holds back bytes because the consumer is behind.
     var paused = false
@@ -131,6 +135,8 @@ final class CurlTransfer: @unchecked Sendable {
         paused = false
         uploadChunk = Data()
         uploadOffset = 0
+        requestsSent = 0
+        handleFailed = false
         uploadReader = nil
         uploadPump?.stop()
         uploadPump = nil
@@ -193,6 +199,43 @@ final class CurlTransfer: @unchecked Sendable {
         receivedBytes += bytes.count
         activity &+= 1
         return bytes.count
+    }
+
+    /// libcurl is about to send the request: on a connection just opened or reused, for the first
+    /// time or because libcurl sends it again on its own (an HTTP/2 stream the server refused, or a
+    /// reused connection that died before any answer; libcurl cannot tell the two apart). Counts
+    /// such a resend in ``RequestMetrics/transportResends`` and allows one, only for a request that
+    /// may be repeated: the dead connection may have delivered it. Returns `false` to stop the
+    /// transfer instead.
+    func willSendRequest() -> Bool {
+        requestsSent += 1
+        guard requestsSent > 1 else {
+            context.recorder.enter(body == nil ? .awaitingResponse : .sending)
+            return true
+        }
+        guard requestsSent == 2, RetryPolicy.mayRepeat(request, body: body) else {
+            let reason =
+                requestsSent > 2
+                ? "it was sent twice already"
+                : "the server may have received it, and \(request.method) without an Idempotency-Key may not be repeated"
+            failure = NetworkError(
+                kind: .connectionClosed, phase: .awaitingResponse,
+                message: "curl: the connection closed before any answer and libcurl would send the request again; \(reason)")
+            return false
+        }
+        context.recorder.update { $0.transportResends += 1 }
+        context.recorder.enter(body == nil ? .awaitingResponse : .sending)
+        return true
+    }
+
+    /// libcurl rewinds the body to send the request again (set only for a request that may be
+    /// repeated, with a body that can be read again).
+    func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
+        guard offset == 0, origin == SEEK_SET, body?.streamSource == nil else { return CURL_SEEKFUNC_CANTSEEK }
+        uploadReader = nil
+        uploadChunk = Data()
+        uploadOffset = 0
+        return CURL_SEEKFUNC_OK
     }
 
     /// libcurl wants request body bytes. Returns how many were written, 0 at the end, or
@@ -286,9 +329,14 @@ let curlReadCallback: ccurl_read_callback = { buffer, size, count, user in
 
 /// `CURLOPT_PREREQFUNCTION`: the connection is ready and the request is about to be sent.
 let curlPrereqCallback: ccurl_prereq_callback = { user, _, _, _, _ in
-    if let user {
-        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-        transfer.context.recorder.enter(transfer.body == nil ? .awaitingResponse : .sending)
-    }
-    return Int32(CURL_PREREQFUNC_OK)
+    guard let user else { return Int32(CURL_PREREQFUNC_OK) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.willSendRequest() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}
+
+/// `CURLOPT_SEEKFUNCTION`: libcurl sends the request again on its own and rewinds the body.
+let curlSeekCallback: ccurl_seek_callback = { user, offset, origin in
+    guard let user else { return CURL_SEEKFUNC_CANTSEEK }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.rewindBody(to: Int64(offset), origin: origin)
 }

@@ -67,6 +67,31 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case withNextFrame
     }
 
+    /// What becomes of a request on an HTTP/2 stream the server did not process (RFC 9113 §8.7).
+    public enum UnprocessedStream: Sendable, Hashable {
+        /// The transport reports it (``NetworkError/serverDidNotProcess``) and Courier sends it
+        /// once more whatever its method, counted in ``RequestMetrics/unsentRetries``.
+        case resentByCourier
+        /// The transport's own library sends it once more, counted in
+        /// ``RequestMetrics/transportResends``, but only a request that may be repeated: the
+        /// library cannot tell this from a reused connection that died after the request left
+        /// (libcurl), so any other request fails as ``NetworkError/Kind/connectionClosed``.
+        case resentByLibraryWhenRepeatable
+        /// It fails as ``NetworkError/Kind/connectionClosed``, not told apart from a server's own
+        /// reset (AsyncHTTPClient: NIOHTTP2 reports a stream dropped by a `GOAWAY` as `CANCEL`), so
+        /// only a retry policy sends it again, and only when it may be repeated.
+        case failed
+    }
+
+    /// What a transport does when a call finds every HTTP/2 connection to its host at the
+    /// server's `SETTINGS_MAX_CONCURRENT_STREAMS`.
+    public enum FullHTTP2Connection: Sendable, Hashable {
+        /// It opens another connection.
+        case opensAnother
+        /// It waits for a stream on the connection it has.
+        case waits
+    }
+
     /// How a transport bounds connecting.
     public enum ConnectTimeout: Sendable, Hashable {
         /// ``ClientConfiguration/connectTimeout`` applies, and the error's phase is `connect`.
@@ -101,6 +126,12 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var downloadBackpressure: DownloadBackpressure = .paused
     /// When the server hears of an HTTP/2 stream cancelled mid-body.
     public var http2StreamReset: HTTP2StreamReset = .immediate
+    /// What becomes of a request on a stream refused with `REFUSED_STREAM`.
+    public var refusedStream: UnprocessedStream = .resentByCourier
+    /// What becomes of a request on a stream above a `GOAWAY`'s last stream id.
+    public var goAwayStream: UnprocessedStream = .resentByCourier
+    /// What a call does when every HTTP/2 connection to its host is full.
+    public var fullHTTP2Connection: FullHTTP2Connection = .opensAnother
     /// How the transport bounds a connection that never opens.
     public var connectTimeout: ConnectTimeout = .separate
     /// Whether the transport's library always decodes compressed bodies, so a call that sets its

@@ -158,12 +158,13 @@ public final class TestServer: Sendable {
         }
     }
 
-    private static func makeTLSContext(requireClientCertificate: Bool) throws -> NIOSSLContext {
+    /// The server's TLS context, offering `protocols` in ALPN.
+    static func makeTLSContext(requireClientCertificate: Bool, protocols: [String] = ["h2", "http/1.1"]) throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(TestCertificates.serverCertificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(TestCertificates.serverKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
-        configuration.applicationProtocols = ["h2", "http/1.1"]
+        configuration.applicationProtocols = protocols
         if requireClientCertificate {
             // A client must present a certificate that chains to the client CA (clients have no
             // host name to check).

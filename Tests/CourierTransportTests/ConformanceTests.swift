@@ -42,6 +42,10 @@ extension ConformanceTransport {
         transport.cleartextHTTP2 = CurlTransport.supportsCleartextHTTP2 ? .supported : .unsupported
         // libcurl queues the RST_STREAM of a removed handle until the connection is used again.
         transport.http2StreamReset = .withNextFrame
+        // libcurl resends a refused stream (nghttp2 refuses those above a GOAWAY's last id too)
+        // itself; Courier lets it only for a request that may be repeated.
+        transport.refusedStream = .resentByLibraryWhenRepeatable
+        transport.goAwayStream = .resentByLibraryWhenRepeatable
         return transport
     }()
 
@@ -53,6 +57,10 @@ extension ConformanceTransport {
                 make: TransportRegistry.Entry.asyncHTTPClient().make)
             // AsyncHTTPClient skips 1xx responses inside its channel handler, unseen.
             transport.interimResponses = .skippedUnseen
+            // NIOHTTP2 reports a stream dropped by a GOAWAY as CANCEL, like a server's own reset.
+            transport.goAwayStream = .failed
+            // One connection per host: a call waits for a stream (AsyncHTTPClient issue #342).
+            transport.fullHTTP2Connection = .waits
             return transport
         }()
     #endif

@@ -43,6 +43,11 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var metrics: RequestMetrics?
     /// The step of a ``Chain`` that failed, when the call was one.
     public var chainStep: ChainStep?
+    /// Whether the server said it did not process the request: an HTTP/2 stream it refused with
+    /// `REFUSED_STREAM`, or one above the last stream id of its `GOAWAY` (RFC 9113 §8.7), where
+    /// the transport can tell. Such a request is safe to send again whatever its method (see
+    /// ``neverReachedServer``). Transports set it; `false` by default.
+    public var serverDidNotProcess = false
 
     /// How many bytes of a failed response body an error keeps.
     public static let maximumRetainedBodyBytes = 64 * 1024
@@ -142,11 +147,12 @@ extension NetworkError {
 }
 
 extension NetworkError {
-    /// Whether the failure happened before any byte of the request could reach the server: the
-    /// connection was refused or failed while it was being opened. Such an attempt is sent once
-    /// more whatever its method (see ``Resilience/retriesUnsentRequests``). A DNS failure is not
-    /// counted: the next attempt would fail the same way.
+    /// Whether the request surely never reached the server's application: the connection was
+    /// refused or failed while it was being opened, or the server said it did not process the
+    /// request (``serverDidNotProcess``). Such an attempt is sent once more whatever its method
+    /// (see ``Resilience/retriesUnsentRequests``). A DNS failure is not counted: the next attempt
+    /// would fail the same way.
     public var neverReachedServer: Bool {
-        kind == .connectFailure && phase == .connect
+        (kind == .connectFailure && phase == .connect) || serverDidNotProcess
     }
 }

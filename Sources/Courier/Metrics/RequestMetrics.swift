@@ -72,6 +72,11 @@ public struct RequestMetrics: Sendable, Hashable {
     /// Attempts sent once more because the first never reached the server (0 or 1 per attempt;
     /// see ``Resilience/retriesUnsentRequests``). They count among ``attempts`` too.
     public var unsentRetries: Int = 0
+    /// Times the transport's own library sent the request again inside one attempt, where it can
+    /// tell (libcurl, for an HTTP/2 stream the server refused or a reused connection that died
+    /// before any answer: at most once, and only for a request that may be repeated). They are
+    /// not counted among ``attempts``.
+    public var transportResends: Int = 0
     /// Copies of the request hedging sent besides the first (0 or 1; see ``HedgingPolicy``).
     public var hedges: Int = 0
     /// Whether the hedged copy answered first.
