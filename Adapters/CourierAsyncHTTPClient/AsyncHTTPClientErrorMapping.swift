@@ -26,7 +26,13 @@
             // `GOAWAY` arrives from NIOHTTP2 as `CANCEL`, the same code a server's own reset uses,
             // so it cannot be told apart and is not marked.
             if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
-                mapped.serverDidNotProcess = true
+                mapped.requestNotProcessed = true
+            }
+            // A pooled connection the server had closed while it sat idle, found closed by the
+            // request's write: no byte left (the caller clears this for a body written in parts,
+            // whose later part may fail after the head went out).
+            if let channel = error as? ChannelError, channel == .ioOnClosedChannel, mappedPhase != .receiving {
+                mapped.requestNotProcessed = true
             }
             return mapped
         }

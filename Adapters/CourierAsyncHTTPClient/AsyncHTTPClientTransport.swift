@@ -130,7 +130,13 @@
                 }
                 return response
             } catch {
-                throw AsyncHTTPClientErrorMapping.error(error, phase: context.recorder.phase)
+                var mapped = AsyncHTTPClientErrorMapping.error(error, phase: context.recorder.phase)
+                // A closed connection is known unwritten only when AsyncHTTPClient writes the whole
+                // request at once (no body, or a buffered one); a streamed body is written in parts.
+                if mapped.requestNotProcessed, mapped.underlying is ChannelError, body?.bufferedData == nil, body != nil {
+                    mapped.requestNotProcessed = false
+                }
+                throw mapped
             }
         }
 

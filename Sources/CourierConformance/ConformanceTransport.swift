@@ -69,7 +69,7 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
 
     /// What becomes of a request on an HTTP/2 stream the server did not process (RFC 9113 §8.7).
     public enum UnprocessedStream: Sendable, Hashable {
-        /// The transport reports it (``NetworkError/serverDidNotProcess``) and Courier sends it
+        /// The transport reports it (``NetworkError/requestNotProcessed``) and Courier sends it
         /// once more whatever its method, counted in ``RequestMetrics/unsentRetries``.
         case resentByCourier
         /// The transport's own library sends it once more, counted in
@@ -81,6 +81,34 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         /// reset (AsyncHTTPClient: NIOHTTP2 reports a stream dropped by a `GOAWAY` as `CANCEL`), so
         /// only a retry policy sends it again, and only when it may be repeated.
         case failed
+    }
+
+    /// What becomes of a request on a reused HTTP/1.1 connection that closes after the request
+    /// left but before any answer (the server may have acted on it).
+    public enum DeadReusedConnection: Sendable, Hashable {
+        /// A request that may not be repeated (no idempotent method, no `Idempotency-Key`) fails as
+        /// ``NetworkError/Kind/connectionClosed``; others may be sent again.
+        case unsafeRequestsFail
+        /// The transport's own library sends any request again on a new connection, whatever its
+        /// method, and Courier cannot stop it (URLSession on Linux with libcurl 7: FoundationNetworking's
+        /// libcurl).
+        case everyRequestResent
+        /// The library tries to send it again but fails to rewind the body, so it is not sent
+        /// twice; the failure reaches Courier unclassified (``NetworkError/Kind/transportFailure``:
+        /// URLSession on Linux with libcurl 8).
+        case unsafeRequestsFailUnclassified
+    }
+
+    /// When a transport notices that the server closed a kept-alive HTTP/1.1 connection while it
+    /// sat idle.
+    public enum StaleConnectionCheck: Sendable, Hashable {
+        /// Before it reuses the connection (libcurl polls it): the request goes on a new one.
+        case beforeReuse
+        /// Only when it writes on it (AsyncHTTPClient): a request whose first write finds the
+        /// connection closed is sent again by Courier (``NetworkError/requestNotProcessed``); one
+        /// written into the closing connection fails as ``NetworkError/Kind/connectionClosed``,
+        /// since the client cannot know the server did not read it.
+        case onWrite
     }
 
     /// What a transport does when a call finds every HTTP/2 connection to its host at the
@@ -130,6 +158,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var refusedStream: UnprocessedStream = .resentByCourier
     /// What becomes of a request on a stream above a `GOAWAY`'s last stream id.
     public var goAwayStream: UnprocessedStream = .resentByCourier
+    /// When the transport notices an idle connection the server closed.
+    public var staleConnectionCheck: StaleConnectionCheck = .beforeReuse
+    /// What becomes of a request a reused connection swallowed before any answer.
+    public var deadReusedConnection: DeadReusedConnection = .unsafeRequestsFail
     /// What a call does when every HTTP/2 connection to its host is full.
     public var fullHTTP2Connection: FullHTTP2Connection = .opensAnother
     /// How the transport bounds a connection that never opens.

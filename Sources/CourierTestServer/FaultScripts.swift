@@ -13,6 +13,12 @@ extension FaultServer {
         case close
         /// A `200` head promising 100,000 bytes, `bytes` of them, then a reset.
         case resetAfter(bytes: Int)
+        /// `200` with the body `scripted`, keeping the connection open for the next request (once
+        /// this request's body, by its `Content-Length`, has arrived).
+        case keepAlive
+        /// `200` with the body `scripted` and no `Connection: close`, then a close at once: the
+        /// client takes the connection for reusable, as when a server's idle timeout fires.
+        case keepAliveThenClose
     }
 
     /// Scripts a sequence of answers across calls: the requests to `/script/<name>` get `steps` in
@@ -30,11 +36,19 @@ extension FaultServer {
         scripts.withLockedValue { $0[name] = ScriptState(steps: steps[...]) }
     }
 
+    /// Connections open now.
+    public var connectionsOpen: Int { connections.withLockedValue { $0.open } }
+    /// Connections accepted since start.
+    public var connectionsOpened: Int { connections.withLockedValue { $0.opened } }
+
     /// How many requests reached `/script/<name>` since it was scripted.
     public func scriptedRequests(_ name: String) -> Int {
         scripts.withLockedValue { $0[name]?.requests ?? 0 }
     }
 }
+
+/// The connections of one ``FaultServer``: open now, and accepted since start.
+typealias FaultConnections = NIOLockedValueBox<(open: Int, opened: Int)>
 
 /// The scripted sequences of one ``FaultServer``, by name.
 typealias FaultScripts = NIOLockedValueBox<[String: ScriptState]>

@@ -105,15 +105,19 @@ public final class FaultServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     /// The sequences ``script(_:_:)`` set, shared by every connection.
     let scripts: FaultScripts
+    /// The connections open and accepted.
+    let connections: FaultConnections
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: FaultScripts) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: FaultScripts, connections: FaultConnections)
+    {
         self.port = port
         self.channel = channel
         self.group = group
         self.scripts = scripts
+        self.connections = connections
     }
 
     /// Starts a server on 127.0.0.1 and a free port.
@@ -122,16 +126,19 @@ public final class FaultServer: Sendable {
     public static func start() async throws -> FaultServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let scripts = FaultScripts([:])
+        let connections = FaultConnections((0, 0))
         let (channel, port) = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.withLockedValue { $0 = ($0.open + 1, $0.opened + 1) }
+                channel.closeFuture.whenComplete { _ in connections.withLockedValue { $0.open -= 1 } }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(FaultHandler(scripts: scripts))
                 }
             }
             .bindLoopback(shuttingDownOnFailure: group)
-        return FaultServer(port: port, channel: channel, group: group, scripts: scripts)
+        return FaultServer(port: port, channel: channel, group: group, scripts: scripts, connections: connections)
     }
 
     /// Stops listening and closes every connection.
@@ -151,6 +158,8 @@ private final class FaultHandler: ChannelInboundHandler {
     private let scripts: FaultScripts
     private var received: [UInt8] = []
     private var answered = false
+    /// Body bytes of a kept-alive request still to be skipped before the next request's head.
+    private var skipping = 0
 
     init(scripts: FaultScripts) {
         self.scripts = scripts
@@ -160,6 +169,16 @@ private final class FaultHandler: ChannelInboundHandler {
         guard !answered else { return }
         let buffer = unwrapInboundIn(data)
         received.append(contentsOf: buffer.readableBytesView)
+        process(context)
+    }
+
+    /// Plays the request whose head ``received`` holds, once it is whole.
+    private func process(_ context: ChannelHandlerContext) {
+        if skipping > 0 {
+            let skipped = min(skipping, received.count)
+            received.removeFirst(skipped)
+            skipping -= skipped
+        }
         guard let end = RawHTTP.headEnd(in: received) else {
             if received.count > Self.maxHeadBytes { answer(context, "HTTP/1.1 431 Too Large\r\nContent-Length: 0\r\n\r\n", then: .close) }
             return
@@ -172,7 +191,12 @@ private final class FaultHandler: ChannelInboundHandler {
             return
         }
         if target.hasPrefix("/script/") {
-            play(scripts.nextStep(String(target.dropFirst("/script/".count))), context)
+            let step = scripts.nextStep(String(target.dropFirst("/script/".count)))
+            if step == .keepAlive {
+                keepAlive(context, headEnd: end, head: head)
+            } else {
+                play(step, context)
+            }
             return
         }
         if target.hasPrefix("/mutate/"), let seed = UInt64(target.dropFirst("/mutate/".count)) {
@@ -310,6 +334,26 @@ private final class FaultHandler: ChannelInboundHandler {
         channel.writeAndFlush(head).whenComplete { _ in send(0) }
     }
 
+    /// Answers `200 scripted` and reads the connection's next request, after this one's body.
+    private func keepAlive(_ context: ChannelHandlerContext, headEnd end: Int, head: String) {
+        let length =
+            head.lowercased().split(separator: "\r\n").lazy
+            .compactMap { line in
+                line.hasPrefix("content-length:") ? Int(line.dropFirst("content-length:".count).filter { $0 != " " }) : nil
+            }
+            .first ?? 0
+        let rest = Array(received[end...])
+        let skipped = min(max(length, 0), rest.count)
+        skipping = max(length, 0) - skipped
+        received = Array(rest[skipped...])
+        answered = false
+        var buffer = context.channel.allocator.buffer(capacity: 64)
+        buffer.writeString("HTTP/1.1 200 Scripted\r\nContent-Length: 8\r\n\r\nscripted")
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        // A next request already here is played now.
+        if !received.isEmpty { process(context) }
+    }
+
     /// Plays one scripted step (``FaultServer/ScriptStep``); `nil` is the plain answer after the script.
     private func play(_ step: FaultServer.ScriptStep?, _ context: ChannelHandlerContext) {
         func scripted(_ status: Int) -> String {
@@ -334,6 +378,10 @@ private final class FaultHandler: ChannelInboundHandler {
             context.close(promise: nil)
         case .resetAfter(let bytes):
             answer(context, Self.promisedHead + String(repeating: "x", count: min(max(bytes, 0), 99_999)), then: .reset)
+        case .keepAliveThenClose:
+            answer(context, "HTTP/1.1 200 Scripted\r\nContent-Length: 8\r\n\r\nscripted", then: .close)
+        case .keepAlive:
+            answer(context, scripted(200), then: .close)  // (played by `keepAlive(_:headEnd:head:)`)
         }
     }
 

@@ -32,6 +32,10 @@ extension ConformanceTransport {
         transport.detectsTruncatedCoding = false
         // FoundationNetworking delivers the body as fast as the network; a slow consumer buffers.
         transport.downloadBackpressure = .none
+        // ...and, with libcurl 7, sends a request a dead reused connection swallowed again,
+        // whatever its method (FoundationNetworking loads the process's libcurl).
+        transport.deadReusedConnection =
+            CurlTransport.libcurlVersion.hasPrefix("7.") ? .everyRequestResent : .unsafeRequestsFailUnclassified
         return transport
     }()
 
@@ -61,6 +65,8 @@ extension ConformanceTransport {
             transport.goAwayStream = .failed
             // One connection per host: a call waits for a stream (AsyncHTTPClient issue #342).
             transport.fullHTTP2Connection = .waits
+            // An idle connection the server closed is noticed when a request is written on it.
+            transport.staleConnectionCheck = .onWrite
             return transport
         }()
     #endif

@@ -89,6 +89,76 @@ struct FaultScriptTests {
         await server.shutdown()
     }
 
+    @Test(
+        "a kept-alive connection the server closed while idle: the next call, GET or POST, reaches the server once",
+        arguments: ConformanceTransport.all)
+    func idleClose(transport: ConformanceTransport) async throws {
+        let server = try await FaultServer.start()
+        let client = try Self.client(transport, server)
+        for method in [HTTPRequest.Method.get, .post] {
+            let name = "idle-\(method)"
+            server.script(name, [.keepAliveThenClose])
+            let endpoint = RawEndpoint(path: "script/\(name)", method: method, body: method == .post ? .text("once") : nil)
+            #expect(try await client.send(endpoint) == Data("scripted".utf8))
+            // The server has closed its side (an idle timeout): the client holds a dead connection.
+            #expect(await eventually { server.connectionsOpen == 0 })
+            switch (transport.staleConnectionCheck, method) {
+            case (.beforeReuse, _), (.onWrite, .get):
+                // Seen dead before the request was written (or, for a GET, sent again by the
+                // retry policy): the call succeeds, and the server saw it once.
+                #expect(try await client.send(endpoint) == Data("scripted".utf8))
+                #expect(server.scriptedRequests(name) == 2, "\(method): the server saw the second call once")
+            case (.onWrite, _):
+                // Seen dead before the request, or found closed by its first write and sent again
+                // (`requestNotProcessed`); or written into the closing connection first: a closed
+                // connection, which the server's application never read.
+                do {
+                    let response = try await client.response(for: endpoint)
+                    #expect(response.value == Data("scripted".utf8))
+                    #expect(response.metrics.attempts == 1 + response.metrics.unsentRetries)
+                    #expect(server.scriptedRequests(name) == 2)
+                } catch let error as NetworkError {
+                    #expect(error.kind == .connectionClosed, "\(error)")
+                    #expect(server.scriptedRequests(name) == 1)
+                }
+            }
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test(
+        "a reused connection closed after the request arrived: a GET is sent again, a POST without a key never",
+        arguments: ConformanceTransport.all)
+    func reusedThenClosed(transport: ConformanceTransport) async throws {
+        let server = try await FaultServer.start()
+        let client = try Self.client(transport, server)
+        server.script("get", [.keepAlive, .close])
+        #expect(try await client.send(RawEndpoint(path: "script/get")) == Data("scripted".utf8))
+        #expect(try await client.send(RawEndpoint(path: "script/get")) == Data("scripted".utf8))
+        #expect(server.scriptedRequests("get") == 3, "the GET the closed connection swallowed was sent again, once")
+
+        server.script("post", [.keepAlive, .close])
+        #expect(try await client.send(RawEndpoint(path: "script/post", method: .post, body: .text("first"))) == Data("scripted".utf8))
+        let second = RawEndpoint(path: "script/post", method: .post, body: .text("second"))
+        switch transport.deadReusedConnection {
+        case .unsafeRequestsFail:
+            let error = await expectNetworkError(.connectionClosed) { try await client.send(second) }
+            #expect(error?.neverReachedServer == false)
+            #expect(server.scriptedRequests("post") == 2, "the POST the server may have acted on was not sent again")
+        case .unsafeRequestsFailUnclassified:
+            let error = await expectNetworkError(.transportFailure) { try await client.send(second) }
+            #expect(error?.neverReachedServer == false)
+            #expect(server.scriptedRequests("post") == 2, "the POST the server may have acted on was not sent again")
+        case .everyRequestResent:
+            // FoundationNetworking's libcurl sends it again on its own: the server sees it twice.
+            #expect(try await client.send(second) == Data("scripted".utf8))
+            #expect(server.scriptedRequests("post") == 3)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
     @Test("a slow answer is still the answer; scripting a name again starts over", arguments: ConformanceTransport.all)
     func slowThenAgain(transport: ConformanceTransport) async throws {
         let server = try await FaultServer.start()

@@ -43,11 +43,12 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var metrics: RequestMetrics?
     /// The step of a ``Chain`` that failed, when the call was one.
     public var chainStep: ChainStep?
-    /// Whether the server said it did not process the request: an HTTP/2 stream it refused with
-    /// `REFUSED_STREAM`, or one above the last stream id of its `GOAWAY` (RFC 9113 §8.7), where
-    /// the transport can tell. Such a request is safe to send again whatever its method (see
-    /// ``neverReachedServer``). Transports set it; `false` by default.
-    public var serverDidNotProcess = false
+    /// Whether the transport knows the server cannot have processed the request: the server
+    /// refused its HTTP/2 stream with `REFUSED_STREAM` or left it above the last stream id of a
+    /// `GOAWAY` (RFC 9113 §8.7), or a reused connection was found closed before any byte of the
+    /// request was written. Such a request is safe to send again whatever its method (see
+    /// ``neverReachedServer``). Transports set it where they can tell; `false` by default.
+    public var requestNotProcessed = false
 
     /// How many bytes of a failed response body an error keeps.
     public static let maximumRetainedBodyBytes = 64 * 1024
@@ -148,11 +149,11 @@ extension NetworkError {
 
 extension NetworkError {
     /// Whether the request surely never reached the server's application: the connection was
-    /// refused or failed while it was being opened, or the server said it did not process the
-    /// request (``serverDidNotProcess``). Such an attempt is sent once more whatever its method
+    /// refused or failed while it was being opened, or the transport knows the request was not
+    /// processed (``requestNotProcessed``). Such an attempt is sent once more whatever its method
     /// (see ``Resilience/retriesUnsentRequests``). A DNS failure is not counted: the next attempt
     /// would fail the same way.
     public var neverReachedServer: Bool {
-        (kind == .connectFailure && phase == .connect) || serverDidNotProcess
+        (kind == .connectFailure && phase == .connect) || requestNotProcessed
     }
 }

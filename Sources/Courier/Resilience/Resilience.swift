@@ -24,11 +24,14 @@ public struct Resilience: Sendable, Hashable {
     public var deadlineHeader: String?
     /// Hedging of slow idempotent calls, or `nil` (the default) for none.
     public var hedging: HedgingPolicy?
-    /// Whether an attempt that never reached the server (its connection was refused or failed
-    /// while opening: ``NetworkError/neverReachedServer``) is sent once more, whatever its method,
-    /// within the call's deadline and the host's ``retryBudget``, with a body that can be sent again.
-    /// On by default: nothing of the request left the client, so it cannot be applied twice.
-    /// `RequestMetrics.unsentRetries` counts it.
+    /// Whether an attempt that never reached the server (``NetworkError/neverReachedServer``: its
+    /// connection was refused or failed while opening, the server refused its HTTP/2 stream or left
+    /// it above a `GOAWAY`'s last stream id, or a reused connection was found closed before any
+    /// byte was written) is sent once more, whatever its method, within the call's deadline and
+    /// the host's ``retryBudget``, with a body that can be sent again. On by default: the server
+    /// cannot have applied it, so it cannot be applied twice. `RequestMetrics.unsentRetries` counts
+    /// it. (Where a transport's own library resends such a request itself, libcurl's resends are
+    /// counted in `RequestMetrics.transportResends` instead.)
     public var retriesUnsentRequests = true
 
     /// The defaults: a retry budget; no circuit breaker and no hedging.
