@@ -33,7 +33,7 @@ extension ClientConfiguration {
     /// | `resilience.hedging.enabled` | bool: hedging with its defaults |
     /// | `resilience.deadlineHeader` | string |
     /// | `resilience.retriesUnsentRequests` | bool |
-    /// | `metrics`, `queue.deduplicates` | bool |
+    /// | `metrics`, `queue.deduplicates`, `queue.shedsLateCalls` | bool |
     /// | `queue.maxConcurrent`, `queue.maxConcurrentPerHost`, `queue.maxWaiting` | integer |
     /// | `queue.adaptive.initialLimit`, `.minimumLimit`, `.latencyTolerance`, `.backoffRatio` | number |
     /// | `queue.adaptive.enabled` | bool: adaptive limits with their defaults |
@@ -94,7 +94,11 @@ private struct ReaderDocument {
             "retry",
             [("maxAttempts", .number), ("baseDelay", .number), ("maxDelay", .number), ("maxRetryAfter", .number), ("statuses", .integers)])
         try nest(
-            "queue", [("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool)])
+            "queue",
+            [
+                ("maxConcurrent", .number), ("maxConcurrentPerHost", .number), ("maxWaiting", .number), ("deduplicates", .bool),
+                ("shedsLateCalls", .bool),
+            ])
         let adaptive = try values(
             "queue.adaptive",
             [("initialLimit", .number), ("minimumLimit", .number), ("latencyTolerance", .number), ("backoffRatio", .number)])

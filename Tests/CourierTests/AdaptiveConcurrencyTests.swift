@@ -71,10 +71,6 @@ struct AdaptiveConcurrencyTests {
         // Behind it, two rounds: 200 ms is more than the 150 ms left.
         let shed = slots.admit(id: 12, host: "a", priority: .normal, remainingNanoseconds: 150 * Self.millisecond)
         #expect(shed == .rejectLate(waitAhead: 1, averageNanoseconds: 100 * Self.millisecond))
-        // Without adaptive limits nothing is shed.
-        var fixed = QueueSlots(limits: RequestQueue.Limits(maxConcurrent: 1))
-        _ = fixed.admit(id: 1, host: "a", priority: .normal)
-        #expect(fixed.admit(id: 2, host: "a", priority: .normal, remainingNanoseconds: 1) == .wait)
     }
 
     @Test("out-of-range values are refused naming their key")

@@ -58,7 +58,7 @@ extension ClientConfiguration {
     ///   "resilience": { "retryBudget": { "share": 0.2, "minPerSecond": 10, "window": 10 }, "deadlineHeader": "X-Timeout-Ms",
     ///                   "circuitBreaker": { "consecutiveFailures": 5, "openDuration": 5 } },
     ///   "failureLogLevel": "notice", "metrics": true,
-    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true,
+    ///   "queue": { "maxConcurrent": 16, "maxConcurrentPerHost": 6, "maxWaiting": 1000, "deduplicates": true, "shedsLateCalls": true,
     ///              "adaptive": { "initialLimit": 4, "minimumLimit": 1, "latencyTolerance": 2, "backoffRatio": 0.9 } },
     ///   "httpVersion": "2", "connections": { "maxTotal": 256, "maxPerHost": 8 },
     ///   "tls": { "caFile": "/etc/courier/ca.pem", "clientCertificateFile": "client.pem", "clientKeyFile": "client.key",
@@ -132,7 +132,9 @@ extension ClientConfiguration {
             resilience?["hedging"], allowed: ["percentile", "window", "minimumSamples", "maxExtraShare", "minimumDelayMs"],
             prefix: "resilience.hedging", source: source)
         try Self.checkKeys(
-            object["queue"], allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates", "adaptive"], prefix: "queue",
+            object["queue"],
+            allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates", "shedsLateCalls", "adaptive"],
+            prefix: "queue",
             source: source)
         try Self.checkKeys(
             (object["queue"] as? [String: Any])?["adaptive"],
@@ -261,6 +263,7 @@ extension ClientConfiguration {
                 limits.maxWaiting = try Self.wholeNumber(value, key: "queue.maxWaiting", source: source)
             }
             if let value = queue.deduplicates { limits.deduplicates = value }
+            if let value = queue.shedsLateCalls { limits.shedsLateCalls = value }
             if let adaptive = queue.adaptive {
                 var policy = limits.adaptive ?? AdaptiveConcurrency()
                 if let value = adaptive.initialLimit {
@@ -421,6 +424,7 @@ private struct ConfigurationFile: Decodable {
         var maxConcurrentPerHost: Double?
         var maxWaiting: Double?
         var deduplicates: Bool?
+        var shedsLateCalls: Bool?
         var adaptive: Adaptive?
 
         struct Adaptive: Decodable {

@@ -8,9 +8,8 @@
 /// ``minimumLimit`` and the queue's ``RequestQueue/Limits/maxConcurrentPerHost``. The baseline is
 /// the shortest time of the host's last 100 calls, so it follows the host when it gets slower for good.
 ///
-/// With it, the queue also sheds load: a call that would have to wait behind more calls than the
-/// host can finish before the call's deadline (at its recent average time and current limit) fails
-/// at once with ``NetworkError/Kind/queueFull`` instead of waiting to time out.
+/// The queue's shedding of calls that cannot start before their deadline
+/// (``RequestQueue/Limits/shedsLateCalls``) then estimates the wait with the host's current limit.
 public struct AdaptiveConcurrency: Sendable, Hashable {
     /// Calls at once to a host before anything is measured: 4 by default.
     public var initialLimit = 4

@@ -154,9 +154,10 @@ struct QueueGate: BindableLink {
         }
     }
 
-    /// Frees the slot, with what adaptive limits learn from the call.
+    /// Frees the slot, with what adaptive limits and the estimate of ``RequestQueue/Limits/shedsLateCalls``
+    /// learn from the call.
     static func release(_ queue: RequestQueue, host: String, heldSince start: ContinuousClock.Instant, _ ending: SlotEnding) {
-        guard queue.limits.adaptive != nil, case .measured(let failed) = ending else {
+        guard queue.limits.adaptive != nil || queue.limits.shedsLateCalls, case .measured(let failed) = ending else {
             queue.releaseSlot(host: host)
             return
         }

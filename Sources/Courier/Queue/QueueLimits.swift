@@ -8,10 +8,17 @@ extension RequestQueue {
         /// Calls that may wait for a slot: 1,000 by default. A call arriving when this many wait
         /// fails at once with ``NetworkError/Kind/queueFull``.
         public var maxWaiting = 1000
-        /// A per-host limit that follows measured latency between 1 and ``maxConcurrentPerHost``,
-        /// with load shedding (see ``AdaptiveConcurrency``); `nil` (the default) keeps the fixed
+        /// A per-host limit that follows measured latency between 1 and ``maxConcurrentPerHost``
+        /// (see ``AdaptiveConcurrency``); `nil` (the default) keeps the fixed
         /// ``maxConcurrentPerHost``.
         public var adaptive: AdaptiveConcurrency?
+        /// Whether a call that cannot start before its deadline fails at once instead of waiting
+        /// to time out: on by default. The queue estimates the wait from each host's recent
+        /// average time per call (how long a call held its slot) and the calls waiting for the host
+        /// ahead of it, in rounds of the host's limit; a call the estimate puts past its deadline
+        /// fails with ``NetworkError/Kind/queueFull`` in phase `queued`. Nothing is estimated
+        /// before a host's first call has finished, or while the queue is suspended.
+        public var shedsLateCalls = true
         /// Whether identical calls in flight share one transfer (see ``Deduplication``): on by default.
         public var deduplicates = true
         /// The request headers (lowercase) whose values are part of an automatic de-duplication

@@ -21,7 +21,7 @@ struct QueueSlots {
         case wait
         /// The waiting list is full: fail the call.
         case rejectFull
-        /// The host could not start the call before its deadline (adaptive limits only): fail it.
+        /// The host could not start the call before its deadline (``RequestQueue/Limits/shedsLateCalls``): fail it.
         case rejectLate(waitAhead: Int, averageNanoseconds: Int64)
     }
 
@@ -32,8 +32,13 @@ struct QueueSlots {
     /// Waiting calls, one list per priority (index = raw value), oldest first.
     private var waiting: [WaitList<Waiter>] = Array(repeating: WaitList(), count: RequestPriority.allCases.count)
     private(set) var waitingCount = 0
+    /// How many calls wait for each host (hosts with none are left out).
+    private(set) var waitingByHost: [String: Int] = [:]
     /// The adaptive limit of each host (only with ``RequestQueue/Limits/adaptive``).
     private(set) var adaptiveLimits: [String: AIMDLimit] = [:]
+    /// The recent average time a call to each host held its slot, in nanoseconds (exponentially
+    /// weighted), for ``RequestQueue/Limits/shedsLateCalls`` with fixed limits.
+    private var averageHold: [String: Double] = [:]
 
     init(limits: RequestQueue.Limits) {
         self.limits = limits
@@ -46,34 +51,40 @@ struct QueueSlots {
     }
 
     /// A new call asks for a slot.
-    /// - Parameter remainingNanoseconds: The time left before the call's deadline, for load
-    ///   shedding with adaptive limits; `nil` for none.
+    /// - Parameter remainingNanoseconds: The time left before the call's deadline, for
+    ///   ``RequestQueue/Limits/shedsLateCalls``; `nil` for none.
     mutating func admit(id: UInt64, host: String, priority: RequestPriority, remainingNanoseconds: Int64? = nil) -> AdmitAction {
         if !isSuspended, fits(host: host) {
             take(host: host)
             return .start
         }
         guard waitingCount < limits.maxWaiting else { return .rejectFull }
-        if limits.adaptive != nil, !isSuspended, let remainingNanoseconds, let measured = adaptiveLimits[host],
-            measured.averageNanoseconds > 0
-        {
+        if limits.shedsLateCalls, !isSuspended, let remainingNanoseconds, let average = averageNanoseconds(of: host), average > 0 {
             // Every call ahead for this host, and this one, in rounds of `limit` calls.
             let ahead = waitingByHost[host, default: 0] + 1
-            let rounds = (Double(ahead) / Double(max(1, measured.allowed))).rounded(.up)
-            if rounds * measured.averageNanoseconds > Double(remainingNanoseconds) {
-                return .rejectLate(waitAhead: ahead - 1, averageNanoseconds: Int64(measured.averageNanoseconds))
+            let rounds = (Double(ahead) / Double(max(1, limit(of: host)))).rounded(.up)
+            if rounds * average > Double(remainingNanoseconds) {
+                return .rejectLate(waitAhead: ahead - 1, averageNanoseconds: Int64(average))
             }
         }
         waiting[priority.rawValue].append(Waiter(id: id, host: host, priority: priority))
         waitingCount += 1
+        waitingByHost[host, default: 0] += 1
         return .wait
+    }
+
+    /// The recent average time a call to `host` held its slot, once one has finished.
+    func averageNanoseconds(of host: String) -> Double? {
+        limits.adaptive == nil ? averageHold[host] : adaptiveLimits[host]?.averageNanoseconds
     }
 
     /// A waiting call gave up (cancelled, timed out). Returns `false` when it was not waiting
     /// (it already started, or never waited).
     mutating func withdraw(id: UInt64) -> Bool {
-        for level in waiting.indices where waiting[level].removeFirst(where: { $0.id == id }) != nil {
+        for level in waiting.indices {
+            guard let waiter = waiting[level].removeFirst(where: { $0.id == id }) else { continue }
             waitingCount -= 1
+            stopWaiting(host: waiter.host)
             return true
         }
         return false
@@ -84,9 +95,14 @@ struct QueueSlots {
     ///   - heldNanoseconds: How long it held the slot, for adaptive limits; `nil` when unknown.
     ///   - failed: Whether it failed by timing out or losing its connection (adaptive limits back off).
     mutating func release(host: String, heldNanoseconds: Int64? = nil, failed: Bool = false) -> [UInt64] {
-        if let adaptive = limits.adaptive, let heldNanoseconds {
-            adaptiveLimits[host, default: AIMDLimit(initial: adaptive.initialLimit)].record(
-                nanoseconds: heldNanoseconds, failed: failed, policy: adaptive, maximum: limits.maxConcurrentPerHost)
+        if let heldNanoseconds {
+            if let adaptive = limits.adaptive {
+                adaptiveLimits[host, default: AIMDLimit(initial: adaptive.initialLimit)].record(
+                    nanoseconds: heldNanoseconds, failed: failed, policy: adaptive, maximum: limits.maxConcurrentPerHost)
+            } else {
+                let held = Double(max(1, heldNanoseconds))
+                averageHold[host] = averageHold[host].map { $0 * 0.9 + held * 0.1 } ?? held
+            }
         }
         running -= 1
         if let count = runningByHost[host] {
@@ -106,11 +122,10 @@ struct QueueSlots {
         return startWaiting()
     }
 
-    /// How many calls wait for each host now (a snapshot for health endpoints and metrics).
-    var waitingByHost: [String: Int] {
-        var counts: [String: Int] = [:]
-        for list in waiting { for waiter in list.elements { counts[waiter.host, default: 0] += 1 } }
-        return counts
+    private mutating func stopWaiting(host: String) {
+        if let count = waitingByHost[host] {
+            waitingByHost[host] = count > 1 ? count - 1 : nil
+        }
     }
 
     /// The ids waiting now, in the order they would start if every host had room.
@@ -139,6 +154,7 @@ struct QueueSlots {
                 guard running < limits.maxConcurrent else { return nil }
                 guard fits(host: waiter.host) else { return false }
                 take(host: waiter.host)
+                stopWaiting(host: waiter.host)
                 started.append(waiter.id)
                 return true
             }

@@ -173,7 +173,7 @@ public final class RequestQueue: Sendable {
                     if context.isCancelled { return nil }
                     let action = state.slots.admit(
                         id: id, host: host, priority: priority,
-                        remainingNanoseconds: limits.adaptive == nil ? nil : context.remaining.wholeNanoseconds)
+                        remainingNanoseconds: limits.shedsLateCalls ? context.remaining.wholeNanoseconds : nil)
                     if action == .wait { state.waiters[id] = waiter }
                     return action
                 }
