@@ -95,6 +95,29 @@ struct AuthRefreshTests {
         #expect(mock.recordedRequests.count == 2)
     }
 
+    @Test("repeats draw from the host's retry budget: once it is spent, the 401 is returned and the refusal is counted")
+    func budget() async throws {
+        let tokens = Tokens(refreshDelay: .zero)
+        let mock = Self.server(accepting: "never")
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.timeSource = ManualTimeSource()
+        configuration.resilience.retryBudget.share = 0
+        configuration.resilience.retryBudget.minPerSecond = 1
+        configuration.resilience.retryBudget.window = .seconds(2)
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock, middleware: [AuthRefreshMiddleware(provider: tokens, maxRefreshes: 100)])
+        var refused = 0
+        for _ in 0..<5 {
+            let error = await #expect(throws: NetworkError.self) { try await client.send(Call()) }
+            #expect(error?.status == 401)
+            if error?.metrics?.retryRefusedByBudget == true { refused += 1 }
+        }
+        // One repeat a second over two seconds: two calls were repeated, three were not.
+        #expect(mock.recordedRequests.count == 5 + 2)
+        #expect(refused == 3)
+        await client.shutdown()
+    }
+
     @Test("the refresh limit stops a refresh loop")
     func limit() async throws {
         let tokens = Tokens(refreshDelay: .zero)

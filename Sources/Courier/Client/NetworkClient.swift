@@ -334,7 +334,8 @@ public final class NetworkClient: Sendable {
         context.ownHeaderNames = ownHeaderNames
         context.endpointName = endpointName
         context.streamsBody = streams
-        if configuration.resilience.retriesUnsentRequests { context.unsentRetryLedger = chain.ledger }
+        context.retryLedger = chain.ledger
+        context.resendsUnsent = configuration.resilience.retriesUnsentRequests
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.
         recorder.update(entering: placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }

@@ -69,9 +69,12 @@ public struct RequestContext: Sendable {
     public var ownHeaderNames: Set<HTTPField.Name> = []
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
     var placement: QueuePlacement?
-    /// The client's retry budget, when it sends an attempt that never reached the server once more
-    /// (``Resilience/retriesUnsentRequests``); `nil` for none.
-    var unsentRetryLedger: RetryBudgetLedger?
+    /// The client's retry budget per host, which retries, hedges, auth-refresh replays and resends
+    /// of unsent attempts draw from; `nil` outside a client.
+    var retryLedger: RetryBudgetLedger?
+    /// Whether an attempt that never reached the server is sent once more
+    /// (``Resilience/retriesUnsentRequests``).
+    var resendsUnsent = false
     /// The client's response cache, if it has one.
     var cache: ResponseCache?
     /// How the call uses the response cache.

@@ -26,6 +26,9 @@ public protocol CredentialProvider: Sendable {
 ///   ``NetworkError/Kind/authenticationFailed``, carrying the refresh's error.
 /// - **No loops.** At most ``maxRefreshes`` refreshes per ``refreshWindow`` (3 per minute by
 ///   default); past that, calls that get 401 fail with `authentication_failed` at once.
+/// - **Within the retry budget.** Each repeat draws from the host's retry budget
+///   (``Resilience/retryBudget``), which retries and hedges share: once it is spent, the 401 is
+///   returned as it is and ``RequestMetrics/retryRefusedByBudget`` is set.
 ///
 /// An API object that sets the credential header itself is left alone. The refresh runs in its
 /// own task: a caller cancelled while waiting does not cancel it for the others. A call waits for
@@ -77,6 +80,12 @@ public final class AuthRefreshMiddleware: Middleware {
         let response = try await next(request, body, context)
         guard response.head.status == .unauthorized else { return response }
         let renewed = try await renewed(after: sent, context)
+        if let ledger = context.retryLedger,
+            !ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
+        {
+            context.recorder.update { $0.retryRefusedByBudget = true }
+            return response
+        }
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])
         request.headerFields[header] = renewed
         return try await next(request, body, context)
