@@ -12,6 +12,7 @@ public struct CourierBenchCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CompareCommand.self, SoakCommand.self, ProbeCommand.self, DecodeCommand.self, OpenAPICommand.self,
             HedgeCommand.self,
+            StormCommand.self,
             WorkerCommand.self,
         ],
         defaultSubcommand: RunCommand.self)

@@ -13,6 +13,11 @@
 /// Cancellations, invalid requests and the caller's own limits are not the host's fault and
 /// count as nothing.
 ///
+/// The circuit is per host (scheme-less `host:port`), not per resolved address: no transport lets
+/// Courier choose the address a connection goes to without Courier resolving names itself
+/// (libcurl could be told one with `CURLOPT_RESOLVE`, but then Courier would own DNS, its TTLs and
+/// its failures), so one bad address behind a name counts against the whole name.
+///
 /// Off by default: ``ClientConfiguration/resilience`` has no breaker until one is set, in code
 /// or as `resilience.circuitBreaker` in a configuration file (`{}` takes every default).
 ///
