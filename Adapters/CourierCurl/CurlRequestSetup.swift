@@ -64,11 +64,11 @@ enum CurlRequestSetup {
                 try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
             }
         case .http2PriorKnowledge:
+            // No PIPEWAIT: with it, libcurl 8.14 makes every new transfer to the host wait for good
+            // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
+            // connection was reset or the server sent GOAWAY (`HTTP2FaultTests`). Parallel first
+            // requests may open connections side by side instead.
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
-        // No PIPEWAIT: libcurl 8.14 then makes every new transfer to the host wait for good
-        // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
-        // connection was reset or the server sent GOAWAY (`HTTP2FaultTests`). Parallel first
-        // requests may open connections side by side instead.
         }
 
         // Timeouts: connect, the call's remaining time, and the stall limit.

@@ -70,7 +70,7 @@ struct AdaptiveConcurrencyTests {
         #expect(slots.admit(id: 11, host: "a", priority: .normal, remainingNanoseconds: 1_000 * Self.millisecond) == .wait)
         // Behind it, two rounds: 200 ms is more than the 150 ms left.
         let shed = slots.admit(id: 12, host: "a", priority: .normal, remainingNanoseconds: 150 * Self.millisecond)
-        #expect(shed == .rejectLate(waitAhead: 1, averageNanoseconds: 100 * Self.millisecond))
+        #expect(shed == .rejectLate(waitAhead: 1, perCallNanoseconds: 100 * Self.millisecond))
     }
 
     @Test("out-of-range values are refused naming their key")

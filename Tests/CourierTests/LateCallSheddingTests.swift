@@ -12,7 +12,7 @@ import Testing
 struct LateCallSheddingTests {
     static let millisecond: Int64 = 1_000_000
 
-    @Test("fixed limits: the estimate is the calls ahead for the host, in rounds of its limit, at its average time")
+    @Test("fixed limits: a call is shed when the rounds ahead of it, at the host's fastest recent time, pass its deadline")
     func estimate() {
         var slots = QueueSlots(limits: RequestQueue.Limits(maxConcurrent: 10, maxConcurrentPerHost: 2))
         // Nothing is estimated before a call has finished.
@@ -21,25 +21,38 @@ struct LateCallSheddingTests {
             #expect(action == .start)
         }
         #expect(slots.admit(id: 3, host: "a", priority: .normal, remainingNanoseconds: 1) == .wait)
-        // Calls of 100 ms, then 300 ms: the average moves a tenth of the way (120 ms).
+        // Calls of 100 ms and 300 ms: the floor is the faster.
         #expect(slots.release(host: "a", heldNanoseconds: 100 * Self.millisecond) == [3])
         #expect(slots.release(host: "a", heldNanoseconds: 300 * Self.millisecond) == [])
-        #expect(slots.averageNanoseconds(of: "a") == Double(120 * Self.millisecond))
         #expect(slots.admit(id: 4, host: "a", priority: .normal) == .start)
-        // Two running: the first waiter needs one round (120 ms), the third two rounds.
-        #expect(slots.admit(id: 5, host: "a", priority: .normal, remainingNanoseconds: 121 * Self.millisecond) == .wait)
-        #expect(slots.admit(id: 6, host: "a", priority: .normal, remainingNanoseconds: 121 * Self.millisecond) == .wait)
-        let late = slots.admit(id: 7, host: "a", priority: .normal, remainingNanoseconds: 239 * Self.millisecond)
-        #expect(late == .rejectLate(waitAhead: 2, averageNanoseconds: 120 * Self.millisecond))
-        #expect(slots.admit(id: 8, host: "a", priority: .normal, remainingNanoseconds: 240 * Self.millisecond) == .wait)
-        // A waiter that leaves shortens the line; other hosts have estimates of their own.
+        // Two running. The first round after them may start at any moment: no floor.
+        #expect(slots.admit(id: 5, host: "a", priority: .normal, remainingNanoseconds: 1) == .wait)
+        #expect(slots.admit(id: 6, host: "a", priority: .normal, remainingNanoseconds: 1) == .wait)
+        // The third waiter needs a second round: at least 100 ms.
+        let late = slots.admit(id: 7, host: "a", priority: .normal, remainingNanoseconds: 99 * Self.millisecond)
+        #expect(late == .rejectLate(waitAhead: 2, perCallNanoseconds: 100 * Self.millisecond))
+        #expect(slots.admit(id: 8, host: "a", priority: .normal, remainingNanoseconds: 100 * Self.millisecond) == .wait)
+        // Waiters that leave shorten the line; other hosts have floors of their own.
         for id in UInt64(5)...6 {
             let withdrawn = slots.withdraw(id: id)
             #expect(withdrawn)
         }
         #expect(slots.waitingByHost == ["a": 1])
-        #expect(slots.admit(id: 9, host: "a", priority: .normal, remainingNanoseconds: 121 * Self.millisecond) == .wait)
+        #expect(slots.admit(id: 9, host: "a", priority: .normal, remainingNanoseconds: 1) == .wait)
         #expect(slots.admit(id: 10, host: "b", priority: .normal, remainingNanoseconds: 1) == .start)
+    }
+
+    @Test("the floor follows a host that got slower for good, after two windows of 100 calls")
+    func floorFollows() {
+        var fastest = FastestHold()
+        #expect(fastest.nanoseconds == nil)
+        fastest.record(100)
+        for _ in 0..<99 { fastest.record(300) }
+        #expect(fastest.nanoseconds == 100)
+        for _ in 0..<99 { fastest.record(300) }
+        #expect(fastest.nanoseconds == 100, "the window before still counts")
+        fastest.record(300)
+        #expect(fastest.nanoseconds == 300)
     }
 
     @Test("with shedsLateCalls off, or while the queue is suspended, a call waits")
@@ -87,7 +100,8 @@ struct LateCallSheddingTests {
         let waiting = Task { try await client.send(Call(timeout: .seconds(1))) }
         await clock.waitForAlarms(3)  // its deadline too: it waits in the queue
         #expect(queue.status.waitingByHost["api.test"] == 1)
-        let error = await expectNetworkError(.queueFull) { try await client.send(Call(timeout: .milliseconds(150))) }
+        // Behind the running call and the waiting one: at least one more call of 100 ms.
+        let error = await expectNetworkError(.queueFull) { try await client.send(Call(timeout: .milliseconds(50))) }
         #expect(error?.phase == .queued)
         #expect(error?.metrics?.attempts == 0)
         #expect(error?.message.contains("1 calls wait for api.test ahead of it") == true, "\(String(describing: error))")

@@ -9,7 +9,8 @@
 /// the shortest time of the host's last 100 calls, so it follows the host when it gets slower for good.
 ///
 /// The queue's shedding of calls that cannot start before their deadline
-/// (``RequestQueue/Limits/shedsLateCalls``) then estimates the wait with the host's current limit.
+/// (``RequestQueue/Limits/shedsLateCalls``) then estimates the wait with the host's current limit
+/// and recent average time per call.
 public struct AdaptiveConcurrency: Sendable, Hashable {
     /// Calls at once to a host before anything is measured: 4 by default.
     public var initialLimit = 4

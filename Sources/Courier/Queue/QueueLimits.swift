@@ -13,11 +13,14 @@ extension RequestQueue {
         /// ``maxConcurrentPerHost``.
         public var adaptive: AdaptiveConcurrency?
         /// Whether a call that cannot start before its deadline fails at once instead of waiting
-        /// to time out: on by default. The queue estimates the wait from each host's recent
-        /// average time per call (how long a call held its slot) and the calls waiting for the host
-        /// ahead of it, in rounds of the host's limit; a call the estimate puts past its deadline
-        /// fails with ``NetworkError/Kind/queueFull`` in phase `queued`. Nothing is estimated
-        /// before a host's first call has finished, or while the queue is suspended.
+        /// to time out: on by default. It fails with ``NetworkError/Kind/queueFull`` in phase
+        /// `queued` when the calls waiting for its host ahead of it, in rounds of the host's limit,
+        /// would take longer than the call has left even at the shortest time a call to the host
+        /// held its slot lately (the rounds after the first: the running calls may end at any
+        /// moment). Being a floor, the estimate never sheds a call that a burst's slow start only
+        /// seems to delay. With ``adaptive`` limits the adaptive limiter's estimate is used instead
+        /// (every round at the host's recent average). Nothing is estimated before a host's first
+        /// call has finished, or while the queue is suspended.
         public var shedsLateCalls = true
         /// Whether identical calls in flight share one transfer (see ``Deduplication``): on by default.
         public var deduplicates = true

@@ -22,7 +22,7 @@ struct QueueSlots {
         /// The waiting list is full: fail the call.
         case rejectFull
         /// The host could not start the call before its deadline (``RequestQueue/Limits/shedsLateCalls``): fail it.
-        case rejectLate(waitAhead: Int, averageNanoseconds: Int64)
+        case rejectLate(waitAhead: Int, perCallNanoseconds: Int64)
     }
 
     let limits: RequestQueue.Limits
@@ -36,9 +36,9 @@ struct QueueSlots {
     private(set) var waitingByHost: [String: Int] = [:]
     /// The adaptive limit of each host (only with ``RequestQueue/Limits/adaptive``).
     private(set) var adaptiveLimits: [String: AIMDLimit] = [:]
-    /// The recent average time a call to each host held its slot, in nanoseconds (exponentially
-    /// weighted), for ``RequestQueue/Limits/shedsLateCalls`` with fixed limits.
-    private var averageHold: [String: Double] = [:]
+    /// The shortest recent time a call to each host held its slot, for
+    /// ``RequestQueue/Limits/shedsLateCalls`` with fixed limits.
+    private var fastestHold: [String: FastestHold] = [:]
 
     init(limits: RequestQueue.Limits) {
         self.limits = limits
@@ -59,13 +59,11 @@ struct QueueSlots {
             return .start
         }
         guard waitingCount < limits.maxWaiting else { return .rejectFull }
-        if limits.shedsLateCalls, !isSuspended, let remainingNanoseconds, let average = averageNanoseconds(of: host), average > 0 {
-            // Every call ahead for this host, and this one, in rounds of `limit` calls.
-            let ahead = waitingByHost[host, default: 0] + 1
-            let rounds = (Double(ahead) / Double(max(1, limit(of: host)))).rounded(.up)
-            if rounds * average > Double(remainingNanoseconds) {
-                return .rejectLate(waitAhead: ahead - 1, averageNanoseconds: Int64(average))
-            }
+        if limits.shedsLateCalls, !isSuspended, let remainingNanoseconds,
+            let (wait, perCall) = estimatedWait(host: host, ahead: waitingByHost[host, default: 0] + 1),
+            wait > Double(remainingNanoseconds)
+        {
+            return .rejectLate(waitAhead: waitingByHost[host, default: 0], perCallNanoseconds: Int64(perCall))
         }
         waiting[priority.rawValue].append(Waiter(id: id, host: host, priority: priority))
         waitingCount += 1
@@ -73,9 +71,22 @@ struct QueueSlots {
         return .wait
     }
 
-    /// The recent average time a call to `host` held its slot, once one has finished.
-    func averageNanoseconds(of host: String) -> Double? {
-        limits.adaptive == nil ? averageHold[host] : adaptiveLimits[host]?.averageNanoseconds
+    /// How long `ahead` calls for `host` (this one included) wait before the last of them starts,
+    /// and the time per call the estimate used; `nil` before a call to the host has finished.
+    ///
+    /// With fixed limits it is a floor, so that a call is shed only when it surely cannot start in
+    /// time: whole rounds of the host's limit after the first (the calls running now may end at
+    /// any moment), each at the shortest time a call held its slot lately. A mean would follow a
+    /// burst's slow start and shed calls that would have started in time. With adaptive limits it
+    /// is the adaptive limiter's own estimate: every round at the host's recent average.
+    func estimatedWait(host: String, ahead: Int) -> (wait: Double, perCall: Double)? {
+        let rounds = (Double(ahead) / Double(max(1, limit(of: host)))).rounded(.up)
+        if limits.adaptive != nil {
+            guard let average = adaptiveLimits[host]?.averageNanoseconds, average > 0 else { return nil }
+            return (rounds * average, average)
+        }
+        guard let fastest = fastestHold[host]?.nanoseconds else { return nil }
+        return ((rounds - 1) * Double(fastest), Double(fastest))
     }
 
     /// A waiting call gave up (cancelled, timed out). Returns `false` when it was not waiting
@@ -100,8 +111,7 @@ struct QueueSlots {
                 adaptiveLimits[host, default: AIMDLimit(initial: adaptive.initialLimit)].record(
                     nanoseconds: heldNanoseconds, failed: failed, policy: adaptive, maximum: limits.maxConcurrentPerHost)
             } else {
-                let held = Double(max(1, heldNanoseconds))
-                averageHold[host] = averageHold[host].map { $0 * 0.9 + held * 0.1 } ?? held
+                fastestHold[host, default: FastestHold()].record(max(1, heldNanoseconds))
             }
         }
         running -= 1
@@ -163,5 +173,30 @@ struct QueueSlots {
         }
         waitingCount -= started.count
         return started
+    }
+}
+
+/// The shortest time a call to one host held its queue slot lately: the minimum of the current
+/// window of 100 calls and of the one before, so it follows a host that got slower for good.
+struct FastestHold: Equatable {
+    static let window = 100
+    private var current = Int64.max
+    private var previous = Int64.max
+    private var samples = 0
+
+    /// Counts one call that held its slot for `nanoseconds`.
+    mutating func record(_ nanoseconds: Int64) {
+        current = min(current, nanoseconds)
+        samples += 1
+        if samples % Self.window == 0 {
+            previous = current
+            current = .max
+        }
+    }
+
+    /// The shortest time, once a call has been counted.
+    var nanoseconds: Int64? {
+        let fastest = min(current, previous)
+        return fastest == .max ? nil : fastest
     }
 }

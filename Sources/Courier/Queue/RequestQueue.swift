@@ -186,12 +186,12 @@ public final class RequestQueue: Sendable {
                         throwing: NetworkError(
                             kind: .queueFull, phase: .queued,
                             message: "queue '\(name)' already has \(limits.maxWaiting) calls waiting (limits.maxWaiting)"))
-                case .rejectLate(let ahead, let average):
+                case .rejectLate(let ahead, let perCall):
                     waiter.resume(
                         throwing: NetworkError(
                             kind: .queueFull, phase: .queued,
                             message:
-                                "queue '\(name)' sheds the call: \(ahead) calls wait for \(host) ahead of it, at about \(average / 1_000_000) ms each, longer than the call's deadline allows"
+                                "queue '\(name)' sheds the call: \(ahead) calls wait for \(host) ahead of it, and at \(perCall / 1_000_000) ms a call they take longer than the call's deadline allows"
                         ))
                 }
             }
