@@ -64,6 +64,9 @@ public struct RequestContext: Sendable {
     /// pass it on without reading it whole (the queue's gate then holds its slot until the body
     /// ends, and never shares the transfer).
     public internal(set) var streamsBody = false
+    /// Whether an attempt that never reached the server is sent once more
+    /// (``Resilience/retriesUnsentRequests``). (Beside ``streamsBody``: two flags share one word.)
+    var resendsUnsent = false
     /// The names of the headers the API object set itself. They win over every header rule and
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
@@ -72,9 +75,6 @@ public struct RequestContext: Sendable {
     /// The client's retry budget per host, which retries, hedges, auth-refresh replays and resends
     /// of unsent attempts draw from; `nil` outside a client.
     var retryLedger: RetryBudgetLedger?
-    /// Whether an attempt that never reached the server is sent once more
-    /// (``Resilience/retriesUnsentRequests``).
-    var resendsUnsent = false
     /// The client's response cache, if it has one.
     var cache: ResponseCache?
     /// How the call uses the response cache.
