@@ -14,7 +14,13 @@
     /// Maps what AsyncHTTPClient and SwiftNIO throw to `NetworkError` kinds, the same kinds the
     /// other transports give for the same fault.
     enum AsyncHTTPClientErrorMapping {
-        static func error(_ error: any Error, phase: NetworkError.Phase) -> NetworkError {
+        /// The `NetworkError` for what AsyncHTTPClient threw.
+        /// - Parameters:
+        ///   - error: What it threw.
+        ///   - phase: The call's phase then.
+        ///   - writtenAtOnce: Whether the request was written in one go (no body, or a buffered
+        ///     one), so that a write that found the connection closed means no byte left.
+        static func error(_ error: any Error, phase: NetworkError.Phase, writtenAtOnce: Bool = false) -> NetworkError {
             if let error = error as? NetworkError { return error }
             if error is CancellationError { return .cancelled(phase: phase) }
             let (kind, mappedPhase) = classify(error, phase: phase)
@@ -29,9 +35,9 @@
                 mapped.requestNotProcessed = true
             }
             // A pooled connection the server had closed while it sat idle, found closed by the
-            // request's write: no byte left (the caller clears this for a body written in parts,
-            // whose later part may fail after the head went out).
-            if let channel = error as? ChannelError, channel == .ioOnClosedChannel, mappedPhase != .receiving {
+            // request's write: no byte left. (A body written in parts may fail a later part after
+            // the head went out: not marked.)
+            if writtenAtOnce, let channel = error as? ChannelError, channel == .ioOnClosedChannel, mappedPhase != .receiving {
                 mapped.requestNotProcessed = true
             }
             return mapped

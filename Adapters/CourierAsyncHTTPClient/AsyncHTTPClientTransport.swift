@@ -130,13 +130,10 @@
                 }
                 return response
             } catch {
-                var mapped = AsyncHTTPClientErrorMapping.error(error, phase: context.recorder.phase)
-                // A closed connection is known unwritten only when AsyncHTTPClient writes the whole
-                // request at once (no body, or a buffered one); a streamed body is written in parts.
-                if mapped.requestNotProcessed, mapped.underlying is ChannelError, body?.bufferedData == nil, body != nil {
-                    mapped.requestNotProcessed = false
-                }
-                throw mapped
+                // AsyncHTTPClient writes a request without a body, or with a buffered one, at once; a
+                // streamed body in parts.
+                throw AsyncHTTPClientErrorMapping.error(
+                    error, phase: context.recorder.phase, writtenAtOnce: body == nil || body?.bufferedData != nil)
             }
         }
 

@@ -33,7 +33,7 @@ extension FaultServer {
     ///   - name: The path segment after `/script/`.
     ///   - steps: The answers, first to last.
     public func script(_ name: String, _ steps: [ScriptStep]) {
-        scripts.withLockedValue { $0[name] = ScriptState(steps: steps[...]) }
+        scripts.set(name, steps)
     }
 
     /// Connections open now.
@@ -43,31 +43,41 @@ extension FaultServer {
 
     /// How many requests reached `/script/<name>` since it was scripted.
     public func scriptedRequests(_ name: String) -> Int {
-        scripts.withLockedValue { $0[name]?.requests ?? 0 }
+        scripts.requests(name)
     }
 }
 
 /// The connections of one ``FaultServer``: open now, and accepted since start.
 typealias FaultConnections = NIOLockedValueBox<(open: Int, opened: Int)>
 
-/// The scripted sequences of one ``FaultServer``, by name.
-typealias FaultScripts = NIOLockedValueBox<[String: ScriptState]>
+/// The scripted sequences of one test server, by name: each a list of steps played one per
+/// request, and how many requests came. ``FaultServer`` and ``HTTP2FaultServer`` each keep one.
+final class ScriptBook<Step: Sendable>: Sendable {
+    private struct Script {
+        var steps: ArraySlice<Step>
+        var requests = 0
+    }
 
-/// One scripted sequence: the steps not played yet, and how many requests came.
-struct ScriptState: Sendable {
-    var steps: ArraySlice<FaultServer.ScriptStep>
-    var requests = 0
-}
+    private let scripts = NIOLockedValueBox<[String: Script]>([:])
 
-extension NIOLockedValueBox where Value == [String: ScriptState] {
+    /// Scripts `name` with `steps`, starting over if it was scripted before.
+    func set(_ name: String, _ steps: [Step]) {
+        scripts.withLockedValue { $0[name] = Script(steps: steps[...]) }
+    }
+
+    /// How many requests reached `name` since it was scripted.
+    func requests(_ name: String) -> Int {
+        scripts.withLockedValue { $0[name]?.requests ?? 0 }
+    }
+
     /// Counts a request to `name` and returns its step; `nil` once the steps are played (or for a
-    /// name never scripted): a plain `200`.
-    func nextStep(_ name: String) -> FaultServer.ScriptStep? {
-        withLockedValue { scripts in
-            guard var state = scripts[name] else { return nil }
-            state.requests += 1
-            let step = state.steps.popFirst()
-            scripts[name] = state
+    /// name never scripted).
+    func nextStep(_ name: String) -> Step? {
+        scripts.withLockedValue { scripts in
+            guard var script = scripts[name] else { return nil }
+            script.requests += 1
+            let step = script.steps.popFirst()
+            scripts[name] = script
             return step
         }
     }

@@ -104,15 +104,16 @@ public final class FaultServer: Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     /// The sequences ``script(_:_:)`` set, shared by every connection.
-    let scripts: FaultScripts
+    let scripts: ScriptBook<ScriptStep>
     /// The connections open and accepted.
     let connections: FaultConnections
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: FaultScripts, connections: FaultConnections)
-    {
+    private init(
+        port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: ScriptBook<ScriptStep>, connections: FaultConnections
+    ) {
         self.port = port
         self.channel = channel
         self.group = group
@@ -125,7 +126,7 @@ public final class FaultServer: Sendable {
     /// - Throws: When the socket cannot be bound.
     public static func start() async throws -> FaultServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let scripts = FaultScripts([:])
+        let scripts = ScriptBook<ScriptStep>()
         let connections = FaultConnections((0, 0))
         let (channel, port) = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -155,13 +156,13 @@ private final class FaultHandler: ChannelInboundHandler {
 
     /// Request heads larger than this are answered with a 431 and a close.
     private static let maxHeadBytes = 64 * 1024
-    private let scripts: FaultScripts
+    private let scripts: ScriptBook<FaultServer.ScriptStep>
     private var received: [UInt8] = []
     private var answered = false
     /// Body bytes of a kept-alive request still to be skipped before the next request's head.
     private var skipping = 0
 
-    init(scripts: FaultScripts) {
+    init(scripts: ScriptBook<FaultServer.ScriptStep>) {
         self.scripts = scripts
     }
 

@@ -117,12 +117,12 @@ public final class HTTP2FaultServer: Sendable {
     ///   - name: The path segment after `/script/`.
     ///   - steps: The answers, first to last.
     public func script(_ name: String, _ steps: [Step]) {
-        state.locked.withLockedValue { $0.scripts[name] = HTTP2FaultState.Script(steps: steps[...]) }
+        state.scripts.set(name, steps)
     }
 
     /// How many requests reached `/script/<name>` since it was scripted, refused ones included.
     public func scriptedRequests(_ name: String) -> Int {
-        state.locked.withLockedValue { $0.scripts[name]?.requests ?? 0 }
+        state.scripts.requests(name)
     }
 
     /// Connections accepted since start.
@@ -149,32 +149,16 @@ public final class HTTP2FaultServer: Sendable {
 
 /// The counts and scripts of one ``HTTP2FaultServer``, shared by its connections.
 final class HTTP2FaultState: Sendable {
-    struct Script {
-        var steps: ArraySlice<HTTP2FaultServer.Step>
-        var requests = 0
-    }
-
     struct Counts {
-        var scripts: [String: Script] = [:]
         var connectionsOpened = 0
         var streamsOpen = 0
         var maxStreamsPerConnection = 0
     }
 
+    let scripts = ScriptBook<HTTP2FaultServer.Step>()
     let locked = NIOLockedValueBox(Counts())
 
     func connectionOpened() { locked.withLockedValue { $0.connectionsOpened += 1 } }
-
-    /// Counts a request to `name` and returns its step; `nil` once the steps are played.
-    func nextStep(_ name: String) -> HTTP2FaultServer.Step? {
-        locked.withLockedValue { counts in
-            guard var script = counts.scripts[name] else { return nil }
-            script.requests += 1
-            let step = script.steps.popFirst()
-            counts.scripts[name] = script
-            return step
-        }
-    }
 
     /// A stream opened on a connection that now has `open` streams.
     func streamOpened(connectionHas open: Int) {
@@ -258,7 +242,7 @@ private final class HTTP2FaultStreamHandler: ChannelInboundHandler {
         let segments = path.split(separator: "?", maxSplits: 1)[0].split(separator: "/").map(String.init)
         switch (segments.first, segments.count) {
         case ("script", 2):
-            switch state.nextStep(segments[1]) {
+            switch state.scripts.nextStep(segments[1]) {
             case .refuse:
                 answered = true
                 uncount()
