@@ -205,8 +205,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// time or because libcurl sends it again on its own (an HTTP/2 stream the server refused, or a
     /// reused connection that died before any answer; libcurl cannot tell the two apart). Counts
     /// such a resend in ``RequestMetrics/transportResends`` and allows one, only for a request that
-    /// may be repeated: the dead connection may have delivered it. Returns `false` to stop the
+    /// may be repeated (the dead connection may have delivered it). Returns `false` to stop the
     /// transfer instead.
+    ///
+    /// It is not drawn from the retry budget: with libcurl 7.88 most such resends follow libcurl's
+    /// own spurious HTTP/2 failures (curl issue 10634), well over 100 a second under load
+    /// (`CurlResendTests`), which the budget would turn into failed calls.
     func willSendRequest() -> Bool {
         requestsSent += 1
         guard requestsSent > 1 else {

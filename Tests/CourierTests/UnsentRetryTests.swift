@@ -2,6 +2,7 @@ import Courier
 import CourierMock
 import CourierTestServer
 import Foundation
+import MetricsTestKit
 import Testing
 
 /// An attempt that never reached the server is sent once more, whatever its method
@@ -34,6 +35,36 @@ struct UnsentRetryTests {
         #expect(response.metrics.attempts == 2)
         #expect(response.metrics.unsentRetries == 1)
         #expect(mock.recordedRequests.map(\.body) == [Data("order".utf8), Data("order".utf8)])
+        await client.shutdown()
+    }
+
+    @Test(
+        "a stream the server did not process (requestNotProcessed) is resent like a refused connection, counted in courier_call_resends; the budget bounds it"
+    )
+    func notProcessedIsResent() async throws {
+        var unprocessed = NetworkError(kind: .connectionClosed, phase: .awaitingResponse, message: "REFUSED_STREAM")
+        unprocessed.requestNotProcessed = true
+        #expect(unprocessed.neverReachedServer)
+        let mock = MockTransport()
+        mock.stub(.post, "/orders", responses: [.failure(unprocessed), .text("stored"), .failure(unprocessed), .text("never")])
+        let metrics = TestMetrics()
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.timeSource = ManualTimeSource()
+        configuration.resilience.retryBudget.share = 0
+        configuration.resilience.retryBudget.minPerSecond = 1
+        configuration.resilience.retryBudget.window = .seconds(1)
+        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [MetricsExport(factory: metrics)])
+        let response = try await client.response(for: Post())
+        #expect(response.value == "stored")
+        #expect(response.metrics.unsentRetries == 1)
+        let resends = try metrics.expectCounter(
+            "courier_call_resends", [("endpoint", "UnsentRetryTests.Post"), ("transport", "mock"), ("by", "courier")])
+        #expect(resends.totalValue == 1)
+        // The budget (one a second) is spent: the next one is not resent, and the refusal is noted.
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Post()) }
+        #expect(error?.kind == .connectionClosed)
+        #expect(error?.metrics?.retryRefusedByBudget == true)
+        #expect(mock.recordedRequests.count == 3)
         await client.shutdown()
     }
 

@@ -14,6 +14,10 @@ import CoreMetrics
 ///   without a retry because the host's ``RetryBudget`` was spent;
 /// - counter `courier_call_hedges` (dimensions `endpoint`, `transport`, `copy`: `won` or `lost`):
 ///   calls that sent a hedged copy (``HedgingPolicy``), by whether the copy answered first;
+/// - counter `courier_call_resends` (dimensions `endpoint`, `transport`, `by`: `courier` or
+///   `transport`): requests sent again because the server cannot have processed them, by Courier
+///   (``RequestMetrics/unsentRetries``) or by the transport's own library
+///   (``RequestMetrics/transportResends``);
 /// - counter `courier_cache_results` (dimensions `endpoint`, `transport`, `result`): what the
 ///   response cache did, one of `hit`, `miss`, `revalidated` and `stale`
 ///   (``RequestMetrics/CacheResult``), for calls the cache took part in.
@@ -40,6 +44,7 @@ public final class MetricsExport: CallObserver {
     private let budgetRefusals = Locked<[Key: Counter]>([:])
     private let cacheResults = Locked<[Key: Counter]>([:])
     private let hedges = Locked<[Key: Counter]>([:])
+    private let resends = Locked<[Key: Counter]>([:])
     private let factory: (any MetricsFactory)?
 
     /// Creates an exporter.
@@ -47,6 +52,13 @@ public final class MetricsExport: CallObserver {
     ///   `MetricsSystem` at the time each handle is first made.
     public init(factory: (any MetricsFactory)? = nil) {
         self.factory = factory
+    }
+
+    /// Counts `count` resends of a call of `key`'s endpoint and transport, made by `by`.
+    private func countResends(_ count: Int, by: String, _ key: Key) {
+        let resendKey = Key(endpoint: key.endpoint, transport: key.transport, detail: by)
+        counter(in: resends, resendKey, "courier_call_resends", [("endpoint", key.endpoint), ("transport", key.transport), ("by", by)])
+            .increment(by: Int64(count))
     }
 
     /// Records one call.
@@ -84,6 +96,8 @@ public final class MetricsExport: CallObserver {
             )
             .increment()
         }
+        if record.metrics.unsentRetries > 0 { countResends(record.metrics.unsentRetries, by: "courier", key) }
+        if record.metrics.transportResends > 0 { countResends(record.metrics.transportResends, by: "transport", key) }
         if record.metrics.retryRefusedByBudget {
             let refusalKey = Key(endpoint: key.endpoint, transport: key.transport, detail: "")
             counter(

@@ -125,6 +125,20 @@ public struct RequestContext: Sendable {
         return tagged
     }
 
+    /// Draws one more sending of the request to `host` from the client's retry budget (the one
+    /// retries, hedges, auth-refresh repeats and resends of unsent attempts share; see
+    /// ``Resilience/retryBudget``). A transport whose own library sends a request again calls it
+    /// first, and so does middleware that repeats a call.
+    /// - Parameter host: The request's authority.
+    /// - Returns: `true` when the budget allows it (always outside a client); `false` when it is
+    ///   spent, and ``RequestMetrics/retryRefusedByBudget`` is then set.
+    public func drawRetryBudget(host: String) -> Bool {
+        guard let retryLedger else { return true }
+        if retryLedger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: clock)) { return true }
+        recorder.update { $0.retryRefusedByBudget = true }
+        return false
+    }
+
     /// Time left before the deadline on ``clock`` (zero once it has passed).
     public var remaining: Duration {
         max(.zero, Moment.now(on: clock).duration(to: deadlineMoment))

@@ -121,9 +121,8 @@ struct CallChain: Sendable {
         _ error: NetworkError, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?
     ) async throws -> TransportResponse {
-        guard context.resendsUnsent, let ledger = context.retryLedger, body?.isReplayable ?? true, context.remaining > .zero,
-            !context.isCancelled,
-            ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
+        guard context.resendsUnsent, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
+            context.drawRetryBudget(host: request.authority ?? "")
         else { throw error }
         context.recorder.update { $0.unsentRetries += 1 }
         return try await attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader, resendsUnsent: false)

@@ -80,12 +80,7 @@ public final class AuthRefreshMiddleware: Middleware {
         let response = try await next(request, body, context)
         guard response.head.status == .unauthorized else { return response }
         let renewed = try await renewed(after: sent, context)
-        if let ledger = context.retryLedger,
-            !ledger.withdraw(host: request.authority ?? "", elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: context.clock))
-        {
-            context.recorder.update { $0.retryRefusedByBudget = true }
-            return response
-        }
+        guard context.drawRetryBudget(host: request.authority ?? "") else { return response }
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])
         request.headerFields[header] = renewed
         return try await next(request, body, context)
