@@ -133,11 +133,9 @@ final class CurlTransfer: @unchecked Sendable {
         receivedBytes = 0
         failure = nil
         paused = false
-        uploadChunk = Data()
-        uploadOffset = 0
+        readBodyFromStart()
         requestsSent = 0
         handleFailed = false
-        uploadReader = nil
         uploadPump?.stop()
         uploadPump = nil
         uploadPaused = false
@@ -213,21 +211,19 @@ final class CurlTransfer: @unchecked Sendable {
     /// (`CurlResendTests`), which the budget would turn into failed calls.
     func willSendRequest() -> Bool {
         requestsSent += 1
-        guard requestsSent > 1 else {
-            context.recorder.enter(body == nil ? .awaitingResponse : .sending)
-            return true
+        if requestsSent > 1 {
+            guard requestsSent == 2, RetryPolicy.mayRepeat(request, body: body) else {
+                let reason =
+                    requestsSent > 2
+                    ? "it was sent twice already"
+                    : "the server may have received it, and \(request.method) without an Idempotency-Key may not be repeated"
+                failure = NetworkError(
+                    kind: .connectionClosed, phase: .awaitingResponse,
+                    message: "curl: the connection closed before any answer and libcurl would send the request again; \(reason)")
+                return false
+            }
+            context.recorder.update { $0.transportResends += 1 }
         }
-        guard requestsSent == 2, RetryPolicy.mayRepeat(request, body: body) else {
-            let reason =
-                requestsSent > 2
-                ? "it was sent twice already"
-                : "the server may have received it, and \(request.method) without an Idempotency-Key may not be repeated"
-            failure = NetworkError(
-                kind: .connectionClosed, phase: .awaitingResponse,
-                message: "curl: the connection closed before any answer and libcurl would send the request again; \(reason)")
-            return false
-        }
-        context.recorder.update { $0.transportResends += 1 }
         context.recorder.enter(body == nil ? .awaitingResponse : .sending)
         return true
     }
@@ -236,10 +232,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// repeated, with a body that can be read again).
     func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
         guard offset == 0, origin == SEEK_SET, body?.streamSource == nil else { return CURL_SEEKFUNC_CANTSEEK }
+        readBodyFromStart()
+        return CURL_SEEKFUNC_OK
+    }
+
+    /// The next read callback reads the (replayable) body from its first byte.
+    private func readBodyFromStart() {
         uploadReader = nil
         uploadChunk = Data()
         uploadOffset = 0
-        return CURL_SEEKFUNC_OK
     }
 
     /// libcurl wants request body bytes. Returns how many were written, 0 at the end, or

@@ -261,12 +261,21 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         configure: (inout ClientConfiguration) -> Void = { _ in }
     ) throws -> NetworkClient {
         try makeClient(baseURL: server.baseURL, middleware: middleware, observers: observers) { configuration in
-            switch server.mode {
-            case .http1: break
-            case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM
-            case .h2c: configuration.httpVersion = .http2PriorKnowledge
-            }
+            Self.reach(server.mode, with: &configuration)
             configure(&configuration)
+        }
+    }
+
+    /// Sets what a client needs to reach a test server speaking `mode`: the test CA for TLS,
+    /// HTTP/2 with prior knowledge for h2c.
+    /// - Parameters:
+    ///   - mode: The server's protocol.
+    ///   - configuration: The client configuration to change.
+    public static func reach(_ mode: TestServer.Mode, with configuration: inout ClientConfiguration) {
+        switch mode {
+        case .http1: break
+        case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM
+        case .h2c: configuration.httpVersion = .http2PriorKnowledge
         }
     }
 }

@@ -192,12 +192,7 @@ private final class FaultHandler: ChannelInboundHandler {
             return
         }
         if target.hasPrefix("/script/") {
-            let step = scripts.nextStep(String(target.dropFirst("/script/".count)))
-            if step == .keepAlive {
-                keepAlive(context, headEnd: end, head: head)
-            } else {
-                play(step, context)
-            }
+            play(scripts.nextStep(String(target.dropFirst("/script/".count))), context, headEnd: end, head: head)
             return
         }
         if target.hasPrefix("/mutate/"), let seed = UInt64(target.dropFirst("/mutate/".count)) {
@@ -355,8 +350,9 @@ private final class FaultHandler: ChannelInboundHandler {
         if !received.isEmpty { process(context) }
     }
 
-    /// Plays one scripted step (``FaultServer/ScriptStep``); `nil` is the plain answer after the script.
-    private func play(_ step: FaultServer.ScriptStep?, _ context: ChannelHandlerContext) {
+    /// Plays one scripted step (``FaultServer/ScriptStep``); `nil` is the plain answer after the
+    /// script. `headEnd` and `head` are the request's, for a step that keeps the connection.
+    private func play(_ step: FaultServer.ScriptStep?, _ context: ChannelHandlerContext, headEnd: Int, head: String) {
         func scripted(_ status: Int) -> String {
             "HTTP/1.1 \(status) Scripted\r\nContent-Length: 8\r\nConnection: close\r\n\r\nscripted"
         }
@@ -382,7 +378,7 @@ private final class FaultHandler: ChannelInboundHandler {
         case .keepAliveThenClose:
             answer(context, "HTTP/1.1 200 Scripted\r\nContent-Length: 8\r\n\r\nscripted", then: .close)
         case .keepAlive:
-            answer(context, scripted(200), then: .close)  // (played by `keepAlive(_:headEnd:head:)`)
+            keepAlive(context, headEnd: headEnd, head: head)
         }
     }
 

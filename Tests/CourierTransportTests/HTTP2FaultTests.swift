@@ -23,7 +23,7 @@ struct HTTP2FaultTests {
             _ server: HTTP2FaultServer, middleware: [any Middleware] = [], configure: (inout ClientConfiguration) -> Void = { _ in }
         ) throws -> NetworkClient {
             try transport.makeClient(baseURL: server.baseURL, middleware: middleware) { configuration in
-                if tls { configuration.tls.caPEM = TestCertificates.caPEM } else { configuration.httpVersion = .http2PriorKnowledge }
+                ConformanceTransport.reach(tls ? .tls : .h2c, with: &configuration)
                 configuration.timeSource = ManualTimeSource()
                 configure(&configuration)
             }
