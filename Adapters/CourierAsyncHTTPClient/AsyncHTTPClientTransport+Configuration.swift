@@ -76,7 +76,8 @@
         /// - Throws: `ConfigurationError` for a setting AsyncHTTPClient cannot honour.
         public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
             var combined = self
-            combined.connectTimeout = client.connectTimeout
+            // The client's connect timeout when it sets one; at its default, this transport's own.
+            if client.connectTimeout != ClientConfiguration().connectTimeout { combined.connectTimeout = client.connectTimeout }
             if let version = client.httpVersion {
                 guard version != .http2PriorKnowledge else {
                     throw ClientConfiguration.unsupported(

@@ -236,6 +236,33 @@
         }
     }
 
+    extension AsyncHTTPClientTransport {
+        /// Checks that this transport runs with every transport setting `client` sets, and with its
+        /// connect timeout when that is not the default (see `Transport/checkSettings(of:)`): the
+        /// ones AsyncHTTPClient cannot honour are refused, naming the key, and the others must
+        /// match the values the transport was made with.
+        /// - Parameter client: The client configuration.
+        /// - Throws: `ConfigurationError` naming the first key whose value differs.
+        public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
+            let wanted = try configuration.applying(client)
+            let own = configuration
+            let same: [(String, Bool)] = [
+                ("httpVersion", own.httpVersion == wanted.httpVersion), ("timeouts.connect", own.connectTimeout == wanted.connectTimeout),
+                ("connections.maxPerHost", own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
+                ("timeouts.stall", own.stallTimeout == wanted.stallTimeout), ("tls.caFile", own.caFile == wanted.caFile),
+                ("tls.caPEM", own.caPEM == wanted.caPEM), ("tls.clientCertificateFile", own.clientCertificateFile == wanted.clientCertificateFile),
+                ("tls.clientKeyFile", own.clientKeyFile == wanted.clientKeyFile),
+            ]
+            if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
+        }
+    }
+
+    /// Found by the core when this module is linked with the `AsyncHTTPClient` trait (see
+    /// `TransportRegistry.linked`).
+    package enum LinkedEntry: LinkedTransport {
+        package static var entry: TransportRegistry.Entry { .asyncHTTPClient() }
+    }
+
     extension TransportRegistry.Entry {
         /// Registers AsyncHTTPClient under the name `ahc`; each client gets its own transport. The
         /// client configuration's connect timeout and transport settings apply (see

@@ -129,6 +129,33 @@ public final class CurlTransport: Transport {
     }
 }
 
+extension CurlTransport {
+    /// Checks that this transport runs with every transport setting `client` sets (see
+    /// `Transport/checkSettings(of:)`): libcurl honours them all, so a difference means the
+    /// transport was made in code with other values.
+    /// - Parameter client: The client configuration.
+    /// - Throws: `ConfigurationError` naming the first key whose value differs.
+    public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
+        let wanted = configuration.applying(client)
+        let own = configuration
+        let same: [(String, Bool)] = [
+            ("httpVersion", own.httpVersion == wanted.httpVersion), ("connections.maxTotal", own.maxConnections == wanted.maxConnections),
+            ("connections.maxPerHost", own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
+            ("timeouts.stall", own.stallTimeout == wanted.stallTimeout), ("tls.caFile", own.tls.caFile == wanted.tls.caFile),
+            ("tls.caPEM", own.tls.caPEM == wanted.tls.caPEM),
+            ("tls.clientCertificateFile", own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
+            ("tls.clientKeyFile", own.tls.clientKeyFile == wanted.tls.clientKeyFile),
+            ("tls.pinnedPublicKey", own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
+        ]
+        if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
+    }
+}
+
+/// Found by the core when this module is linked (see `TransportRegistry.linked`).
+package enum LinkedEntry: LinkedTransport {
+    package static var entry: TransportRegistry.Entry { .curl() }
+}
+
 extension TransportRegistry.Entry {
     /// Registers libcurl under the name `curl`; each client gets its own transport (one thread and
     /// one connection pool).

@@ -229,6 +229,14 @@ public final class MockTransport: Transport {
     }
 }
 
+extension MockTransport {
+    /// Accepts every transport setting: the mock opens no connection, so the HTTP version,
+    /// connection limits, stall timeout and TLS have nothing to act on, made in code or from a
+    /// registry alike. A configuration written for a real transport runs on the mock unchanged.
+    /// - Parameter configuration: The client configuration.
+    public func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {}
+}
+
 extension TransportRegistry.Entry {
     /// Registers a mock under the name `mock`; every client made from the registry shares it.
     /// - Parameter transport: The mock.

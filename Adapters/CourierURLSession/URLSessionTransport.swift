@@ -226,6 +226,26 @@ public final class URLSessionTransport: Transport {
     }
 }
 
+extension URLSessionTransport {
+    /// Checks that this transport runs with every transport setting `client` sets (see
+    /// `Transport/checkSettings(of:)`): the ones FoundationNetworking cannot honour are refused,
+    /// naming the key, and the others must match the values the transport was made with.
+    /// - Parameter client: The client configuration.
+    /// - Throws: `ConfigurationError` naming the key.
+    public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
+        let wanted = try configuration.applying(client)
+        if wanted.maxConnectionsPerHost != configuration.maxConnectionsPerHost {
+            throw ClientConfiguration.notCarriedOut("connections.maxPerHost", by: name)
+        }
+        if wanted.stallTimeout != configuration.stallTimeout { throw ClientConfiguration.notCarriedOut("timeouts.stall", by: name) }
+    }
+}
+
+/// Found by the core when this module is linked (see `TransportRegistry.linked`).
+package enum LinkedEntry: LinkedTransport {
+    package static var entry: TransportRegistry.Entry { .urlSession() }
+}
+
 extension TransportRegistry.Entry {
     /// Registers URLSession under the name `urlsession`; each client gets its own session.
     /// - Parameter configuration: Session settings.

@@ -97,7 +97,7 @@ var allPassed = true
 do {
     let configuration = try ClientConfiguration.load(defaults: ClientConfiguration(baseURL: serviceURL))
     let chosen = ProcessInfo.processInfo.environment[ClientConfiguration.transportVariable] != nil
-    for name in chosen ? [configuration.transport] : registry.names {
+    for name in chosen ? [configuration.transport ?? ""] : registry.names {
         var perTransport = configuration
         perTransport.transport = name
         let client = try NetworkClient(configuration: perTransport, registry: registry)

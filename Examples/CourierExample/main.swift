@@ -108,7 +108,7 @@ var allPassed = true
 do {
     let configuration = try ClientConfiguration.load(defaults: ClientConfiguration(baseURL: server.baseURL))
     let chosen = ProcessInfo.processInfo.environment[ClientConfiguration.transportVariable] != nil
-    let names = chosen ? [configuration.transport] : registry.names
+    let names = chosen ? [configuration.transport ?? ""] : registry.names
     for name in names {
         var perTransport = try withSharedMiddleware(configuration)
         perTransport.transport = name

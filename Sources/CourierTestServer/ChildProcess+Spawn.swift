@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,15 +16,17 @@ extension ChildProcess {
 
         /// Starts `executable`; standard input is `/dev/null`, the outputs go to new pipes whose
         /// read ends the caller owns.
-        init(executable: String, arguments: [String]) throws(StartError) {
-            self = try Spawned.launches.withLock { _ throws(StartError) in try Self(launching: executable, arguments: arguments) }
+        init(executable: String, arguments: [String], environment: [String: String]) throws(StartError) {
+            self = try Spawned.launches.withLock { _ throws(StartError) in
+                try Self(launching: executable, arguments: arguments, environment: environment)
+            }
         }
 
         /// One launch at a time: a pipe is made close-on-exec in a second step (`pipe2` is not
         /// in Swift's Glibc module), and another of our launches in between must not inherit it.
         private static let launches = Mutex(())
 
-        private init(launching executable: String, arguments: [String]) throws(StartError) {
+        private init(launching executable: String, arguments: [String], environment: [String: String]) throws(StartError) {
             func failure(_ step: String, _ code: Int32) -> StartError {
                 StartError(description: "could not start \(executable): \(step) failed: \(String(cString: strerror(code)))")
             }
@@ -42,7 +45,7 @@ extension ChildProcess {
                 close(outputPipe[1])
                 close(errorPipe[1])
             }
-            let spawned = Self.spawn(executable, arguments, stdout: outputPipe[1], stderr: errorPipe[1])
+            let spawned = Self.spawn(executable, arguments, environment: environment, stdout: outputPipe[1], stderr: errorPipe[1])
             switch spawned {
             case .success(let pid):
                 process = ProcessWatch(pid: pid)
@@ -75,7 +78,9 @@ extension ChildProcess {
 
         /// `posix_spawn` with the file actions and signal settings a clean child needs: every
         /// signal at its default disposition and none blocked, whatever this process set.
-        private static func spawn(_ executable: String, _ arguments: [String], stdout: Int32, stderr: Int32) -> SpawnResult {
+        private static func spawn(
+            _ executable: String, _ arguments: [String], environment: [String: String], stdout: Int32, stderr: Int32
+        ) -> SpawnResult {
             var actions = posix_spawn_file_actions_t()
             var code = posix_spawn_file_actions_init(&actions)
             guard code == 0 else { return .failure(step: "posix_spawn_file_actions_init", code: code) }
@@ -106,7 +111,18 @@ extension ChildProcess {
             defer { for pointer in argv { free(pointer) } }
             guard !argv.dropLast().contains(where: { $0 == nil }) else { return .failure(step: "strdup", code: ENOMEM) }
             var pid = pid_t()
-            code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            // This process's environment with `environment` on top; the inherited one as it is when
+            // nothing is added.
+            guard !environment.isEmpty else {
+                code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+                guard code == 0 else { return .failure(step: "posix_spawn", code: code) }
+                return .success(pid)
+            }
+            let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in envp { free(pointer) } }
+            guard !envp.dropLast().contains(where: { $0 == nil }) else { return .failure(step: "strdup", code: ENOMEM) }
+            code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
             guard code == 0 else { return .failure(step: "posix_spawn", code: code) }
             return .success(pid)
         }

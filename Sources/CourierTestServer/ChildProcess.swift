@@ -42,11 +42,15 @@ package enum ChildProcess {
     /// - Parameters:
     ///   - executable: The program's path.
     ///   - arguments: Its arguments.
+    ///   - environment: Variables set for the program on top of this process's environment; none
+    ///     by default.
     ///   - timeout: How long it may run.
     /// - Returns: Its status, whether it was stopped, and what it printed.
     /// - Throws: ``StartError`` when it cannot be started.
-    package static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws(StartError) -> Outcome {
-        let child = try Spawned(executable: executable, arguments: arguments)
+    package static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration
+    ) async throws(StartError) -> Outcome {
+        let child = try Spawned(executable: executable, arguments: arguments, environment: environment)
         // Drain both pipes while the program runs, so that it never blocks on a full pipe.
         async let printed = readToEnd(child.output)
         async let complained = readToEnd(child.errors)

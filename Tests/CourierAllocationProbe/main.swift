@@ -14,7 +14,7 @@ import Courier
 import Foundation
 import HTTPTypes
 
-@testable import CourierCurl
+import CourierCurl
 
 struct Call: Endpoint {
     typealias Output = Data

@@ -6,9 +6,11 @@ import Testing
 
 /// After every conformance case, the process is back where it was: no file descriptor and no
 /// thread left behind by the case's client, server or calls. The cases run one at a time, for one
-/// transport at a time, in a `swift test` run of their own (scripts/test.sh filters this suite
-/// alone), so nothing else moves the process's descriptors and threads meanwhile.
-@Suite("Resource hygiene after each conformance case", .serialized, .timeLimit(.minutes(10)))
+/// transport at a time, in a child process of their own (``IsolatedSuiteTests``), so nothing else
+/// moves the process's descriptors and threads meanwhile.
+@Suite(
+    "Resource hygiene after each conformance case", .serialized, .timeLimit(.minutes(10)),
+    .enabled(if: IsolatedSuite.hygiene.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
 struct ConformanceHygieneTests {
     /// One case, named as its test is.
     struct Case: Sendable {

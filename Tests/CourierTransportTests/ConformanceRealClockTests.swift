@@ -7,11 +7,13 @@ import Testing
 /// limit, the connect timeout, how fast cancellation and `shutdown()` take effect. (The deadline
 /// and every wait in the core are on the injected clock, and their cases move a manual one.)
 ///
-/// One case at a time, and `scripts/test.sh` runs this suite on its own after the rest: with the
-/// whole suite beside them on two cores, a CPU-heavy case (a decompression bomb, 64 MiB bodies)
-/// can hold a transport's reader up for seconds, which is a real stall as far as the socket is
-/// concerned.
-@Suite("Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)))
+/// One case at a time, in a child process of their own (``IsolatedSuiteTests``): with the whole
+/// suite beside them in one process on two cores, a CPU-heavy case (a decompression bomb, 64 MiB
+/// bodies) can hold Swift's cooperative pool, and so a transport's reader, for seconds, which is
+/// a real stall as far as the socket is concerned.
+@Suite(
+    "Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)),
+    .enabled(if: IsolatedSuite.realClock.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
 struct ConformanceRealClockTests {
     @Test(
         "cancelling ends the call at once in every phase, and the server sees the connection closed",

@@ -1,9 +1,11 @@
 import Courier
 import CourierConformance
 import CourierCurl
+import CourierMock
 import CourierTestServer
 import CourierURLSession
 import Foundation
+import HTTPTypes
 import Testing
 
 #if AsyncHTTPClient
@@ -80,6 +82,91 @@ struct TransportSettingsTests {
             #expect(error.allowed.contains(row.transport))
         }
     }
+
+    /// The configuration key a setting of ``rows`` sets.
+    static func key(of setting: String) -> String {
+        let keys = [
+            "maxConnections": "connections.maxTotal", "maxConnectionsPerHost": "connections.maxPerHost", "stallTimeout": "timeouts.stall",
+        ]
+        return keys[setting] ?? String(setting.prefix { $0 != " " })
+    }
+
+    /// The transport `name` made in code: with its defaults, or from `configuration` through its
+    /// `Configuration.applying(_:)`.
+    static func madeInCode(_ name: String, from configuration: ClientConfiguration?) throws -> any Transport {
+        switch name {
+        case "curl": return try CurlTransport(configuration: configuration.map { CurlTransport.Configuration().applying($0) } ?? .init())
+        case "urlsession":
+            return URLSessionTransport(configuration: try configuration.map { try URLSessionTransport.Configuration().applying($0) } ?? .init())
+        default:
+            #if AsyncHTTPClient
+                return try AsyncHTTPClientTransport(
+                    configuration: try configuration.map { try AsyncHTTPClientTransport.Configuration().applying($0) } ?? .init())
+            #else
+                throw ConfigurationError(key: "transport", value: name, allowed: "curl, urlsession", source: "test")
+            #endif
+        }
+    }
+
+    @Test("made in code: a setting the transport was not made with is refused by name; made from the configuration, it is honoured", arguments: rows)
+    func madeInCode(row: Row) async throws {
+        var configuration = ClientConfiguration(baseURL: "https://localhost:1", transport: row.transport)
+        Self.apply(row.setting, to: &configuration)
+        // Made with its defaults: the configuration's value would vanish, so the client refuses it.
+        let plain = try Self.madeInCode(row.transport, from: nil)
+        #expect {
+            try NetworkClient(configuration: configuration, transport: plain)
+        } throws: { error in
+            (error as? ConfigurationError)?.key == (row.refusedKey ?? Self.key(of: row.setting))
+        }
+        await plain.shutdown()
+        // Made from the configuration: the same outcome as the registry's.
+        do {
+            let carried = try Self.madeInCode(row.transport, from: configuration)
+            #expect(row.refusedKey == nil, "\(row.transport) was made with \(row.setting)")
+            let client = try NetworkClient(configuration: configuration, transport: carried)
+            await client.shutdown()
+        } catch let error as ConfigurationError {
+            #expect(error.key == row.refusedKey, "\(error)")
+        }
+    }
+
+    @Test("made in code: the mock takes every setting; a transport that reads none refuses each by name")
+    func mockAndForeignTransports() async throws {
+        for setting in ["httpVersion 1.1", "maxConnections", "maxConnectionsPerHost", "stallTimeout", "tls.caPEM", "tls.pinnedPublicKey"] {
+            var configuration = ClientConfiguration(baseURL: "https://localhost:1")
+            Self.apply(setting, to: &configuration)
+            let mock = try NetworkClient(configuration: configuration, transport: MockTransport())
+            await mock.shutdown()
+            #expect {
+                try NetworkClient(configuration: configuration, transport: ForeignTransport())
+            } throws: { error in
+                (error as? ConfigurationError)?.key == Self.key(of: setting)
+            }
+        }
+        // With no transport setting, a transport that reads none is fine.
+        let plain = try NetworkClient(configuration: ClientConfiguration(baseURL: "https://localhost:1"), transport: ForeignTransport())
+        await plain.shutdown()
+    }
+
+    #if AsyncHTTPClient
+        @Test("ahc made in code: a connect timeout other than the default must be the transport's own")
+        func ahcConnectTimeout() async throws {
+            var configuration = ClientConfiguration(baseURL: "https://localhost:1", transport: "ahc")
+            configuration.connectTimeout = .seconds(3)
+            let plain = try AsyncHTTPClientTransport()
+            #expect {
+                try NetworkClient(configuration: configuration, transport: plain)
+            } throws: { error in
+                (error as? ConfigurationError)?.key == "timeouts.connect"
+            }
+            await plain.shutdown()
+            let carried = try AsyncHTTPClientTransport(configuration: .init().applying(configuration))
+            #expect(carried.configuration.connectTimeout == .seconds(3))
+            let client = try NetworkClient(configuration: configuration, transport: carried)
+            await client.shutdown()
+        }
+    #endif
 
     @Test("curl: the public key pin from the configuration is enforced")
     func curlPin() async throws {
@@ -163,4 +250,13 @@ struct TransportSettingsTests {
             }
         }
     #endif
+}
+
+/// A transport written outside Courier that reads none of the configuration's transport settings.
+struct ForeignTransport: Transport {
+    var name: String { "foreign" }
+    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+        TransportResponse(head: HTTPResponse(status: .ok))
+    }
+    func shutdown() async {}
 }

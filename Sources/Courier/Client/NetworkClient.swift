@@ -62,12 +62,14 @@ public final class NetworkClient: Sendable {
     ///     ``ClientConfiguration/exportsMetrics`` is on.
     ///   - queue: The default queue for calls whose API object names none; `nil` (the default)
     ///     uses one made from ``ClientConfiguration/queue`` when that is set, or none.
-    /// - Throws: ``ConfigurationError`` when a configuration value is out of range.
+    /// - Throws: ``ConfigurationError`` when a configuration value is out of range, or names a
+    ///   transport setting `transport` was not made with (see ``Transport/checkSettings(of:)``).
     public init(
         configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = [],
         networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil
     ) throws(ConfigurationError) {
         try configuration.validate()
+        try transport.checkSettings(of: configuration)
         do {
             var fields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
             // The bridge's advertisement, computed once: a default field, so a call's own
@@ -132,22 +134,45 @@ public final class NetworkClient: Sendable {
     }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
+    ///
+    /// With no transport named, the registry's ``TransportRegistry/defaultName`` is used (curl when
+    /// linked), and the choice is logged once at `debug` on the configuration's logger.
     /// - Parameters:
     ///   - configuration: The configuration; see ``ClientConfiguration/load(environment:defaults:)``.
-    ///   - registry: The transports this program links.
+    ///   - registry: The transports to choose from; every transport linked into this program
+    ///     (``TransportRegistry/linked``) by default.
     ///   - middleware: Middleware, in the order requests pass them.
     ///   - networkMiddleware: Network middleware (once per attempt).
     ///   - observers: Told about every finished call.
     ///   - queue: The default queue (see the other initialiser).
     /// - Throws: ``ConfigurationError`` for an unknown transport name or a value out of range.
     public convenience init(
-        configuration: ClientConfiguration, registry: TransportRegistry, middleware: [any Middleware] = [],
+        configuration: ClientConfiguration, registry: TransportRegistry = .linked, middleware: [any Middleware] = [],
         networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil
     ) throws {
         let transport = try registry.makeTransport(for: configuration)
+        if configuration.transport == nil {
+            configuration.logger.debug(
+                "courier.transport.chosen",
+                metadata: ["courier.transport": "\(transport.name)", "courier.transport.linked": "\(registry.names)"])
+        }
         try self.init(
             configuration: configuration, transport: transport, middleware: middleware, networkMiddleware: networkMiddleware,
             observers: observers, queue: queue)
+    }
+
+    /// Creates a client for one base URL, on the preferred transport linked into this program
+    /// (curl when the target depends on `CourierCurl`; see ``TransportRegistry/preferredNames``),
+    /// with every other setting at its default.
+    ///
+    /// ```swift
+    /// let client = try NetworkClient(baseURL: "https://api.example.com")
+    /// let user = try await client.get("users/42", as: User.self)
+    /// ```
+    /// - Parameter baseURL: The base URL calls are relative to.
+    /// - Throws: ``ConfigurationError`` when no transport is linked.
+    public convenience init(baseURL: String) throws {
+        try self.init(configuration: ClientConfiguration(baseURL: baseURL))
     }
 
     /// Runs an endpoint and returns its decoded output.

@@ -6,8 +6,10 @@ import Logging
 /// named by `COURIER_CONFIG` and the `COURIER_TRANSPORT` variable. Values are checked by
 /// ``validate(source:)``; every default is finite.
 public struct ClientConfiguration: Sendable {
-    /// The transport's registered name: `mock`, `urlsession`, and (when linked) `curl` or `ahc`.
-    public var transport: String = "urlsession"
+    /// The transport's registered name: `curl`, `ahc`, `urlsession` or `mock`. `nil`, the default,
+    /// picks the first of ``TransportRegistry/preferredNames`` the registry has: `curl` when the
+    /// program links it, then `ahc`, and `urlsession` only when it is the only one.
+    public var transport: String?
     /// The base URL API objects use when they do not name their own.
     public var baseURL: String?
     /// The longest one call may take, from start to decoded result: 60 seconds by default.
@@ -91,8 +93,9 @@ public struct ClientConfiguration: Sendable {
     /// A configuration with a base URL and a transport name, every other value at its default.
     /// - Parameters:
     ///   - baseURL: The base URL.
-    ///   - transport: The transport's name.
-    public init(baseURL: String?, transport: String = "urlsession") {
+    ///   - transport: The transport's name; `nil` (the default) picks the preferred linked one
+    ///     (see ``transport``).
+    public init(baseURL: String?, transport: String? = nil) {
         self.baseURL = baseURL
         self.transport = transport
     }

@@ -71,6 +71,32 @@ extension ClientConfiguration {
     /// The allowed range of ``stallTimeout``.
     public static let stallTimeoutRange: ClosedRange<Duration> = .seconds(1) ... .seconds(86_400)
 
+    /// The transport settings this configuration sets, as configuration keys: `httpVersion`,
+    /// `connections.maxTotal`, `connections.maxPerHost`, `timeouts.stall` and the `tls.` keys,
+    /// each when it is not `nil`. (`timeouts.connect` reaches every transport with each call.)
+    public var transportSettingKeys: [String] {
+        let optional: [(String, Bool)] = [
+            ("httpVersion", httpVersion != nil), ("connections.maxTotal", maxConnections != nil),
+            ("connections.maxPerHost", maxConnectionsPerHost != nil), ("timeouts.stall", stallTimeout != nil),
+        ]
+        return optional.filter(\.1).map(\.0) + tls.setKeys
+    }
+
+    /// The error a transport made in code gives for a setting the configuration sets to a value
+    /// it was not made with.
+    /// - Parameters:
+    ///   - key: The configuration key.
+    ///   - transport: The transport's name.
+    /// - Returns: The error, from source `configuration`.
+    public static func notCarriedOut(_ key: String, by transport: String) -> ConfigurationError {
+        ConfigurationError(
+            key: key, value: nil,
+            allowed: "the value the \(transport) transport was made with: it was made in code with another; "
+                + "make it from this configuration (a TransportRegistry entry, or its Configuration's applying(_:)), "
+                + "or leave the key unset",
+            source: "configuration")
+    }
+
     /// The error a transport gives for a setting it cannot honour.
     /// - Parameters:
     ///   - key: The configuration key, for example `tls.pinnedPublicKey`.

@@ -47,6 +47,19 @@ public protocol Transport: Sendable {
     /// (the default) when its library does not expose them.
     var connectionPool: ConnectionPoolSnapshot? { get }
 
+    /// Checks that this transport carries out the client configuration's transport settings
+    /// (``ClientConfiguration/transportSettingKeys``: HTTP version, connection limits, stall
+    /// timeout, TLS), so that a setting never vanishes between the configuration and the wire.
+    ///
+    /// ``NetworkClient`` calls it once, when a client is made, whichever way the transport was
+    /// made: from a registry (which builds it from the configuration, so it matches) or in code
+    /// (which may have been built with other values). Implement it by comparing each setting the
+    /// configuration sets with the value the transport runs with. The default refuses every such
+    /// setting: a transport that does not read them cannot honour them.
+    /// - Parameter configuration: The client's configuration.
+    /// - Throws: ``ConfigurationError`` naming the first key the transport does not carry out.
+    func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError)
+
     /// Stops the transport: fails or cancels what is in flight and releases its resources.
     /// Calls made after shutdown fail. Safe to call more than once.
     func shutdown() async
@@ -57,6 +70,14 @@ extension Transport {
     public var decodesContentCodings: Bool { false }
     /// By default a transport does not expose its connections.
     public var connectionPool: ConnectionPoolSnapshot? { nil }
+
+    /// By default a transport reads none of the client configuration's transport settings, so a
+    /// configuration that sets one is refused, naming its key.
+    public func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {
+        if let key = configuration.transportSettingKeys.first {
+            throw ClientConfiguration.unsupported(key, by: name, "this transport does not read the client configuration's transport settings")
+        }
+    }
 }
 
 /// A response head with its streamed body, as transports and middleware pass it along.

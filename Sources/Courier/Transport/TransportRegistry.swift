@@ -50,18 +50,26 @@ public struct TransportRegistry: Sendable {
     /// The registered names, in order.
     public var names: [String] { entries.map(\.name) }
 
-    /// Makes the transport the configuration names.
+    /// Makes the transport the configuration names, or the preferred one (``defaultName``) when
+    /// it names none.
     ///
     /// - Parameter configuration: The client configuration; its `transport` names the entry.
     /// - Returns: A new transport.
     /// - Throws: ``ConfigurationError`` for a name that is unknown or not linked into this program
-    ///   (listing the names that are), or whatever the entry's factory throws.
+    ///   (listing the names that are), for no name with an empty registry, or whatever the entry's
+    ///   factory throws.
     public func makeTransport(for configuration: ClientConfiguration) throws -> any Transport {
-        let name = configuration.transport.lowercased()
+        guard let name = configuration.transport?.lowercased() ?? defaultName else {
+            throw ConfigurationError(
+                key: "transport", value: nil,
+                allowed: "a linked transport: add the CourierCurl product (or CourierAsyncHTTPClient, CourierURLSession) "
+                    + "to the target, or list an entry in the registry",
+                source: "configuration")
+        }
         guard let entry = entries.first(where: { $0.name == name }) else {
-            let allowed = names.joined(separator: ", ")
+            let allowed = names.isEmpty ? "none is linked" : names.joined(separator: ", ")
             let why = Self.knownNames.contains(name) ? " (\(name) is a Courier transport, but this program does not link it)" : ""
-            throw ConfigurationError(key: "transport", value: configuration.transport, allowed: allowed + why, source: "configuration")
+            throw ConfigurationError(key: "transport", value: name, allowed: allowed + why, source: "configuration")
         }
         return try entry.make(configuration)
     }
