@@ -208,7 +208,8 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierTestServer",
             ],
-            path: "Examples/CourierExample"
+            path: "Examples/CourierExample",
+            exclude: ["README.md"]
         ),
         // The Calculator SOAP example: the loopback stand-in by default, `--soap-url` for another service.
         .executableTarget(
@@ -217,7 +218,8 @@ let package = Package(
                 "Courier", "CourierXML", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient",
                 "CourierTestServer", .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "Examples/CalculatorExample"
+            path: "Examples/CalculatorExample",
+            exclude: ["README.md"]
         ),
         // The OpenAPI example: the client swift-openapi-generator made from
         // Examples/OpenAPIExample/openapi.yaml (committed; scripts/generate-openapi.sh remakes it),

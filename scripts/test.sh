@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs the whole test suite, installing missing system packages first (the real-clock conformance
-# cases alone, after the rest, and then the per-case resource check alone); then the OpenAPI example; then the example service's
-# smoke test; then the transport tests
-# (curl, and urlsession, which runs on libcurl too) a second time against libcurl 8 when the
-# system's is older (Debian 12: 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports);
-# then a 1,000-call soak per transport (scripts/soak.sh);
-# then the curl transport's cancel-racing-completion stress test under ThreadSanitizer and
-# AddressSanitizer (scripts/stress.sh); then each fuzz target for 5 s (scripts/fuzz.sh).
+# Runs the whole test suite, installing missing system packages first: plain `swift test` (the
+# suites that need a process of their own run themselves in a child test process:
+# IsolatedSuiteTests); then the OpenAPI example; then the example service's smoke test; then a
+# 1,000-call soak per transport (scripts/soak.sh); then the transport tests (curl, and urlsession,
+# which runs on libcurl too) a second time against libcurl 8 when the system's is older (Debian 12:
+# 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports); then the curl transport's
+# cancel-racing-completion stress test under ThreadSanitizer and AddressSanitizer
+# (scripts/stress.sh); then each fuzz target for 5 s (scripts/fuzz.sh).
 # COURIER_SKIP_STRESS=1 skips the sanitizer and fuzz runs (for a quick local loop; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,14 +32,7 @@ run_tests() {
 }
 # The AsyncHTTPClient transport is behind a package trait; the tests run its conformance cases too.
 swift build --build-tests --traits AsyncHTTPClient
-# The cases on the real clock (socket-level stall and connect limits, how fast cancellation and
-# shutdown take effect) run on their own after the rest, so CPU-heavy cases cannot starve them.
-realClock=ConformanceRealClockTests
-# The per-case resource check reads the process's descriptors and threads, so it runs alone too.
-hygiene=ConformanceHygieneTests
-run_tests swift test --skip-build --traits AsyncHTTPClient --skip "$realClock" --skip "$hygiene"
-run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
-run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$hygiene"
+run_tests swift test --skip-build --traits AsyncHTTPClient
 # The OpenAPI example: the generated client's every operation over each transport against the
 # loopback server (a few seconds).
 echo "== the OpenAPI example"
@@ -56,9 +49,7 @@ libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"
   export COURIER_EXPECT_LIBCURL_MAJOR=8 LD_LIBRARY_PATH="$libcurl8${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests --skip "$realClock" --skip "$hygiene"
-  run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$realClock"
-  run_tests swift test --skip-build --traits AsyncHTTPClient --filter "$hygiene"
+  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests
   unset COURIER_EXPECT_LIBCURL_MAJOR LD_LIBRARY_PATH
   LIBCURL8=1 scripts/soak.sh 1000 curl
 fi

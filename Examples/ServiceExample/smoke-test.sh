@@ -35,9 +35,15 @@ expect() {
   grep -qF -- "$pattern" <<<"$text" || fail "$what: expected '$pattern' in: $text"
 }
 
+# Courier's keys through swift-configuration's environment names (`courier.failureLogLevel` is
+# COURIER_FAILURE_LOG_LEVEL); the service logs the values in effect at start. URLSession takes no
+# HTTP version but `2`, so it gets that one (and refuses `1.1`, checked after the loop).
 for transport in curl urlsession; do
   echo "== the example service over $transport"
-  HTTP_PORT=0 COURIER_TRANSPORT="$transport" LOG_LEVEL=info "$binary" 2>"$log" &
+  version=1.1
+  if [ "$transport" = urlsession ]; then version=2; fi
+  HTTP_PORT=0 COURIER_TRANSPORT="$transport" LOG_LEVEL=info COURIER_TIMEOUTS_REQUEST=7 \
+    COURIER_FAILURE_LOG_LEVEL=warning COURIER_HTTP_VERSION="$version" "$binary" 2>"$log" &
   pid=$!
   port=""
   for _ in $(seq 1 300); do
@@ -48,6 +54,9 @@ for transport in curl urlsession; do
   done
   [ -n "$port" ] || fail "the service did not listen within 30 s"
   expect "the log" "$(cat "$log")" "transport=$transport"
+  expect "the log" "$(cat "$log")" "courier.timeouts.request=7.0 "
+  expect "the log" "$(cat "$log")" "courier.failureLogLevel=warning "
+  expect "the log" "$(cat "$log")" "courier.httpVersion=$version "
 
   expect "/health" "$(get /health)" "ok"
   user="$(get /users/42)"
@@ -73,6 +82,20 @@ for transport in curl urlsession; do
   pid=""
   [ "$status" -eq 0 ] || fail "the service exited with $status after SIGTERM"
   expect "the log" "$(cat "$log")" "stopped"
-  echo "   health, users, inventory (a batch of 10), bad input (400), metrics and a clean stop: ok"
+  echo "   COURIER_* settings, health, users, inventory (a batch of 10), bad input (400), metrics and a clean stop: ok"
 done
+
+echo "== COURIER_HTTP_VERSION=1.1 over urlsession: refused at start"
+HTTP_PORT=0 COURIER_TRANSPORT=urlsession COURIER_HTTP_VERSION=1.1 "$binary" 2>"$log" &
+pid=$!
+for _ in $(seq 1 300); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -0 "$pid" 2>/dev/null && fail "the service did not stop within 30 s of a refused setting"
+status=0
+wait "$pid" || status=$?
+pid=""
+[ "$status" -eq 2 ] || fail "the service exited with $status for a refused setting, expected 2"
+expect "the log" "$(cat "$log")" "httpVersion is '1.1'"
 echo "== the example service: ok"

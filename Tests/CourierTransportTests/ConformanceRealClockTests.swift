@@ -15,6 +15,19 @@ import Testing
     "Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)),
     .enabled(if: IsolatedSuite.realClock.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
 struct ConformanceRealClockTests {
+    // Two cases whose answer comes within milliseconds but whose limit is a real-clock deadline:
+    // in a plain `swift test` beside every other suite, the ahc variants outlived it (the
+    // refusal, and the hedge's copy, reached the call only after its 10 s deadline).
+    @Test("connection refused is a connect failure", arguments: ConformanceTransport.all)
+    func connectionRefused(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.connectionRefused(transport)
+    }
+
+    @Test("hedging: a held call gets a copy whose answer wins, and the held request is cancelled", arguments: ConformanceTransport.all)
+    func hedging(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.hedging(transport)
+    }
+
     @Test(
         "cancelling ends the call at once in every phase, and the server sees the connection closed",
         arguments: ConformanceTransport.all, CancelPhase.allCases)

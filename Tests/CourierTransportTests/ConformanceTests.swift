@@ -229,11 +229,6 @@ struct ConformanceTests {
         try await ConformanceCases.timeoutWhileReceiving(transport)
     }
 
-    @Test("connection refused is a connect failure", arguments: ConformanceTransport.all)
-    func connectionRefused(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.connectionRefused(transport)
-    }
-
     @Test("DNS failure for a .invalid host", arguments: ConformanceTransport.all)
     func dnsFailure(transport: ConformanceTransport) async throws {
         try await ConformanceCases.dnsFailure(transport)
@@ -345,11 +340,6 @@ struct StreamingConformanceTests {
     @Test("cancelling the reader stops the transfer", arguments: ConformanceTransport.everyProtocol)
     func streamedCancel(transport: ConformanceTransport) async throws {
         try await ConformanceCases.streamedCancel(transport)
-    }
-
-    @Test("hedging: a held call gets a copy whose answer wins, and the held request is cancelled", arguments: ConformanceTransport.all)
-    func hedging(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.hedging(transport)
     }
 
     @Test("the deadline covers a streamed body", arguments: ConformanceTransport.all)

@@ -9,7 +9,9 @@ import Testing
 ///   running beside it moves;
 /// - `ConformanceRealClockTests` measures socket-level limits (stall, connect timeout, how fast a
 ///   cancellation lands) on the real clock, and Swift's cooperative pool (one thread per core) can
-///   be held for seconds by a CPU-heavy case beside it (a decompression bomb, a 64 MiB body).
+///   be held for seconds by a CPU-heavy case beside it (a decompression bomb, a 64 MiB body);
+/// - `MutualTLSTests` expects a refused handshake before a 10 s deadline on the real clock, which
+///   the ahc variant outlived beside every other suite.
 ///
 /// So the plain run starts the binary again for each of them, filtered to the suite, with
 /// `COURIER_ISOLATED_SUITE` naming it: the child has its own descriptors, threads and cooperative
@@ -18,6 +20,7 @@ import Testing
 enum IsolatedSuite: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case hygiene = "ConformanceHygieneTests"
     case realClock = "ConformanceRealClockTests"
+    case mutualTLS = "MutualTLSTests"
 
     /// The variable that tells a child process which suite it runs.
     static let variable = "COURIER_ISOLATED_SUITE"

@@ -44,6 +44,19 @@ do {
     await embedded?.shutdown()
     exit(2)
 }
+// The Courier settings in effect, logged once at start (smoke-test.sh checks its COURIER_* variables here).
+do {
+    let effective = client.configuration
+    let timeout = effective.requestTimeout.components
+    let seconds = Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18
+    let version = effective.httpVersion?.description ?? "default"
+    logger.info(
+        "courier configuration",
+        metadata: [
+            "courier.timeouts.request": "\(seconds)", "courier.failureLogLevel": "\(effective.failureLogLevel)",
+            "courier.httpVersion": "\(version)",
+        ])
+}
 let inventory = try RequestQueue(name: "inventory", limits: .init(maxConcurrent: 4, maxConcurrentPerHost: 4))
 
 let app = Application(
