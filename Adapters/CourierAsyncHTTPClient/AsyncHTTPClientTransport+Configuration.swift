@@ -90,7 +90,13 @@
                     "connections.maxTotal", value: "\(limit)", by: name,
                     "AsyncHTTPClient limits connections per host only (connections.maxPerHost)")
             }
-            if let limit = client.maxConnectionsPerHost { combined.maxConnectionsPerHost = min(limit, 1024) }
+            if let limit = client.maxConnectionsPerHost {
+                guard limit <= 1024 else {
+                    throw ClientConfiguration.unsupported(
+                        "connections.maxPerHost", value: "\(limit)", by: name, "AsyncHTTPClient keeps at most 1024 connections per host")
+                }
+                combined.maxConnectionsPerHost = limit
+            }
             if let stall = client.stallTimeout { combined.stallTimeout = stall }
             let tls = client.tls
             if tls.pinnedPublicKey != nil {

@@ -250,7 +250,8 @@
                 ("httpVersion", own.httpVersion == wanted.httpVersion), ("timeouts.connect", own.connectTimeout == wanted.connectTimeout),
                 ("connections.maxPerHost", own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
                 ("timeouts.stall", own.stallTimeout == wanted.stallTimeout), ("tls.caFile", own.caFile == wanted.caFile),
-                ("tls.caPEM", own.caPEM == wanted.caPEM), ("tls.clientCertificateFile", own.clientCertificateFile == wanted.clientCertificateFile),
+                ("tls.caPEM", own.caPEM == wanted.caPEM),
+                ("tls.clientCertificateFile", own.clientCertificateFile == wanted.clientCertificateFile),
                 ("tls.clientKeyFile", own.clientKeyFile == wanted.clientKeyFile),
             ]
             if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }

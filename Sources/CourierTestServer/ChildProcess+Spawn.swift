@@ -91,6 +91,11 @@ extension ChildProcess {
             guard code == 0 else { return .failure(step: "posix_spawn_file_actions_adddup2", code: code) }
             code = posix_spawn_file_actions_adddup2(&actions, stderr, 2)
             guard code == 0 else { return .failure(step: "posix_spawn_file_actions_adddup2", code: code) }
+            // Nothing else is inherited: a socket another test opened without close-on-exec
+            // (FoundationNetworking's libcurl, say) would stay open in the child, so its server
+            // would never see it close while the child runs.
+            code = spawnActionsCloseFrom(&actions, 3)
+            guard code == 0 else { return .failure(step: "posix_spawn_file_actions_addclosefrom_np", code: code) }
 
             var attributes = posix_spawnattr_t()
             code = posix_spawnattr_init(&attributes)
@@ -174,3 +179,10 @@ extension ChildProcess {
         }
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later): Swift's Glibc module does
+/// not import it (it is a GNU extension of `spawn.h`), so it is bound by its symbol. Its two
+/// arguments and result are a pointer and two C ints, passed alike by the C and Swift calling
+/// conventions on Linux.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32

@@ -11,10 +11,9 @@
 // rounds in a row in which no allocation was failed (n is past what the four calls allocate).
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
 import Courier
+import CourierCurl
 import Foundation
 import HTTPTypes
-
-import CourierCurl
 
 struct Call: Endpoint {
     typealias Output = Data

@@ -10,7 +10,10 @@ import Testing
 /// moves the process's descriptors and threads meanwhile.
 @Suite(
     "Resource hygiene after each conformance case", .serialized, .timeLimit(.minutes(10)),
-    .enabled(if: IsolatedSuite.hygiene.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
+    .enabled(
+        if: IsolatedSuite.hygiene.runsHere,
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=ConformanceHygieneTests swift test --filter ConformanceHygieneTests"
+    ))
 struct ConformanceHygieneTests {
     /// One case, named as its test is.
     struct Case: Sendable {

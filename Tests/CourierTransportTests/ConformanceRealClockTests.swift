@@ -13,7 +13,10 @@ import Testing
 /// a real stall as far as the socket is concerned.
 @Suite(
     "Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)),
-    .enabled(if: IsolatedSuite.realClock.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
+    .enabled(
+        if: IsolatedSuite.realClock.runsHere,
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=ConformanceRealClockTests swift test --filter ConformanceRealClockTests"
+    ))
 struct ConformanceRealClockTests {
     // Two cases whose answer comes within milliseconds but whose limit is a real-clock deadline:
     // in a plain `swift test` beside every other suite, the ahc variants outlived it (the

@@ -38,6 +38,8 @@ struct DefaultTransportTests {
             #expect(name.map { _typeByName($0) != nil } == true, "\(name ?? "nil") does not resolve")
         }
         #expect(TransportRegistry.linked.names.count == lookedUp.count)
+        // The table the core looks up names exactly these types.
+        #expect(lookedUp.allSatisfy { name in TransportRegistry.preferred.contains { $0.linkedType == name } })
     }
 
     @Test(
@@ -54,7 +56,8 @@ struct DefaultTransportTests {
                 return MockTransport(configuration: mock)
             }
         }
-        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: "http://127.0.0.1:1"), registry: TransportRegistry(entries))
+        let client = try NetworkClient(
+            configuration: ClientConfiguration(baseURL: "http://127.0.0.1:1"), registry: TransportRegistry(entries))
         #expect(client.transport.name == chosen)
         #expect(client.configuration.transport == nil)
         await client.shutdown()

@@ -12,7 +12,11 @@ import Testing
 /// Client certificates against a server that requires one (``TestServer/Mode/mutualTLS``): the
 /// certificate from the configuration is presented, and a call without one fails as a TLS failure.
 @Suite(
-    "Mutual TLS", .enabled(if: IsolatedSuite.mutualTLS.runsHere, "runs in a child process of its own: IsolatedSuiteTests"))
+    "Mutual TLS",
+    .enabled(
+        if: IsolatedSuite.mutualTLS.runsHere,
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=MutualTLSTests swift test --filter MutualTLSTests"
+    ))
 struct MutualTLSTests {
     static let registry: TransportRegistry = {
         #if AsyncHTTPClient

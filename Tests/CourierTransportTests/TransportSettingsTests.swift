@@ -97,7 +97,8 @@ struct TransportSettingsTests {
         switch name {
         case "curl": return try CurlTransport(configuration: configuration.map { CurlTransport.Configuration().applying($0) } ?? .init())
         case "urlsession":
-            return URLSessionTransport(configuration: try configuration.map { try URLSessionTransport.Configuration().applying($0) } ?? .init())
+            return URLSessionTransport(
+                configuration: try configuration.map { try URLSessionTransport.Configuration().applying($0) } ?? .init())
         default:
             #if AsyncHTTPClient
                 return try AsyncHTTPClientTransport(
@@ -108,7 +109,9 @@ struct TransportSettingsTests {
         }
     }
 
-    @Test("made in code: a setting the transport was not made with is refused by name; made from the configuration, it is honoured", arguments: rows)
+    @Test(
+        "made in code: a setting the transport was not made with is refused by name; made from the configuration, it is honoured",
+        arguments: rows)
     func madeInCode(row: Row) async throws {
         var configuration = ClientConfiguration(baseURL: "https://localhost:1", transport: row.transport)
         Self.apply(row.setting, to: &configuration)

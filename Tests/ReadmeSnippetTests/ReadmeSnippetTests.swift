@@ -38,7 +38,7 @@ import Testing
         #expect(fragments.count == 1)
         let text = fragments.joined().joined(separator: "\n")
         let products = Self.quoted(after: ".product(name: ", in: text)
-        #expect(products.count >= 5)
+        #expect(products.contains("Courier") && products.contains("CourierCurl"), "the fragment names \(products)")
         for product in products {
             #expect(
                 manifest.contains(".library(name: \"\(product)\""), "the README names a product \(product) that Package.swift does not have"
@@ -50,6 +50,21 @@ import Testing
         let toolsVersion = manifest.prefix { $0 != "\n" }
         #expect(toolsVersion == "// swift-tools-version:6.2")
         #expect(readme.contains("Swift 6.2 or later (the package's tools version is 6.2)"))
+    }
+
+    /// The apt packages `scripts/install-deps.sh` installs are the ones the README lists, so the list
+    /// a newcomer reads cannot drift from the one the scripts use.
+    @Test func systemPackagesAreListed() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let script = try String(contentsOf: Self.root.appendingPathComponent("scripts/install-deps.sh"), encoding: .utf8)
+        let line = script.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("packages=(") }
+        let packages = try #require(line).drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }.split(separator: " ").map(String.init)
+        #expect(packages.count >= 5, "install-deps.sh's packages=(…) line reads as \(packages)")
+        for package in packages {
+            #expect(
+                readme.contains("`\(package)`"), "the README does not list the apt package \(package) that scripts/install-deps.sh installs"
+            )
+        }
     }
 
     /// The string literals that directly follow `prefix` in `text`.

@@ -73,7 +73,9 @@ extension ClientConfiguration {
 
     /// The transport settings this configuration sets, as configuration keys: `httpVersion`,
     /// `connections.maxTotal`, `connections.maxPerHost`, `timeouts.stall` and the `tls.` keys,
-    /// each when it is not `nil`. (`timeouts.connect` reaches every transport with each call.)
+    /// each when it is not `nil`. (`timeouts.connect` goes to every transport with each call:
+    /// curl applies it per call, ahc when made from the configuration, and URLSession, which has no
+    /// connect timeout of its own, bounds connecting by its stall limit.)
     public var transportSettingKeys: [String] {
         let optional: [(String, Bool)] = [
             ("httpVersion", httpVersion != nil), ("connections.maxTotal", maxConnections != nil),

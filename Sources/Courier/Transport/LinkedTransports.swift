@@ -10,17 +10,20 @@ package protocol LinkedTransport {
 }
 
 extension TransportRegistry {
-    /// The transports a configuration that names none chooses from, in order: the fastest that a
-    /// server cannot crash first. `urlsession` comes last because FoundationNetworking traps on some
-    /// malformed answers (see `URLSessionTransport`).
-    public static let preferredNames = ["curl", "ahc", "urlsession"]
-
-    /// The mangled names of the modules' `LinkedEntry` enums (`O`), in ``preferredNames`` order.
-    /// The runtime resolves the dotted `Module.Name` form for classes only. `LinkedTransportTests`
-    /// fails if a type is renamed without this.
-    static let linkedTypeNames = [
-        "11CourierCurl11LinkedEntryO", "22CourierAsyncHTTPClient11LinkedEntryO", "17CourierURLSession11LinkedEntryO",
+    /// The transports a configuration that names none chooses from, in order, each with the
+    /// mangled name of its module's `LinkedEntry` enum (`O`; the runtime resolves the dotted
+    /// `Module.Name` form for classes only): the fastest that a server cannot crash first.
+    /// `urlsession` comes last because FoundationNetworking traps on some malformed answers (see
+    /// `URLSessionTransport`). `DefaultTransportTests.mangledNames` fails if a type is renamed
+    /// without this table.
+    package static let preferred: [(name: String, linkedType: String)] = [
+        ("curl", "11CourierCurl11LinkedEntryO"), ("ahc", "22CourierAsyncHTTPClient11LinkedEntryO"),
+        ("urlsession", "17CourierURLSession11LinkedEntryO"),
     ]
+
+    /// The transport names a configuration that names none chooses from, in order of preference:
+    /// `curl`, `ahc`, `urlsession`.
+    public static var preferredNames: [String] { preferred.map(\.name) }
 
     /// Every transport linked into this program (`curl`, `ahc` with the `AsyncHTTPClient` trait,
     /// `urlsession`), each with its default settings: the registry of `NetworkClient(baseURL:)`
@@ -32,7 +35,7 @@ extension TransportRegistry {
     /// let client = try NetworkClient(configuration: .load(defaults: ClientConfiguration(baseURL: "https://api.example.com")))
     /// ```
     public static let linked = TransportRegistry(
-        linkedTypeNames.compactMap { (_typeByName($0) as? any LinkedTransport.Type)?.entry })
+        preferred.compactMap { (_typeByName($0.linkedType) as? any LinkedTransport.Type)?.entry })
 
     /// The entry a configuration that names no transport gets: the first of ``preferredNames``
     /// this registry has, else its first entry; `nil` for an empty registry.

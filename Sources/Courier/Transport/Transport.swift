@@ -75,7 +75,8 @@ extension Transport {
     /// configuration that sets one is refused, naming its key.
     public func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {
         if let key = configuration.transportSettingKeys.first {
-            throw ClientConfiguration.unsupported(key, by: name, "this transport does not read the client configuration's transport settings")
+            throw ClientConfiguration.unsupported(
+                key, by: name, "this transport does not read the client configuration's transport settings")
         }
     }
 }

@@ -1,11 +1,8 @@
 // swift-format-ignore-file
 // (The README's snippets keep their compact, hand-aligned layout.)
-// README block 1
 import Courier
-import CourierURLSession
 
-struct User: Decodable, Sendable { let id: Int; let name: String }
-
+// README block 2
 final class GetUser: BaseAPI<User>, @unchecked Sendable {
     let id: Int
     init(client: NetworkClient, id: Int) { self.id = id; super.init(client: client) }
@@ -13,11 +10,7 @@ final class GetUser: BaseAPI<User>, @unchecked Sendable {
     override var query: [QueryItem] { [QueryItem("expand", "teams")] }
 }
 
-func usage() async throws -> User {  // (compiled wrapper)
-    let client = try NetworkClient(
-        configuration: .load(defaults: ClientConfiguration(baseURL: "https://api.example.com")),
-        registry: TransportRegistry([.urlSession()])
-    )
+func apiObject(client: NetworkClient) async throws -> User {  // (compiled wrapper)
     try GetUser(client: client, id: 42).start { result in print(result) }   // completion, called once
     let user = try await GetUser(client: client, id: 7).response()          // async; Task cancellation cancels the call
     // README end
