@@ -34,6 +34,18 @@ expect() {
   local what="$1" text="$2" pattern="$3"
   grep -qF -- "$pattern" <<<"$text" || fail "$what: expected '$pattern' in: $text"
 }
+# Waits up to 30 s for the service to exit and sets `status` to its exit status; fails with $1
+# when it is still running then.
+wait_for_exit() {
+  for _ in $(seq 1 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && fail "$1"
+  status=0
+  wait "$pid" || status=$?
+  pid=""
+}
 
 # Courier's keys through swift-configuration's environment names (`courier.failureLogLevel` is
 # COURIER_FAILURE_LOG_LEVEL); the service logs the values in effect at start. URLSession takes no
@@ -72,14 +84,7 @@ for transport in curl urlsession; do
   expect "/metrics" "$metrics" "transport=\"$transport\""
 
   kill -TERM "$pid"
-  for _ in $(seq 1 300); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && fail "the service did not stop within 30 s of SIGTERM"
-  status=0
-  wait "$pid" || status=$?
-  pid=""
+  wait_for_exit "the service did not stop within 30 s of SIGTERM"
   [ "$status" -eq 0 ] || fail "the service exited with $status after SIGTERM"
   expect "the log" "$(cat "$log")" "stopped"
   echo "   COURIER_* settings, health, users, inventory (a batch of 10), bad input (400), metrics and a clean stop: ok"
@@ -88,14 +93,7 @@ done
 echo "== COURIER_HTTP_VERSION=1.1 over urlsession: refused at start"
 HTTP_PORT=0 COURIER_TRANSPORT=urlsession COURIER_HTTP_VERSION=1.1 "$binary" 2>"$log" &
 pid=$!
-for _ in $(seq 1 300); do
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-kill -0 "$pid" 2>/dev/null && fail "the service did not stop within 30 s of a refused setting"
-status=0
-wait "$pid" || status=$?
-pid=""
+wait_for_exit "the service did not stop within 30 s of a refused setting"
 [ "$status" -eq 2 ] || fail "the service exited with $status for a refused setting, expected 2"
 expect "the log" "$(cat "$log")" "httpVersion is '1.1'"
 echo "== the example service: ok"
