@@ -65,6 +65,11 @@ public struct LatencyHistogram: Sendable, Equatable {
             max: Double(histogram.max))
     }
 
+    /// The latency at `percentile` (0 to 100) in microseconds, or `nil` when nothing was recorded.
+    func microseconds(atPercentile percentile: Double) -> Double? {
+        histogram.totalCount > 0 ? Double(histogram.valueAtPercentile(percentile)) : nil
+    }
+
     public static func == (lhs: LatencyHistogram, rhs: LatencyHistogram) -> Bool {
         lhs.count == rhs.count && lhs.buckets == rhs.buckets
     }

@@ -7,6 +7,8 @@ public final class Progress: @unchecked Sendable {
     private let enabled: Bool
     private let redraws: Bool
     private var done = 0
+    /// When the first step started: the estimate of the time left is the time per step so far.
+    private var began: ContinuousClock.Instant?
 
     /// - Parameters:
     ///   - total: The steps the run has.
@@ -20,11 +22,27 @@ public final class Progress: @unchecked Sendable {
     /// Announces the step that starts now.
     func start(_ label: String) {
         guard enabled else { return }
+        let now = ContinuousClock.now
+        if began == nil { began = now }
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        let line = "[\(bar)] \(done + 1)/\(total) \(label)"
+        let left = Self.timeLeft(done: done, total: total, elapsed: began.map { $0.duration(to: now) } ?? .zero)
+        let line = "[\(bar)] \(done + 1)/\(total) \(label)" + (left.map { " · \($0)" } ?? "")
         write(redraws ? "\r\u{1B}[2K" + line : line + "\n")
+    }
+
+    /// The time the rest of the run should take at the pace of the steps done so far, as the
+    /// progress line shows it (`about 3 min left`); `nil` before the first step is done.
+    /// - Parameters:
+    ///   - done: Steps finished.
+    ///   - total: Steps in the run.
+    ///   - elapsed: Time since the first step started.
+    static func timeLeft(done: Int, total: Int, elapsed: Duration) -> String? {
+        guard done > 0, total > done else { return nil }
+        let seconds = Double(elapsed.components.seconds) / Double(done) * Double(total - done)
+        if seconds < 90 { return "about \(max(1, Int(seconds.rounded()))) s left" }
+        return "about \(Int((seconds / 60).rounded())) min left"
     }
 
     /// Marks the current step done.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Writes `--json FILE` and `--report DIR` (report.md, throughput.svg, latency-p99.svg).
+/// Writes `--json FILE` and `--report DIR` (report.md, throughput.svg, latency-p99.svg,
+/// latency-percentiles.svg).
 public enum ReportWriter {
     /// The whole report as JSON: the run's metadata, the rows (each with its merged latency
     /// histogram) and the targets; `courier-bench compare` reads it back.
@@ -25,8 +26,14 @@ public enum ReportWriter {
     public static func writeReport(_ report: BenchReport, to directory: String) throws(BenchError) -> [String] {
         let files = [
             ("report.md", markdown(report)),
-            ("throughput.svg", chart(report, title: "Requests per second (higher is better)", unit: "req/s") { $0.rps }),
+            (
+                "throughput.svg",
+                chart(report, title: "Requests per second (higher is better; the mock on its own scale)", unit: "req/s", mockApart: true) {
+                    $0.rps
+                }
+            ),
             ("latency-p99.svg", chart(report, title: "p99 latency in ms (lower is better)", unit: "ms") { $0.p99Ms }),
+            ("latency-percentiles.svg", PercentileChart.render(report.rows)),
         ]
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -58,6 +65,8 @@ public enum ReportWriter {
             "![Requests per second](throughput.svg)",
             "",
             "![p99 latency](latency-p99.svg)",
+            "",
+            "![Latency by percentile](latency-percentiles.svg)",
             "",
             "## Results",
             "",
@@ -92,11 +101,14 @@ public enum ReportWriter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func chart(_ report: BenchReport, title: String, unit: String, value: (ResultRow) -> Double?) -> String {
+    private static func chart(
+        _ report: BenchReport, title: String, unit: String, mockApart: Bool = false, value: (ResultRow) -> Double?
+    ) -> String {
         var groups: [SVGChart.Group] = []
         for row in report.rows where row.repeats > 0 {
-            let title = "\(row.scenario) · HTTP/\(row.http) · c\(row.concurrency)"
-            let bar = SVGChart.Bar(label: row.transport, value: value(row) ?? .nan, marked: row.hasErrors)
+            let title = row.cellTitle
+            let bar = SVGChart.Bar(
+                label: row.transport, value: value(row) ?? .nan, marked: row.hasErrors, ownScale: mockApart && row.transport == "mock")
             if groups.last?.title == title {
                 groups[groups.count - 1].bars.append(bar)
             } else {

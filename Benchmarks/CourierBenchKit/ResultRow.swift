@@ -73,6 +73,9 @@ public struct ResultRow: Codable, Sendable, Equatable {
 
     /// The cell this row belongs to.
     var cellKey: String { "\(scenario)|\(http)|\(concurrency)" }
+
+    /// The cell as the charts title it: `small · HTTP/1.1 · c64`.
+    var cellTitle: String { "\(scenario) · HTTP/\(http) · c\(concurrency)" }
     /// Whether the row is a limit tool's.
     var isLimit: Bool { transport == "wrk" || transport == "h2load" }
     /// Client CPU microseconds per request (median run).

@@ -56,6 +56,18 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case none
     }
 
+    /// Whether a streamed request body waits for the connection.
+    public enum UploadBackpressure: Sendable, Hashable {
+        /// The body is read only as fast as the connection takes it: memory stays bounded by the
+        /// transport's buffers.
+        case paused
+        /// The transport pauses the body only once its event loop has seen the connection full, so
+        /// a fast body (a file) runs ahead by the writes the loop has not reached yet: bounded by
+        /// the speeds of the two sides, not by a buffer size (AsyncHTTPClient's writes are queued
+        /// onto the channel's loop and its pause arrives late: swift-server/async-http-client#784).
+        case pausedLate
+    }
+
     /// When the server hears that an HTTP/2 stream its caller gave up on was reset.
     public enum HTTP2StreamReset: Sendable, Hashable {
         /// At once: the transport sends `RST_STREAM` when the transfer stops.
@@ -152,6 +164,8 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var privateCA: PrivateCA = .trusted
     /// Whether a response body waits for a slow consumer.
     public var downloadBackpressure: DownloadBackpressure = .paused
+    /// Whether a request body waits for the connection.
+    public var uploadBackpressure: UploadBackpressure = .paused
     /// When the server hears of an HTTP/2 stream cancelled mid-body.
     public var http2StreamReset: HTTP2StreamReset = .immediate
     /// What becomes of a request on a stream refused with `REFUSED_STREAM`.

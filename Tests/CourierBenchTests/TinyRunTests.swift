@@ -75,11 +75,12 @@ struct TinyRunTests {
             for key in numbers { #expect(object[key] is NSNumber, "\(key) in \(object["transport"] ?? "?")") }
         }
 
-        // The report: Markdown and two SVG charts that parse as XML.
+        // The report: Markdown and three SVG charts that parse as XML, the percentile curves drawn
+        // from the run's own histograms.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-report-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let written = try ReportWriter.writeReport(report, to: directory)
-        #expect(written.map { ($0 as NSString).lastPathComponent } == ["report.md", "throughput.svg", "latency-p99.svg"])
+        #expect(written.map { ($0 as NSString).lastPathComponent } == ["report.md", "throughput.svg", "latency-p99.svg", "latency-percentiles.svg"])
         let markdown = try String(contentsOfFile: written[0], encoding: .utf8)
         #expect(markdown.contains("## Targets"))
         #expect(markdown.contains("| small · HTTP/1.1 · c4 | curl |"))
@@ -88,6 +89,7 @@ struct TinyRunTests {
             let parser = XMLParser(data: data)
             #expect(parser.parse(), "\(svg): \(parser.parserError.map { "\($0)" } ?? "")")
             #expect(String(decoding: data, as: UTF8.self).contains("<rect"))
+            if svg.hasSuffix("latency-percentiles.svg") { #expect(String(decoding: data, as: UTF8.self).contains("<polyline")) }
         }
     }
 
