@@ -127,8 +127,9 @@ public struct RequestContext: Sendable {
 
     /// Draws one more sending of the request to `host` from the client's retry budget (the one
     /// retries, hedges, auth-refresh repeats and resends of unsent attempts share; see
-    /// ``Resilience/retryBudget``). A transport whose own library sends a request again calls it
-    /// first, and so does middleware that repeats a call.
+    /// ``Resilience/retryBudget``). Middleware that repeats a call calls it first. A transport may
+    /// too; the curl transport does not for libcurl's own resends, which it counts in
+    /// ``RequestMetrics/transportResends`` instead (see <doc:WritingATransport>).
     /// - Parameter host: The request's authority.
     /// - Returns: `true` when the budget allows it (always outside a client); `false` when it is
     ///   spent, and ``RequestMetrics/retryRefusedByBudget`` is then set.
