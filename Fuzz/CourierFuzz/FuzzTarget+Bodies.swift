@@ -32,8 +32,7 @@ extension FuzzTarget {
                 let streamed = try? DecodedBody.decode(
                     ResponseBody(stream: stream, expectedLength: nil), codings: chosen, names: "fuzz", limits: limits)
             else { return }
-            let done = DispatchSemaphore(value: 0)
-            Task {
+            StreamedReads.run {
                 var total = 0
                 do {
                     for try await chunk in streamed {
@@ -42,9 +41,7 @@ extension FuzzTarget {
                     }
                 } catch {}
                 precondition(total <= limits.maxBytes + DecodedBody.chunkBytes, "a streamed body passed its cap")
-                done.signal()
             }
-            done.wait()
         },
         // An XML document decoded into a typed value, and as a SOAP answer (result or fault) with
         // the status the first byte picks.
@@ -76,4 +73,35 @@ struct FuzzOrder: Decodable {
     var created: Date?
     var items: [Item]
     var tags: [String]?
+}
+
+/// Reads the fuzz targets' streamed bodies on one task that lives as long as the process, and
+/// tells the waiting input only once a read's frames are freed. A task made per input signalled
+/// its end before the runtime freed it, and LeakSanitizer, checking between inputs, once saw its
+/// last allocations (244 bytes in 4, in a CI run of the `decompression` target).
+enum StreamedReads {
+    /// One read, and the semaphore its input waits on.
+    private struct Job: @unchecked Sendable {
+        // @unchecked: DispatchSemaphore is safe to signal from any thread.
+        let read: @Sendable () async -> Void
+        let done: DispatchSemaphore
+    }
+
+    private static let jobs: AsyncStream<Job>.Continuation = {
+        let (stream, continuation) = AsyncStream<Job>.makeStream()
+        Task {
+            for await job in stream {
+                await job.read()
+                job.done.signal()
+            }
+        }
+        return continuation
+    }()
+
+    /// Runs `read` on the reading task and waits until it has returned.
+    static func run(_ read: @escaping @Sendable () async -> Void) {
+        let job = Job(read: read, done: DispatchSemaphore(value: 0))
+        jobs.yield(job)
+        job.done.wait()
+    }
 }
