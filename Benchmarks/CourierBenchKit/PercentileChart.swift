@@ -63,7 +63,7 @@ enum PercentileChart {
                 let value = pow(10, decade)
                 let at = SVGChart.format(y(value))
                 body.append(##"<line x1="\##(left)" y1="\##(at)" x2="\##(right)" y2="\##(at)" stroke="#dddddd"/>"##)
-                body.append(#"<text x="\#(left - 6)" y="\#(at)" text-anchor="end" dy="4">\#(SVGChart.format(value)) ms</text>"#)
+                body.append(#"<text x="\#(left - 6)" y="\#(at)" text-anchor="end" dy="4">\#(String(format: "%g", value)) ms</text>"#)
             }
             for percentile in [50.0, 90, 99, 99.9, 99.99] {
                 let at = SVGChart.format(x(percentile))

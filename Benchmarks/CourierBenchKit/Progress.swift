@@ -40,7 +40,9 @@ public final class Progress: @unchecked Sendable {
     ///   - elapsed: Time since the first step started.
     static func timeLeft(done: Int, total: Int, elapsed: Duration) -> String? {
         guard done > 0, total > done else { return nil }
-        let seconds = Double(elapsed.components.seconds) / Double(done) * Double(total - done)
+        let parts = elapsed.components
+        let elapsedSeconds = Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        let seconds = elapsedSeconds / Double(done) * Double(total - done)
         if seconds < 90 { return "about \(max(1, Int(seconds.rounded()))) s left" }
         return "about \(Int((seconds / 60).rounded())) min left"
     }

@@ -94,8 +94,10 @@ extension ChildProcess {
             // Nothing else is inherited: a socket another test opened without close-on-exec
             // (FoundationNetworking's libcurl, say) would stay open in the child, so its server
             // would never see it close while the child runs.
-            code = spawnActionsCloseFrom(&actions, 3)
-            guard code == 0 else { return .failure(step: "posix_spawn_file_actions_addclosefrom_np", code: code) }
+            if let addCloseFrom {
+                code = addCloseFrom(&actions, 3)
+                guard code == 0 else { return .failure(step: "posix_spawn_file_actions_addclosefrom_np", code: code) }
+            }
 
             var attributes = posix_spawnattr_t()
             code = posix_spawnattr_init(&attributes)
@@ -180,9 +182,12 @@ extension ChildProcess {
     }
 }
 
-/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later): Swift's Glibc module does
-/// not import it (it is a GNU extension of `spawn.h`), so it is bound by its symbol. Its two
-/// arguments and result are a pointer and two C ints, passed alike by the C and Swift calling
-/// conventions on Linux.
-@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
-private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run time:
+/// Swift's Glibc module does not import it (a GNU extension of `spawn.h`), and linking it by name
+/// would make this library fail to link or load on an older glibc. Where it is missing, the child
+/// inherits what was not opened close-on-exec, as before.
+private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    // RTLD_DEFAULT is the null handle on glibc.
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()

@@ -3,6 +3,10 @@ import Testing
 
 @testable import CourierBenchKit
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 @Suite("courier-bench's report: the mock on its own scale, latency by percentile, the time left")
 struct ReportChartTests {
     /// The `width` of each bar in a rendered bar chart, in order.
@@ -67,12 +71,45 @@ struct ReportChartTests {
         #expect(Self.writtenReport(CompareTests.report([curl, ahc]))["report.md"]?.contains("latency-percentiles.svg") == true)
     }
 
+    @Test("one 1 µs latency, equal latencies and a cell with only the mock draw finite, well-formed SVG")
+    func edgeCases() {
+        var single = LatencyHistogram()
+        single.record(microseconds: 1)
+        var equal = LatencyHistogram()
+        for _ in 0..<100 { equal.record(microseconds: 250) }
+        var mock = CompareTests.row(.mock, rps: 1_000_000, range: 1_000_000...1_000_000)
+        mock.latencyHistogram = single
+        var curl = CompareTests.row(.curl, rps: 10, range: 10...10)
+        curl.latencyHistogram = equal
+        var empty = CompareTests.row(.ahc, rps: 0, range: 0...0)
+        empty.latencyHistogram = nil
+        for rows in [[mock], [curl], [mock, curl, empty], [empty]] {
+            let percentiles = PercentileChart.render(rows)
+            let throughput = SVGChart.render(
+                title: "t", unit: "req/s",
+                groups: [
+                    SVGChart.Group(
+                        title: "c",
+                        bars: rows.map { SVGChart.Bar(label: $0.transport, value: $0.rps, marked: false, ownScale: $0.transport == "mock") }
+                    )
+                ])
+            for svg in [percentiles, throughput] {
+                let parser = XMLParser(data: Data(svg.utf8))
+                #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+                #expect(!svg.lowercased().contains("nan") && !svg.contains("inf"), "\(svg)")
+            }
+            #expect(!percentiles.contains(">0 ms<"), "an axis label rounded to 0")
+        }
+    }
+
     @Test("the progress line estimates the time left from the pace of the steps done")
     func timeLeft() {
         #expect(Progress.timeLeft(done: 0, total: 10, elapsed: .seconds(5)) == nil)
         #expect(Progress.timeLeft(done: 10, total: 10, elapsed: .seconds(5)) == nil)
         #expect(Progress.timeLeft(done: 2, total: 10, elapsed: .seconds(20)) == "about 80 s left")
         #expect(Progress.timeLeft(done: 1, total: 100, elapsed: .seconds(60)) == "about 99 min left")
+        // Steps shorter than a second still count their fractions.
+        #expect(Progress.timeLeft(done: 4, total: 104, elapsed: .milliseconds(200)) == "about 5 s left")
     }
 
     /// The report's files by name, written into a temporary directory.

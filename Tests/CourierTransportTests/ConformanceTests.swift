@@ -68,7 +68,7 @@ extension ConformanceTransport {
             // An idle connection the server closed is noticed when a request is written on it.
             transport.staleConnectionCheck = .onWrite
             // A file body runs ahead of the connection by what the event loop has not written yet
-            // (41-48 MiB of a 64 MiB upload alone on the 2-core VM, 50-53 MiB under a full run).
+            // (12-48 MiB of a 64 MiB upload alone on the 2-core VM, 50-53 MiB under a full run).
             transport.uploadBackpressure = .pausedLate
             return transport
         }()

@@ -17,6 +17,11 @@ struct LargeBodyTests {
     /// alone, 50-53 MiB beside a full test run, held only to less than the body.) `COURIER_STREAM_ALLOWANCE_MIB` sets
     /// another bound (`scripts/longstream.sh`: 32 MiB for 1 GiB).
     static let allowance = (ProcessInfo.processInfo.environment["COURIER_STREAM_ALLOWANCE_MIB"].flatMap { Int($0) } ?? 48) << 20
+    /// The bound of an upload whose transport pauses it late (`UploadBackpressure.pausedLate`):
+    /// 96 MiB whatever the body's size (ahc measured 12-48 MiB alone, 50-53 MiB beside a full run,
+    /// for 64 MiB); `COURIER_STREAM_LATE_ALLOWANCE_MIB` sets another.
+    static let lateAllowance =
+        (ProcessInfo.processInfo.environment["COURIER_STREAM_LATE_ALLOWANCE_MIB"].flatMap { Int($0) } ?? 96) << 20
 
     static func probe() throws -> String {
         try #require(ChildProcess.sibling(named: "CourierMemoryProbe"), "build CourierMemoryProbe first: swift build --build-tests")
@@ -53,8 +58,10 @@ struct LargeBodyTests {
                 return
             }
             if direction.hasSuffix("up"), conformance.uploadBackpressure == .pausedLate {
-                // Declared: the body runs ahead of a late pause. It must still never be held whole.
-                #expect(grown < Self.bytes, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
+                // Declared: the body runs ahead of a late pause, by at most a fixed amount whatever
+                // its size, and it is never held whole.
+                let bound = min(Self.lateAllowance, Self.bytes)
+                #expect(grown < bound, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
                 return
             }
             #expect(grown < Self.allowance, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
