@@ -13,7 +13,7 @@
             /// `NetworkError/Kind/unsupported`.
             public var httpVersion: HTTPVersionPreference = .http2
             /// How long opening a connection (TCP and TLS) may take.
-            public var connectTimeout: Duration = .seconds(10)
+            public var connectTimeout: Duration = ClientConfiguration.defaultConnectTimeout
             /// HTTP/1.1 connections per host (a soft limit, as AsyncHTTPClient has it).
             public var maxConnectionsPerHost = 64
             /// How long an idle connection stays open for reuse.
@@ -77,7 +77,7 @@
         public func applying(_ client: ClientConfiguration) throws(ConfigurationError) -> Self {
             var combined = self
             // The client's connect timeout when it sets one; at its default, this transport's own.
-            if client.connectTimeout != ClientConfiguration().connectTimeout { combined.connectTimeout = client.connectTimeout }
+            if client.connectTimeout != ClientConfiguration.defaultConnectTimeout { combined.connectTimeout = client.connectTimeout }
             if let version = client.httpVersion {
                 guard version != .http2PriorKnowledge else {
                     throw ClientConfiguration.unsupported(

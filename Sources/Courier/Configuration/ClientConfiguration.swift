@@ -15,7 +15,9 @@ public struct ClientConfiguration: Sendable {
     /// The longest one call may take, from start to decoded result: 60 seconds by default.
     public var requestTimeout: Duration = .seconds(60)
     /// The longest a transport may take to connect: 10 seconds by default.
-    public var connectTimeout: Duration = .seconds(10)
+    public var connectTimeout: Duration = ClientConfiguration.defaultConnectTimeout
+    /// The default of ``connectTimeout``: 10 seconds.
+    public static let defaultConnectTimeout: Duration = .seconds(10)
     /// The largest response body a buffered call accepts, counted after decoding: 16 MiB by
     /// default. A body that grows past it fails as ``NetworkError/Kind/responseTooLarge`` as soon
     /// as it does, so an endless body never holds more than this. Raise it per client, or stream

@@ -25,8 +25,8 @@ public struct TransportRegistry: Sendable {
         }
     }
 
-    /// Every transport name Courier knows, linked or not.
-    public static let knownNames = ["mock", "urlsession", "curl", "ahc"]
+    /// Every transport name Courier knows, linked or not: ``preferredNames`` and `mock`.
+    public static var knownNames: [String] { preferredNames + ["mock"] }
 
     /// The entries, in the order given.
     public let entries: [Entry]
