@@ -221,7 +221,14 @@ struct CacheRulesTests {
         StoringRow(name: "200, an ETag only (revalidated each time)", fields: [(.eTag, "\"v1\"")], refusal: nil),
         StoringRow(name: "500 without a lifetime", status: 500, fields: [(.eTag, "\"v1\"")], refusal: .noLifetime),
         StoringRow(name: "500 with max-age", status: 500, fields: [(.cacheControl, "max-age=60")], refusal: nil),
-        StoringRow(name: "private is fine for a private cache", fields: [(.cacheControl, "private, max-age=60")], refusal: nil),
+        // One cache serves every caller: a private answer needs credentials to be scoped by.
+        StoringRow(
+            name: "private, no credentials", fields: [(.cacheControl, "private, max-age=60")], refusal: .privateWithoutCredentials),
+        StoringRow(
+            name: "private, an API key", requestFields: [(HTTPField.Name("X-Api-Key")!, "k")],
+            fields: [(.cacheControl, "private, max-age=60")], refusal: nil),
+        StoringRow(
+            name: "private, a cookie", requestFields: [(.cookie, "s=1")], fields: [(.cacheControl, "private, max-age=60")], refusal: nil),
     ]
 
     @Test("what may be stored", arguments: storingRows)
@@ -234,7 +241,8 @@ struct CacheRulesTests {
         let freshness = StoredFreshness(status: row.status, fields: fields, requestTime: 0, responseTime: 0)
         let refusal = StoringRules.refusal(
             request: request, requestControl: CacheControl(fields: requestFields[values: .cacheControl]), freshness: freshness,
-            responseFields: fields)
+            responseFields: fields,
+            carriesCredentials: requestFields.contains { CredentialScope.isCredential($0.name.canonicalName, secretNames: []) })
         #expect(refusal == row.refusal)
     }
 

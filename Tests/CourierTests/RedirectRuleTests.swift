@@ -41,7 +41,7 @@ struct RedirectRuleTests {
             HTTPField(name: .acceptLanguage, value: "fr"),
         ])
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/", headerFields: fields)
-        let next = try RedirectRule.follow(request, status: 302, location: target.location, secretHeaderNames: ["user-agent"])
+        let next = try RedirectRule.follow(request, status: 302, location: target.location, credentialNames: ["user-agent"])
         let kept = Set(next.request.headerFields.map { $0.name.canonicalName })
         #expect(next.crossesOrigin == !target.sameOrigin)
         if target.sameOrigin {

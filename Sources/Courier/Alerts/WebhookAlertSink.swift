@@ -2,11 +2,14 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// Posts each alert as JSON to a URL through a Courier client.
+/// Posts each alert as JSON to a URL over a Courier client's transport.
 ///
-/// Calls made while delivering are not counted by ``FailureAlerts`` (no alert about the alert
-/// webhook), even when the same client is used. A failed post is logged at `warning` on the
-/// client's logger and dropped: alerts never retry forever.
+/// The webhook is another service: the posts go through a plain client of their own on the same
+/// transport, so none of the client's default headers, header rules, middleware or credentials
+/// reach the webhook host, and calls made while delivering are not counted by ``FailureAlerts``
+/// (no alert about the alert webhook). Put a credential the webhook needs in its URL's query or
+/// use your own ``AlertSink``. A failed post is logged at `warning` on the client's logger and
+/// dropped: alerts never retry forever.
 ///
 /// The body is `{"kind":"tripped","rule":…,"group":…,"endpoint":…,"team":…,"failures":…,
 /// "calls":…,"lastError":…,"sampleRequestID":…}`.
@@ -32,15 +35,22 @@ public struct WebhookAlertSink: AlertSink {
         var sampleRequestID: String
     }
 
-    private let client: NetworkClient
+    /// The plain client the posts go through, or why it could not be made.
+    private let poster: Result<NetworkClient, ConfigurationError>
+    private let logger: Logger
     private let url: String
 
     /// Creates the sink.
     /// - Parameters:
-    ///   - client: The client that sends the posts.
+    ///   - client: The client whose transport, logger and clock the posts use; nothing else of it.
     ///   - url: The webhook's URL.
     public init(client: NetworkClient, url: String) {
-        self.client = client
+        var plain = ClientConfiguration()
+        plain.logger = client.configuration.logger
+        plain.timeSource = client.configuration.timeSource
+        plain.exportsMetrics = false
+        poster = Result { () throws(ConfigurationError) in try NetworkClient(configuration: plain, transport: client.transport) }
+        logger = client.configuration.logger
         self.url = url
     }
 
@@ -50,9 +60,9 @@ public struct WebhookAlertSink: AlertSink {
             kind: alert.kind.rawValue, rule: alert.rule, group: alert.group, endpoint: alert.endpoint, team: alert.team,
             failures: alert.failures, calls: alert.calls, lastError: alert.lastError, sampleRequestID: alert.sampleRequestID)
         do {
-            _ = try await client.send(Post(baseURL: url, body: .json(payload)))
+            _ = try await poster.get().send(Post(baseURL: url, body: .json(payload)))
         } catch {
-            client.configuration.logger.warning(
+            logger.warning(
                 "courier.alert.webhook_failed",
                 metadata: ["courier.error": .string((error as? NetworkError)?.shortDescription ?? "unknown")])
         }

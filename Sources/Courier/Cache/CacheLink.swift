@@ -33,7 +33,10 @@ struct CacheLink: BindableLink {
         guard method == .get || method == .head else {
             let response = try await next(request, body, context)
             if StoringRules.invalidates(method: method, status: response.head.status.code) {
-                for stored in [HTTPRequest.Method.get, .head] { cache.store.remove(key(for: request, method: stored)) }
+                for stored in [HTTPRequest.Method.get, .head] {
+                    cache.store.remove(key(for: request, method: stored, in: cache, context: context))
+                    cache.store.remove(request.urlText(after: stored == .get ? "GET " : "HEAD "))
+                }
             }
             return response
         }
@@ -87,14 +90,20 @@ struct CacheLink: BindableLink {
     }
 
     /// The key a request's response is stored under: the method, the URL, and for a request with
-    /// `Authorization`, a fingerprint of its value (so other credentials never match).
-    static func key(for request: HTTPRequest, method: HTTPRequest.Method) -> String {
+    /// credentials (any header of ``CredentialScope``), their fingerprint keyed with the cache's
+    /// own random secret, so other credentials never match and the key never holds them.
+    static func key(for request: HTTPRequest, method: HTTPRequest.Method, in cache: ResponseCache, context: RequestContext) -> String {
         var key = request.urlText(after: method == .get ? "GET " : method.rawValue + " ")
-        if let credentials = request.headerFields[.authorization] {
-            key += " credentials:" + String(CachedResponse.checksum(credentials.utf8), radix: 16)
+        if let fingerprint = CredentialScope.fingerprint(
+            of: request.headerFields, secretNames: context.secretHeaderNames, key: cache.credentialKey)
+        {
+            key += credentialsMark + fingerprint
         }
         return key
     }
+
+    /// What precedes the credentials' fingerprint in a key.
+    static let credentialsMark = " credentials:"
 
     static func notCached(_ request: HTTPRequest, why: String) -> NetworkError {
         NetworkError(
@@ -117,7 +126,7 @@ struct CacheLink: BindableLink {
             self.request = request
             self.cache = cache
             self.context = context
-            key = CacheLink.key(for: request, method: request.method)
+            key = CacheLink.key(for: request, method: request.method, in: cache, context: context)
             requestControl = CacheControl(fields: request.headerFields[values: .cacheControl])
             let found = cache.store.response(for: key)
             stored = found.flatMap { $0.vary.map { vary in vary.matches(request.headerFields) } ?? true ? $0 : nil }
@@ -263,7 +272,8 @@ struct CacheLink: BindableLink {
             let freshness = StoredFreshness(
                 status: response.head.status.code, fields: fields, requestTime: requestTime, responseTime: responseTime)
             let refusal = StoringRules.refusal(
-                request: request, requestControl: requestControl, freshness: freshness, responseFields: fields)
+                request: request, requestControl: requestControl, freshness: freshness, responseFields: fields,
+                carriesCredentials: key.contains(CacheLink.credentialsMark))
             guard refusal == nil, response.body.expectedLength.map({ $0 <= cache.maxEntryBytes }) ?? true else {
                 // What was stored is not the current answer any more.
                 if stored != nil { cache.store.remove(key) }

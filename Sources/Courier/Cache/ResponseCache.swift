@@ -7,10 +7,13 @@
 /// request (`POST`, `PUT`, `DELETE`, ...) removes what is stored for its URL. The metrics of every
 /// call say what the cache did (``RequestMetrics/cache``).
 ///
-/// It is a private cache: `s-maxage` is ignored, `private` responses are stored. A response to a
-/// request with `Authorization` is stored only when it says so (`public`, `must-revalidate` or
-/// `s-maxage`), under a key that includes a fingerprint of the credentials, so it is never served
-/// to a request with other credentials.
+/// One cache serves every caller of a client, so credentials scope what it serves
+/// (``CredentialScope``): a response to a request with credentials (`Authorization`, `Cookie`, an
+/// API key, any configured secret header) is stored under a key that includes a fingerprint of
+/// them, keyed with this cache's random secret, and served only to a request with the same
+/// credentials. A response to a request with `Authorization` is stored only when it says so
+/// (`public`, `must-revalidate` or `s-maxage`; RFC 9111 §3.5), and a `private` response only when
+/// the request carried credentials to scope it by. `s-maxage` gives no lifetime.
 ///
 /// ```swift
 /// var configuration = ClientConfiguration(baseURL: "https://catalogue.internal")
@@ -27,6 +30,11 @@ public final class ResponseCache: Sendable {
     public let maxEntryBytes: Int
     /// The loads in flight, so that callers of one key share one request.
     let loads = CacheLoads()
+    /// The random secret this cache's credential fingerprints are keyed with (see
+    /// ``CredentialScope``): made with the cache, never stored, so a fingerprint in a key (on disk
+    /// too) tells nothing about the credentials. Entries stored for credentials are not found again
+    /// by a later process; they age out of the store by its size limit.
+    let credentialKey = FingerprintKey()
 
     /// Creates a cache on a store.
     /// - Parameters:

@@ -14,8 +14,10 @@ enum StoringRules {
         /// The response gives no lifetime and no way to compute one (nor a validator to
         /// revalidate with).
         case noLifetime
-        /// The request carried credentials and the response did not say it may be reused.
+        /// The request carried `Authorization` and the response did not say it may be reused.
         case credentials
+        /// The response is `private` and the request carried no credentials to scope it by.
+        case privateWithoutCredentials
         /// `Vary: *`, or a `Vary` nominating too many fields.
         case vary
     }
@@ -26,9 +28,12 @@ enum StoringRules {
     ///   - requestControl: The request's `Cache-Control`.
     ///   - freshness: The response's freshness information.
     ///   - responseFields: The response's header fields.
+    ///   - carriesCredentials: Whether the request carried any credential (``CredentialScope``): the
+    ///     entry is then keyed by them.
     /// - Returns: Why not, or `nil` when it may be stored.
     static func refusal(
-        request: HTTPRequest, requestControl: CacheControl, freshness: StoredFreshness, responseFields: HTTPFields
+        request: HTTPRequest, requestControl: CacheControl, freshness: StoredFreshness, responseFields: HTTPFields,
+        carriesCredentials: Bool
     ) -> Refusal? {
         guard request.method == .get || request.method == .head else { return .method }
         let status = freshness.status
@@ -39,6 +44,9 @@ enum StoringRules {
             let control = freshness.control
             guard control.isPublic || control.mustRevalidate || control.sharedMaxAge != nil else { return .credentials }
         }
+        // One cache serves every caller: a private answer is kept only under the credentials of the
+        // caller it belongs to.
+        if freshness.control.isPrivate, !carriesCredentials { return .privateWithoutCredentials }
         if !responseFields[values: .vary].isEmpty, VaryKey(vary: responseFields[values: .vary], request: request.headerFields) == nil {
             return .vary
         }

@@ -32,7 +32,9 @@ public struct ClientConfiguration: Sendable {
     public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects followed: 10 by default.
     public var maxRedirects: Int = 10
-    /// Further header names whose values are secrets (redacted, never sent to another origin).
+    /// Further header names whose values are credentials, beyond ``CredentialScope/standardNames``
+    /// (`Authorization`, `Cookie`, `X-Api-Key`, ...): redacted, never sent to another origin, and
+    /// part of the cache's and de-duplication's keys (see ``CredentialScope``). Lowercase.
     public var secretHeaderNames: Set<String> = []
     /// Headers added to every request (an API object's own header of the same name wins).
     public var defaultHeaders: RequestHeaders = [:]

@@ -24,7 +24,7 @@ struct QueueGate: BindableLink {
     ) async throws -> TransportResponse {
         let queue = placement.queue
         if context.streamsBody { return try await streamed(request, body, context, placement, next) }
-        guard let key = queue.sharingKey(for: request, placement.deduplication) else {
+        guard let key = queue.sharingKey(for: request, placement.deduplication, context: context) else {
             let (head, data) = try await exchange(request, body, context, placement, next)
             return TransportResponse(head: head, body: ResponseBody(data: data))
         }

@@ -25,10 +25,9 @@ extension RequestQueue {
         /// Whether identical calls in flight share one transfer (see ``Deduplication``): on by default.
         public var deduplicates = true
         /// The request headers (lowercase) whose values are part of an automatic de-duplication
-        /// key: two calls that differ in one of them never share a transfer.
-        public var varyingHeaderNames: Set<String> = [
-            "accept", "accept-encoding", "accept-language", "authorization", "cookie", "range",
-        ]
+        /// key: two calls that differ in one of them never share a transfer. Credentials
+        /// (``CredentialScope``) need not be listed: every key ends with a keyed fingerprint of them.
+        public var varyingHeaderNames: Set<String> = ["accept", "accept-encoding", "accept-language", "range"]
 
         /// The allowed range of ``maxConcurrent`` and ``maxConcurrentPerHost``.
         public static let concurrencyRange: ClosedRange<Int> = 1...10_000

@@ -24,21 +24,31 @@ struct SharedTransfer {
 
 extension RequestQueue {
     /// The key under which `request` may share a transfer, or `nil` when it must not share.
-    func sharingKey(for request: HTTPRequest, _ deduplication: Deduplication) -> String? {
+    ///
+    /// Whatever the key, calls with different credentials (``CredentialScope``, as the request
+    /// carries them when it reaches the queue) never share: a keyed fingerprint of them ends every
+    /// key, under the queue's own random secret.
+    func sharingKey(for request: HTTPRequest, _ deduplication: Deduplication, context: RequestContext) -> String? {
         guard limits.deduplicates else { return nil }
+        var key: String
         switch deduplication {
         case .never:
             return nil
-        case .key(let key):
-            return "key:" + key
+        case .key(let given):
+            key = "key:" + given
         case .automatic:
             guard request.method == .get || request.method == .head else { return nil }
-            var key = "\(request.method.rawValue) \(request.scheme ?? "") \(request.authority ?? "") \(request.path ?? "")"
+            key = "\(request.method.rawValue) \(request.scheme ?? "") \(request.authority ?? "") \(request.path ?? "")"
             for field in request.headerFields where limits.varyingHeaderNames.contains(field.name.canonicalName) {
                 key += "\n\(field.name.canonicalName): \(field.value)"
             }
-            return key
         }
+        if let fingerprint = CredentialScope.fingerprint(
+            of: request.headerFields, secretNames: context.secretHeaderNames, key: credentialKey)
+        {
+            key += "\ncredentials: " + fingerprint
+        }
+        return key
     }
 
     /// Runs `work` once for every caller that asks with the same key while it is in flight.

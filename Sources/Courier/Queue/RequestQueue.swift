@@ -61,6 +61,8 @@ public final class RequestQueue: Sendable {
     }
 
     let state: Locked<State>
+    /// The random secret this queue keys credential fingerprints with (``sharingKey(for:_:context:)``).
+    let credentialKey = FingerprintKey()
 
     /// Creates a queue.
     /// - Parameters:

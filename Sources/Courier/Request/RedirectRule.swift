@@ -19,7 +19,7 @@ package enum RedirectRule {
     package struct Next: Equatable, Sendable {
         /// The new request head.
         package var request: HTTPRequest
-        /// Whether the body is sent again (307 and 308 keep it; the others switch to `GET`).
+        /// Whether the body is sent again: whenever the method is kept, except on 303.
         package var keepsBody: Bool
         /// Whether the hop changes the origin (scheme, host or port).
         package var crossesOrigin: Bool
@@ -28,22 +28,26 @@ package enum RedirectRule {
     /// Builds the request that follows a redirect.
     ///
     /// - 301 and 302 turn `POST` into `GET` (what browsers and every common client do); 303 turns
-    ///   every method but `HEAD` into `GET`; 307 and 308 keep the method and the body.
+    ///   every method but `HEAD` into `GET`; every other method keeps its method and its body.
+    /// - The next host is the `Location`'s host decoded once and checked by
+    ///   ``RequestTarget/canonicalHost(_:)``; user info in the `Location` is dropped; the path's
+    ///   `.` and `..` segments are resolved and stray characters encoded.
     /// - When the body is dropped, so are its `Content-Type` and `Content-Length`.
     /// - When the origin (scheme, host or port) changes, only ``FollowUp/crossOriginSafelist``
-    ///   headers are kept, less any of `secretHeaderNames`.
+    ///   headers are kept, less any of `credentialNames`.
     ///
     /// - Parameters:
     ///   - request: The request that was redirected.
     ///   - status: The redirect status.
     ///   - location: The `Location` value; a relative one is resolved against the request's URL.
-    ///   - secretHeaderNames: Lowercase names never sent to another origin, even when safelisted.
+    ///   - credentialNames: Lowercase names never sent to another origin, even when safelisted: the
+    ///     call's ``RequestContext/credentialHeaderNames``.
     /// - Returns: The next request.
     /// - Throws: ``NetworkError/Kind/redirectRefused`` for a scheme other than `http` and `https`
     ///   and for `https` to `http`; ``NetworkError/Kind/invalidResponse`` for a `Location` that is
     ///   not a usable URI reference (control characters, an encoded CR, LF or NUL, no host).
     package static func follow(
-        _ request: HTTPRequest, status: Int, location: String, secretHeaderNames: Set<String> = []
+        _ request: HTTPRequest, status: Int, location: String, credentialNames: Set<String> = CredentialScope.standardNames
     ) throws(NetworkError) -> Next {
         guard isWellFormed(location) else {
             throw NetworkError(
@@ -68,9 +72,23 @@ package enum RedirectRule {
             throw NetworkError(
                 kind: .redirectRefused, phase: .receiving, message: "the server redirected from https to plain http", status: status)
         }
-        guard let host = target.host, !host.isEmpty else {
+        // The host as the server wrote it, decoded once, must be a plain name or IP literal: the
+        // text the origin check compares is then the text every transport connects to.
+        guard let encodedHost = target.percentEncodedHost, !encodedHost.isEmpty else {
             throw NetworkError(
                 kind: .invalidResponse, phase: .receiving, message: "the server redirected to a URL without a host", status: status)
+        }
+        let host: String
+        switch RequestTarget.canonicalHost(encodedHost.removingPercentEncoding ?? "%") {
+        case .success(let value): host = value
+        case .failure(let problem):
+            throw NetworkError(
+                kind: .invalidResponse, phase: .receiving,
+                message: "the server redirected to a host that is not a host name or IP literal (\(problem.reason))", status: status)
+        }
+        if let port = target.port, !(1...65_535).contains(port) {
+            throw NetworkError(
+                kind: .invalidResponse, phase: .receiving, message: "the server redirected to port \(port), outside 1 to 65535", status: status)
         }
         let method: HTTPRequest.Method
         switch status {
@@ -78,24 +96,27 @@ package enum RedirectRule {
         case 301, 302: method = request.method == .post ? .get : request.method
         default: method = request.method
         }
-        let keepsBody = method == request.method && (status == 307 || status == 308)
+        // A request that keeps its method keeps its meaning, so its body goes again (a PUT moved by
+        // 301 is still a PUT with its body); 303 always asks for the other resource without one.
+        let keepsBody = status != 303 && method == request.method
         var fields = request.headerFields
         if !keepsBody {
             fields[.contentType] = nil
             fields[.contentLength] = nil
         }
-        let authority = target.port.map { "\(hostForAuthority(host)):\($0)" } ?? hostForAuthority(host)
+        // User info in the Location is never carried: the authority is the host and the port alone.
+        let authority = target.port.map { "\(host):\($0)" } ?? host
         let crossesOrigin =
             Origin.of(scheme: request.scheme, authority: request.authority) != Origin.of(scheme: scheme, authority: authority)
         if crossesOrigin {
             fields = HTTPFields(
                 fields.filter {
                     let name = $0.name.canonicalName
-                    return FollowUp.crossOriginSafelist.contains(name) && !secretHeaderNames.contains(name)
+                    return FollowUp.crossOriginSafelist.contains(name) && !credentialNames.contains(name)
                 })
         }
-        var path = target.percentEncodedPath.isEmpty ? "/" : target.percentEncodedPath
-        if let query = target.percentEncodedQuery { path += "?" + query }
+        var path = RequestTarget.removingDotSegments(RequestTarget.encodingStray(target.percentEncodedPath, inQuery: false))
+        if let query = target.percentEncodedQuery { path += "?" + RequestTarget.encodingStray(query, inQuery: true) }
         let next = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
         return Next(request: next, keepsBody: keepsBody, crossesOrigin: crossesOrigin)
     }
@@ -116,9 +137,5 @@ package enum RedirectRule {
             }
         }
         return true
-    }
-
-    private static func hostForAuthority(_ host: String) -> String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 }

@@ -63,11 +63,13 @@ public struct RequestHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral
 
 /// Validation of header names and values, shared by every way a header enters a request.
 enum HeaderValidation {
-    /// Builds a field, or throws when the name is not a token or the value has control characters.
+    /// Builds a field, or throws when the name is not a token, names a framing header
+    /// (``isFraming(_:)``), or the value has control characters.
     static func field(name: String, value: String, secretNames: Set<String> = []) throws(NetworkError) -> HTTPField {
         guard let fieldName = HTTPField.Name(name) else {
             throw .invalidRequest("the header name '\(name.debugDescription.dropFirst().dropLast())' is not a valid HTTP token")
         }
+        if isFraming(fieldName) { throw framingRefused(fieldName) }
         let forbidden = value.unicodeScalars.first { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
         if let forbidden {
             let shown = Redaction.isSensitiveHeader(name, extraSecretNames: secretNames) ? Redaction.placeholder : value.debugDescription
@@ -79,5 +81,30 @@ enum HeaderValidation {
             throw .invalidRequest("the value of header '\(name)' is not a valid HTTP field value (leading or trailing whitespace?)")
         }
         return HTTPField(name: fieldName, value: value)
+    }
+
+    /// Whether `name` frames the message or the connection: `Content-Length`, `Transfer-Encoding`,
+    /// `Host`, `Connection`, `TE`, `Upgrade`, `Keep-Alive`. The client and the transport compute
+    /// these from the body and the target; a caller's or a middleware's is refused before anything
+    /// is sent (here when the request is built, and again before each attempt), the same on every
+    /// transport, so no header can describe a body other than the one sent.
+    static func isFraming(_ name: HTTPField.Name) -> Bool {
+        let text = name.canonicalName
+        switch text.utf8.count {
+        case 2: return text == "te"
+        case 4: return text == "host"
+        case 7: return text == "upgrade"
+        case 10: return text == "connection" || text == "keep-alive"
+        case 14: return text == "content-length"
+        case 17: return text == "transfer-encoding"
+        default: return false
+        }
+    }
+
+    /// The error for a framing header a caller or a middleware set.
+    static func framingRefused(_ name: HTTPField.Name) -> NetworkError {
+        .invalidRequest(
+            "the header '\(name.rawName)' frames the message or the connection; the client computes it from the body and the URL, so it is never taken from a caller or a middleware"
+        )
     }
 }

@@ -97,7 +97,7 @@ enum URLBuilder {
             throw .invalidRequest("the base URL's query '\(Redaction.redactedURL("?" + baseQuery))' is not validly percent-encoded")
         }
         return Base(
-            text: baseURL, scheme: scheme, authority: authority.lowercased(), host: host, port: port, path: basePath, query: baseQuery)
+            text: baseURL, scheme: scheme, authority: port.map { "\(host):\($0)" } ?? host, host: host, port: port, path: basePath, query: baseQuery)
     }
 
     /// Joins a parsed base URL, `path` and `query` into a URL.
@@ -161,12 +161,11 @@ enum URLBuilder {
             portText = authority[authority.index(after: colon)...]
         }
         guard !host.isEmpty else { throw .invalidRequest("the base URL has no host") }
-        if !host.hasPrefix("[") {
-            let allowed = host.unicodeScalars.allSatisfy {
-                ($0.value >= 0x80) || $0.properties.isAlphabetic || ("0"..."9").contains(Character($0))
-                    || "-._~".unicodeScalars.contains($0)
-            }
-            guard allowed else { throw .invalidRequest("the base URL's host '\(host)' contains characters not allowed in a host name") }
+        let canonical: String
+        switch RequestTarget.canonicalHost(host) {
+        case .success(let value): canonical = value
+        case .failure(let problem):
+            throw .invalidRequest("the base URL's host '\(host.debugDescription.dropFirst().dropLast())' is not a host name or IP literal: \(problem.reason)")
         }
         var port: Int?
         if let portText {
@@ -175,7 +174,7 @@ enum URLBuilder {
             }
             port = value
         }
-        return (String(host).lowercased(), port)
+        return (canonical, port)
     }
 
     private static func describe(_ scalar: Unicode.Scalar) -> String {

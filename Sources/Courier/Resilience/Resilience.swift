@@ -47,14 +47,13 @@ public struct Resilience: Sendable, Hashable {
         if let deadlineHeader, deadlineHeaderName == nil {
             throw ConfigurationError(
                 key: "resilience.deadlineHeader", value: deadlineHeader,
-                allowed: "a header name (a token) other than Host, Content-Length, Transfer-Encoding and Connection", source: source)
+                allowed: "a header name (a token) other than a framing header (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive)", source: source)
         }
     }
 
     /// ``deadlineHeader`` as a field name, when it is a valid one Courier may set.
     var deadlineHeaderName: HTTPField.Name? {
         guard let deadlineHeader, let name = HTTPField.Name(deadlineHeader) else { return nil }
-        let reserved: Set<HTTPField.Name> = [.contentLength, .transferEncoding, .connection, HTTPField.Name("Host")!]
-        return reserved.contains(name) ? nil : name
+        return HeaderValidation.isFraming(name) ? nil : name
     }
 }

@@ -8,10 +8,9 @@ public enum Redaction {
     /// The text that replaces a secret.
     public static let placeholder = "REDACTED"
 
-    /// Header names (lowercase) that always carry credentials.
-    public static let sensitiveHeaderNames: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
-    ]
+    /// Header names (lowercase) whose values are never shown: every standard credential
+    /// (``CredentialScope/standardNames``) and the response's `Set-Cookie`.
+    public static let sensitiveHeaderNames: Set<String> = CredentialScope.standardNames.union(["set-cookie"])
 
     /// Whether a header's value must never be shown.
     /// - Parameters:

@@ -31,8 +31,9 @@ public struct RequestContext: Sendable {
     public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects the chain's follow-up link follows (transports follow none).
     public var maxRedirects: Int
-    /// Header names (lowercase) that carry secrets: redacted in logs, and never sent to another
-    /// origin on a redirect, even when ``FollowUp/crossOriginSafelist`` names them.
+    /// Further header names (lowercase) that carry secrets, beyond ``CredentialScope/standardNames``:
+    /// the configuration's and those of secret header rules. Together they are the call's
+    /// credentials (``credentialHeaderNames``).
     public var secretHeaderNames: Set<String>
     /// The logger for this call, with the request id in its metadata.
     ///
@@ -64,6 +65,11 @@ public struct RequestContext: Sendable {
     /// pass it on without reading it whole (the queue's gate then holds its slot until the body
     /// ends, and never shares the transfer).
     public internal(set) var streamsBody = false
+    /// Whether a redirect of this call has gone to another origin (scheme, host or port) than the
+    /// one before it. Set by the follow-up link for every later hop: the hop then carries only the
+    /// cross-origin safelist (``FollowUp/crossOriginSafelist``), and network middleware must add no
+    /// credential to it (the shipped ones add none). See <doc:WritingMiddleware>.
+    public internal(set) var hasCrossedOrigin = false
     /// Whether an attempt that never reached the server is sent once more
     /// (``Resilience/retriesUnsentRequests``). (Beside ``streamsBody``: two flags share one word.)
     var resendsUnsent = false
@@ -207,10 +213,17 @@ public struct RequestContext: Sendable {
         set { values[ObjectIdentifier(key)] = newValue }
     }
 
-    /// The secret header names with `Authorization`, `Cookie` and `Proxy-Authorization` (lowercase):
-    /// headers that must never reach another origin.
+    /// The call's credential header names (lowercase): ``CredentialScope/standardNames`` and
+    /// ``secretHeaderNames``. They never reach another origin, key the cache and de-duplication,
+    /// and are redacted (see ``CredentialScope``).
     public var credentialHeaderNames: Set<String> {
-        secretHeaderNames.union(["authorization", "proxy-authorization", "cookie"])
+        CredentialScope.standardNames.union(secretHeaderNames)
+    }
+
+    /// Whether the header `name` (lowercase) is one of the call's credentials
+    /// (``credentialHeaderNames``), without building the set.
+    public func isCredential(_ name: String) -> Bool {
+        CredentialScope.isCredential(name, secretNames: secretHeaderNames)
     }
 }
 

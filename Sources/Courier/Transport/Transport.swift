@@ -87,6 +87,11 @@ public struct TransportResponse: Sendable {
     public var head: HTTPResponse
     /// The body, read once.
     public var body: ResponseBody
+    /// Whether the call was redirected to another origin (scheme, host or port) before this
+    /// response: it then answers a request that carried none of the call's credentials, so a 401
+    /// here says nothing about them (``AuthRefreshMiddleware`` refreshes on no such 401). Set by
+    /// the follow-up link.
+    public internal(set) var hasCrossedOrigin = false
 
     /// Creates a response.
     /// - Parameters:

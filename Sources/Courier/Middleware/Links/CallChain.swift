@@ -100,6 +100,12 @@ struct CallChain: Sendable {
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?, resendsUnsent: Bool = true
     ) async throws -> TransportResponse {
+        // What reaches a transport passes the one target rule and carries no framing header,
+        // whichever middleware wrote it last.
+        if let problem = RequestTarget.problem(in: request) { throw problem }
+        if let framing = request.headerFields.first(where: { HeaderValidation.isFraming($0.name) }) {
+            throw HeaderValidation.framingRefused(framing.name)
+        }
         context.recorder.update { $0.attempts += 1 }
         let sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
         let response: TransportResponse

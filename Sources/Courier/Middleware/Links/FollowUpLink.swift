@@ -7,11 +7,16 @@ import Logging
 /// - At most ``ClientConfiguration/maxRedirects`` hops (10 by default); the deadline covers them all.
 /// - Only `http` and `https` targets, and never from `https` down to `http`: anything else fails
 ///   with ``NetworkError/Kind/redirectRefused`` and nothing is sent to the target.
-/// - 301 and 302 turn `POST` into `GET`, 303 turns every method but `HEAD` into `GET` (the body
-///   is dropped); 307 and 308 keep the method and send the body again.
+/// - 301 and 302 turn only `POST` into `GET`, 303 turns every method but `HEAD` into `GET` (the
+///   body is dropped); every other method keeps its method and its body, which is sent again. A
+///   body that cannot be read twice fails the call as ``NetworkError/Kind/redirectRefused``.
+/// - The next host is the `Location`'s host decoded once and checked as a host name or IP literal
+///   (`%2F`, `%40`, `%23`, `%3F`, `%5C`, `%3A`, `%25`, `%00` and non-ASCII are refused as
+///   ``NetworkError/Kind/invalidResponse``); user info in a `Location` is never carried.
 /// - A hop to another origin (scheme, host or port) carries only the headers named in
-///   ``crossOriginSafelist``, less the configuration's secret header names; same-origin hops keep
-///   every header.
+///   ``crossOriginSafelist``, less every credential header
+///   (``RequestContext/credentialHeaderNames``); same-origin hops keep every header. Network
+///   middleware then sees ``RequestContext/hasCrossedOrigin``.
 /// - A `Location` with control characters or an encoded CR, LF or NUL is refused as
 ///   ``NetworkError/Kind/invalidResponse``.
 /// - Each hop counts in ``RequestMetrics/redirects`` and ``RequestMetrics/attempts``, and is
@@ -19,11 +24,13 @@ import Logging
 public enum FollowUp {
     /// The headers (lowercase names) a redirect to another origin keeps: content negotiation,
     /// the body's description when the body is sent again, the user agent and the W3C trace
-    /// context. Every other header the caller or a middleware set (`Authorization`, `Cookie`,
-    /// API keys, team headers) is dropped, whatever its name.
+    /// context (`traceparent`, `tracestate`; not `baggage`, which may name users or tenants). Every
+    /// other header the caller or a middleware set (`Authorization`, `Cookie`, API keys, team
+    /// headers) is dropped, whatever its name, and so is every credential header even when listed
+    /// here (``RequestContext/credentialHeaderNames``).
     public static let crossOriginSafelist: Set<String> = [
         "accept", "accept-encoding", "accept-language", "cache-control", "content-language", "content-length", "content-type",
-        "user-agent", "traceparent", "tracestate", "baggage",
+        "user-agent", "traceparent", "tracestate",
     ]
 }
 
@@ -52,6 +59,7 @@ struct FollowUpLink: BindableLink {
     ) async throws -> TransportResponse {
         var request = request
         var body = body
+        var context = context
         var response = first
         var hops = 0
         while RedirectRule.redirects(response.head.status.code) {
@@ -66,7 +74,7 @@ struct FollowUpLink: BindableLink {
             }
             hops += 1
             guard hops <= context.maxRedirects else { throw NetworkError.tooManyRedirects(limit: context.maxRedirects, status: status) }
-            let hop = try RedirectRule.follow(request, status: status, location: location, secretHeaderNames: context.secretHeaderNames)
+            let hop = try RedirectRule.follow(request, status: status, location: location, credentialNames: context.credentialHeaderNames)
             if hop.keepsBody, let body, !body.isReplayable {
                 throw NetworkError(
                     kind: .redirectRefused, phase: .receiving,
@@ -87,8 +95,12 @@ struct FollowUpLink: BindableLink {
             }
             request = hop.request
             if !hop.keepsBody { body = nil }
+            // Once the call has left its origin, network middleware below must add no credential,
+            // and a 401 from there is no verdict on the call's credentials.
+            if hop.crossesOrigin { context.hasCrossedOrigin = true }
             response = try await next(request, body, context)
         }
+        response.hasCrossedOrigin = context.hasCrossedOrigin
         return response
     }
 

@@ -30,6 +30,9 @@ public protocol CredentialProvider: Sendable {
 ///   (``Resilience/retryBudget``), which retries and hedges share: once it is spent, the 401 is
 ///   returned as it is and ``RequestMetrics/retryRefusedByBudget`` is set.
 ///
+/// - **Same origin only.** A redirect hop to another origin gets no credential, and a 401 that
+///   came from another origin (after a redirect) is returned as it is, with no refresh.
+///
 /// An API object that sets the credential header itself is left alone. The refresh runs in its
 /// own task: a caller cancelled while waiting does not cancel it for the others. A call waits for
 /// it only within its own budget: the caller's cancellation ends the wait as `cancelled`, and the
@@ -73,12 +76,15 @@ public final class AuthRefreshMiddleware: Middleware {
     public func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
-        if context.ownHeaderNames.contains(header) { return try await next(request, body, context) }
+        // A hop that left the call's origin gets no credential (as network middleware, this runs
+        // again on each redirect hop).
+        if context.ownHeaderNames.contains(header) || context.hasCrossedOrigin { return try await next(request, body, context) }
         let sent = try await currentCredential(context)
         var request = request
         request.headerFields[header] = sent
         let response = try await next(request, body, context)
-        guard response.head.status == .unauthorized else { return response }
+        // Only a 401 from the origin the credential went to says the credential was refused.
+        guard response.head.status == .unauthorized, !response.hasCrossedOrigin else { return response }
         let renewed = try await renewed(after: sent, context)
         guard context.drawRetryBudget(host: request.authority ?? "") else { return response }
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])

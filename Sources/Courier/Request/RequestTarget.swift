@@ -1,0 +1,219 @@
+import HTTPTypes
+
+/// What a request's target may be: the one rule every URL that reaches a transport passes, whether
+/// a caller wrote it (``URLBuilder``), a server sent it (``RedirectRule``) or a middleware changed
+/// it (checked again before each attempt, in `CallChain.attempt`).
+///
+/// A target that passes these checks reads the same to every parser: the host is a plain
+/// registered name or an IP literal in ASCII (nothing a parser could split differently), the path
+/// holds only characters RFC 3986 allows, with complete escapes, and no `.` or `..` segment that
+/// one library collapses and another sends. So the host the origin check compares is the host each
+/// transport connects to.
+package enum RequestTarget {
+    /// The host in canonical form (lowercase, IPv6 in brackets), or why it is not a host.
+    ///
+    /// A host is a registered name (ASCII letters, digits, `-`, `.` and `_`, at most 253 bytes,
+    /// no empty label) or an IP literal (`[` hex digits, `:` and `.` `]`). Everything else is
+    /// refused: `/`, `\`, `@`, `?`, `#`, `%`, `:` outside brackets, whitespace, control characters
+    /// and non-ASCII text (write an internationalised name in its ASCII `xn--` form).
+    /// - Parameter host: The host, already percent-decoded.
+    /// - Returns: The canonical host, or a sentence saying what is wrong.
+    package static func canonicalHost(_ host: some StringProtocol) -> Result<String, HostProblem> {
+        let bytes = Array(host.utf8)
+        guard !bytes.isEmpty else { return .failure(HostProblem("the host is empty")) }
+        if bytes.first == UInt8(ascii: "[") {
+            guard bytes.count > 2, bytes.last == UInt8(ascii: "]") else {
+                return .failure(HostProblem("the IPv6 host is not closed with ]"))
+            }
+            let inner = bytes[1..<(bytes.count - 1)]
+            guard inner.contains(UInt8(ascii: ":")), inner.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return .failure(HostProblem("the IPv6 host may hold only hex digits, ':' and '.' (no zone)")) }
+            return .success(String(decoding: bytes, as: UTF8.self).lowercased())
+        }
+        guard bytes.count <= 253 else { return .failure(HostProblem("the host is longer than 253 bytes")) }
+        if let bad = bytes.first(where: { !isHostByte($0) }) {
+            return .failure(HostProblem(describe(bad)))
+        }
+        var labelLength = 0
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: ".") {
+                // A trailing dot (`example.com.`) is a name's absolute form; an empty label elsewhere is not a name.
+                guard labelLength > 0 || (index == bytes.count - 1 && index > 0) else {
+                    return .failure(HostProblem("the host has an empty label"))
+                }
+                labelLength = 0
+            } else {
+                labelLength += 1
+                guard labelLength <= 63 else { return .failure(HostProblem("a label of the host is longer than 63 bytes")) }
+            }
+        }
+        return .success(String(decoding: bytes, as: UTF8.self).lowercased())
+    }
+
+    /// Why a text is not a host, in words for an error message.
+    package struct HostProblem: Error, Equatable, Sendable {
+        /// The reason.
+        package var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// Why `request`'s target is not one Courier sends, or `nil` when it is: `http` or `https`, an
+    /// authority that is a canonical host (see ``canonicalHost(_:)``) with an optional port, and a
+    /// path and query of allowed characters with complete escapes and no `.` or `..` segment.
+    /// - Parameter request: A request head about to reach a transport.
+    /// - Returns: ``NetworkError/Kind/invalidRequest`` naming the part, or `nil`.
+    package static func problem(in request: HTTPRequest) -> NetworkError? {
+        let scheme = request.scheme ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            return .invalidRequest("the request's scheme '\(scheme.prefix(16))' is not http or https")
+        }
+        guard let authority = request.authority, isCanonicalAuthority(authority) else {
+            return .invalidRequest(
+                "the request's authority '\(String((request.authority ?? "").prefix(300)).debugDescription.dropFirst().dropLast())' is not a host name or IP literal with an optional port"
+            )
+        }
+        if let reason = pathProblem(request.path ?? "") {
+            return .invalidRequest("the request's path \(reason)")
+        }
+        return nil
+    }
+
+    /// Whether `authority` is `host` or `host:port` exactly as ``canonicalHost(_:)`` and a port from
+    /// 1 to 65535 write it. The common case (a lowercase name) needs one pass over the bytes.
+    static func isCanonicalAuthority(_ authority: String) -> Bool {
+        var host = Substring(authority)
+        if let close = host.lastIndex(of: "]") {
+            let after = host[host.index(after: close)...]
+            host = host[...close]
+            if !after.isEmpty {
+                guard after.first == ":", isPort(after.dropFirst()) else { return false }
+            }
+        } else if let colon = host.firstIndex(of: ":") {
+            guard isPort(host[host.index(after: colon)...]) else { return false }
+            host = host[..<colon]
+        }
+        guard case .success(let canonical) = canonicalHost(host) else { return false }
+        return canonical == String(host)
+    }
+
+    private static func isPort(_ text: Substring) -> Bool {
+        guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int(text)
+        else { return false }
+        return (1...65_535).contains(value)
+    }
+
+    /// Why a path and query is not sendable, or `nil`: it starts with `/`, holds only RFC 3986
+    /// path and query characters and complete `%XX` escapes, no `#`, and no `.` or `..` segment.
+    static func pathProblem(_ path: String) -> String? {
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return "does not start with '/'" }
+        var inQuery = false
+        var segmentStart = true
+        var dots = 0
+        var pending = 0  // hex digits still expected after a '%'
+        for byte in bytes {
+            if pending > 0 {
+                guard isHexDigit(byte) else { return "has an incomplete %-escape" }
+                pending -= 1
+                continue
+            }
+            if !inQuery, byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                if segmentStart, dots == 1 || dots == 2 { return "has a '.' or '..' segment" }
+                segmentStart = true
+                dots = 0
+                if byte == UInt8(ascii: "?") { inQuery = true }
+                continue
+            }
+            if byte == UInt8(ascii: "%") {
+                pending = 2
+                segmentStart = false
+                continue
+            }
+            guard isPathByte(byte) else { return "holds \(describe(byte))" }
+            if !inQuery {
+                if segmentStart, byte == UInt8(ascii: ".") { dots += 1 } else { segmentStart = false }
+                if dots > 2 { segmentStart = false }
+            }
+        }
+        if pending > 0 { return "has an incomplete %-escape" }
+        if !inQuery, segmentStart, dots == 1 || dots == 2 { return "has a '.' or '..' segment" }
+        return nil
+    }
+
+    /// `text` (a path, or a query with `inQuery`) with every byte a target may not hold as it is
+    /// percent-encoded, a `%` that starts no complete escape included: what a server's `Location`
+    /// path becomes before it is sent (it is never refused for a stray `|` or `"`).
+    static func encodingStray(_ text: String, inQuery: Bool) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for (index, byte) in bytes.enumerated() {
+            let completeEscape =
+                byte == UInt8(ascii: "%") && index + 2 < bytes.count && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2])
+            if completeEscape || (isPathByte(byte) && (inQuery || byte != UInt8(ascii: "?"))) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// An absolute path with its `.` and `..` segments resolved (RFC 3986 §5.2.4); `/` when empty.
+    static func removingDotSegments(_ path: String) -> String {
+        var output: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        return "/" + output.joined(separator: "/")
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
+    /// Unreserved, sub-delimiters, `:` `@` `/` `?`: RFC 3986's `pchar`, path and query.
+    private static func isPathByte(_ byte: UInt8) -> Bool {
+        if isHostByte(byte) || byte == UInt8(ascii: "~") { return true }
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"),
+            UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+            return true
+        default: return false
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x80...: "non-ASCII text (write an internationalised host in its ASCII xn-- form, and encode other text)"
+        case UInt8(ascii: " "): "a space"
+        case ..<0x20, 0x7F: "the control character U+\(String(byte, radix: 16, uppercase: true))"
+        default: "the character '\(Character(Unicode.Scalar(byte)))'"
+        }
+    }
+}
