@@ -30,7 +30,16 @@ struct OpenAPIOperation: Endpoint {
         self.path = String(parts[0])
         self.query = parts.count == 2 ? Self.queryItems(parts[1]) : []
         self.method = request.method
-        self.headers = RequestHeaders(request.headerFields.map { ($0.name.rawName, $0.value) })
+        // The runtime writes `Content-Length` from the body's length; Courier computes framing
+        // itself and refuses a caller's (see the Courier guarantees), so the runtime's is dropped
+        // once it agrees with the body, and refused when it does not.
+        if let announced = request.headerFields[.contentLength] {
+            guard let value = Int64(announced), value == body?.length else {
+                throw .invalidRequest(
+                    "the generated client's Content-Length \(announced.prefix(20)) for \(operationID) is not its body's length")
+            }
+        }
+        self.headers = RequestHeaders(request.headerFields.filter { $0.name != .contentLength }.map { ($0.name.rawName, $0.value) })
         self.body = body
         self.team = team
         self.endpointName = operationID

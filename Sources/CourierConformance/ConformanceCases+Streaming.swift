@@ -13,16 +13,13 @@ extension ConformanceCases {
 
     /// A streamed request body arrives whole and in order, with its length announced
     /// (`Content-Length`) or not (chunked over HTTP/1.1).
-    /// With `ownContentLength`, the call also sets `Content-Length` itself (as a generated OpenAPI
-    /// client does): the transport must not send it beside a chunked framing.
-    public static func streamedUpload(_ transport: ConformanceTransport, announced: Bool, ownContentLength: Bool = false) async throws {
+    public static func streamedUpload(_ transport: ConformanceTransport, announced: Bool) async throws {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let count = streamedBytes
             let body = RequestBody.stream(PatternBody.Chunks(byteCount: count), length: announced ? Int64(count) : nil)
             #expect(body.isReplayable == false)
-            let headers: RequestHeaders = ownContentLength ? ["Content-Length": String(count)] : [:]
-            let digest = try await client.send(DigestEndpoint(headers: headers, body: body))
+            let digest = try await client.send(DigestEndpoint(body: body))
             #expect(digest.bodyLength == count)
             #expect(digest.crc32 == PatternBody.crc32(byteCount: count))
             await client.shutdown()

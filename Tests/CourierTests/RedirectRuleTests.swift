@@ -10,8 +10,9 @@ struct RedirectRuleTests {
         "redirects change the method the way clients agree on",
         arguments: [
             (301, HTTPRequest.Method.post, HTTPRequest.Method.get, false), (302, .post, .get, false), (303, .put, .get, false),
-            (303, .head, .head, false), (307, .post, .post, true), (308, .put, .put, true), (302, .get, .get, false),
-            (301, .head, .head, false),
+            (303, .head, .head, false), (307, .post, .post, true), (308, .put, .put, true), (302, .get, .get, true),
+            (301, .head, .head, true), (301, .put, .put, true), (302, .patch, .patch, true), (302, .delete, .delete, true),
+            (303, .post, .get, false), (303, .delete, .get, false),
         ])
     func methods(redirect: (status: Int, from: HTTPRequest.Method, to: HTTPRequest.Method, keepsBody: Bool)) throws {
         var fields = HTTPFields()

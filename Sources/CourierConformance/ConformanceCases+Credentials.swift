@@ -1,0 +1,236 @@
+import Courier
+import CourierTestServer
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// Credentials stay with their origin and their caller, and framing belongs to the client: the
+/// same on every transport (issue 38).
+extension ConformanceCases {
+    /// Every framing header, as a caller might write it.
+    public static let framingHeaders: [(name: String, value: String)] = [
+        ("Content-Length", "5"), ("Transfer-Encoding", "chunked"), ("Host", "evil.test"), ("Connection", "close"), ("TE", "trailers"),
+        ("Upgrade", "h2c"), ("Keep-Alive", "timeout=5"), ("content-LENGTH", "5"),
+    ]
+
+    /// A framing header from the API object, from a middleware, or from a network middleware is
+    /// refused as `invalid_request` naming it, and nothing is sent.
+    public static func framingHeadersRefused(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            for (name, value) in framingHeaders {
+                let error = await expectNetworkError(.invalidRequest) {
+                    try await client.send(EchoEndpoint(method: .post, headers: [name: value], body: .text("hello")))
+                }
+                #expect(error?.message.lowercased().contains("'\(name.lowercased())'") == true, "\(error?.message ?? "no error")")
+            }
+            var configuration = ClientConfiguration(baseURL: server.baseURL, transport: transport.name)
+            ConformanceTransport.reach(server.mode, with: &configuration)
+            let adding = SettingHeader(name: HTTPField.Name("Transfer-Encoding")!, value: "chunked")
+            for (application, network) in [([adding], []), ([], [adding])] as [([any Middleware], [any Middleware])] {
+                let sneaky = try NetworkClient(
+                    configuration: configuration, transport: transport.make(configuration), middleware: application,
+                    networkMiddleware: network)
+                let error = await expectNetworkError(.invalidRequest) { try await sneaky.send(EchoEndpoint()) }
+                #expect(error?.message.contains("Transfer-Encoding") == true, "\(error?.message ?? "no error")")
+                await sneaky.shutdown()
+            }
+            #expect(server.requestCount == 0, "a request with a framing header reached the server")
+            await client.shutdown()
+        }
+    }
+
+    /// Locations whose host decodes to something that is not a host: each would let the origin check
+    /// see one host while a parser connects to another.
+    public static func hostileLocations(port: Int) -> [String] {
+        let encoded = ["%2F%40", "%5C%40", "%40", "%23%40", "%3F%40", "%2F", "%3A", "%25", "%20"].map {
+            "http://127.0.0.2\($0)127.0.0.1:\(port)/echo"
+        }
+        return encoded + [
+            "http://127.0.0.1%3A\(port)/echo", "http://\u{E9}xample.test:\(port)/echo", "http://%C3%A9xample.test:\(port)/echo",
+            "http://[::1%25lo]:\(port)/echo", "http://127.0.0.1:\(port)%2F@localhost/echo",
+        ]
+    }
+
+    /// A redirect to a host that is not a plain name or IP literal once decoded fails as
+    /// `invalid_response`, and nothing but the redirecting request reaches a server; user info in a
+    /// `Location` is never carried into the next request.
+    public static func redirectHostileHost(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            let headers: RequestHeaders = ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Api-Key": "k3y"]
+            for location in hostileLocations(port: server.port) {
+                let before = server.requestCount
+                let call = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", location)], headers: headers)
+                let error = await expectNetworkError(.invalidResponse) { try await client.send(call) }
+                #expect(error?.message.contains("host") == true, "\(location): \(error?.message ?? "no error")")
+                #expect(server.requestCount == before + 1, "\(location) was followed")
+            }
+            // User info is dropped: no transport turns it into a Basic credential.
+            let scheme = transport.serverMode.usesTLS ? "https" : "http"
+            let host = transport.serverMode.usesTLS ? "localhost" : "127.0.0.1"
+            let withUser = "\(scheme)://user:pass@\(host):\(server.port)/echo"
+            let echo = try await client.send(EchoEndpoint(path: "redirect-to", query: [QueryItem("url", withUser)]))
+            #expect(echo.path == "/echo")
+            #expect(echo.header("authorization") == nil, "the Location's user info became a credential")
+            await client.shutdown()
+        }
+    }
+
+    /// The methods a redirect changes, and the body it keeps: 303 makes every method but `HEAD` a
+    /// `GET`, 301 and 302 only `POST`; every other method keeps its method and its body. A body
+    /// that cannot be read twice fails as `redirect_refused`, saying why.
+    public static func redirectKeepsMeaning(_ transport: ConformanceTransport, status: Int) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
+                let endpoint = EchoEndpoint(
+                    path: "redirect-to", method: method, query: [QueryItem("url", "/echo"), QueryItem("status", "\(status)")],
+                    body: .text("form"))
+                let becomesGet = status == 303 || ((status == 301 || status == 302) && method == .post)
+                let echo = try await client.send(endpoint)
+                #expect(echo.method == (becomesGet ? "GET" : method.rawValue), "\(method) on \(status)")
+                #expect(echo.body == (becomesGet ? "" : "form"), "\(method) on \(status)")
+                #expect((echo.header("content-type") != nil) == !becomesGet, "\(method) on \(status)")
+            }
+            if status != 303 {
+                let oneShot = RequestBody.stream(PatternBody.Chunks(byteCount: 10), length: 10)
+                let put = EchoEndpoint(
+                    path: "redirect-to", method: .put, query: [QueryItem("url", "/echo"), QueryItem("status", "\(status)")],
+                    body: oneShot)
+                let error = await expectNetworkError(.redirectRefused) { try await client.send(put) }
+                #expect(error?.message.contains("cannot be read twice") == true, "\(error?.message ?? "no error")")
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// The credential headers the cache and de-duplication cases try: a cookie, an API key, and a
+    /// header the configuration names as secret.
+    public static let scopedCredentials = ["Cookie", "X-Api-Key", "X-Tenant-Secret"]
+
+    /// A response cached for one caller's credentials is never served to another's (a `private`
+    /// answer, with a cookie, an API key or a configured secret header); the same caller gets it
+    /// from the cache; a `private` answer to a call without credentials is not stored.
+    public static func cacheKeepsCallersApart(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server) { configuration in
+                configuration.cache = .memory()
+                configuration.secretHeaderNames = ["x-tenant-secret"]
+            }
+            for name in scopedCredentials {
+                let path = "cacheable/me-\(name.lowercased())"
+                let query = [QueryItem("cc", "private, max-age=600")]
+                func call(_ credential: String?, version: Int) async throws -> (String, RequestMetrics.CacheResult?) {
+                    var headers: RequestHeaders = ["X-Version": "\(version)"]
+                    if let credential { headers.add(name, credential) }
+                    let response = try await client.response(for: RawEndpoint(path: path, query: query, headers: headers))
+                    return (String(decoding: response.value, as: UTF8.self), response.metrics.cache)
+                }
+                let suffix = name.lowercased()
+                #expect(try await call("alice", version: 1).0 == "me-\(suffix) v1")
+                let bob = try await call("bob", version: 2)
+                #expect(bob.0 == "me-\(suffix) v2", "\(name): another caller got the first caller's answer")
+                let again = try await call("alice", version: 3)
+                #expect(again.0 == "me-\(suffix) v1", "\(name): the same caller's answer was not kept")
+                #expect(again.1 == .hit)
+                #expect(try await call(nil, version: 4).0 == "me-\(suffix) v4")
+                #expect(try await call(nil, version: 5).0 == "me-\(suffix) v5", "\(name): a private answer was stored for nobody")
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// Two calls in flight with different credentials never share one transfer.
+    public static func deduplicationKeepsCallersApart(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server) { configuration in
+                configuration.queue = RequestQueue.Limits(maxConcurrent: 8)
+                configuration.secretHeaderNames = ["x-tenant-secret"]
+                configuration.requestTimeout = .seconds(20)
+            }
+            for name in scopedCredentials {
+                let gate = "dedup-\(name.lowercased())"
+                let before = server.requestCount
+                func call(_ credential: String) -> Task<DecodedResponse<Data>, any Error> {
+                    Task { try await client.response(for: RawEndpoint(path: "hold/\(gate)", headers: [name: credential])) }
+                }
+                let alice = call("alice")
+                try await waitUntil { server.requestCount == before + 1 }
+                let bob = call("bob")
+                let bobArrived = try await waitUntil { server.requestCount == before + 2 }
+                server.release(gate)
+                #expect(bobArrived, "\(name): the second caller joined the first caller's transfer")
+                let outcomes = try await [alice.value, bob.value]
+                #expect(outcomes.allSatisfy { !$0.metrics.deduplicated }, "\(name)")
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// The shipped auth middleware, as application or as network middleware, adds its credential
+    /// to no hop that left the call's origin, and refreshes on no 401 from another origin.
+    public static func authStaysWithOrigin(_ transport: ConformanceTransport) async throws {
+        try await withServer { first in
+            try await withServer { second in
+                var configuration = ClientConfiguration(baseURL: first.baseURL, transport: transport.name)
+                ConformanceTransport.reach(first.mode, with: &configuration)
+                for asNetwork in [false, true] {
+                    let provider = CountingCredentials()
+                    let auth = AuthRefreshMiddleware(provider: provider)
+                    let client = try NetworkClient(
+                        configuration: configuration, transport: transport.make(configuration), middleware: asNetwork ? [] : [auth],
+                        networkMiddleware: asNetwork ? [auth] : [])
+                    let away = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", "\(second.baseURL)/echo")])
+                    let echo = try await client.send(away)
+                    #expect(echo.header("authorization") == nil, "network: \(asNetwork): the credential followed the redirect")
+                    let refused = RawEndpoint(path: "redirect-to", query: [QueryItem("url", "\(second.baseURL)/status/401")])
+                    let error = await expectNetworkError(.httpStatus) { try await client.send(refused) }
+                    #expect(error?.status == 401)
+                    #expect(provider.refreshes == 0, "network: \(asNetwork): a 401 from another origin refreshed the credential")
+                    let home = try await client.send(EchoEndpoint())
+                    #expect(home.header("authorization") == "Bearer t0", "network: \(asNetwork)")
+                    await client.shutdown()
+                }
+            }
+        }
+    }
+
+    /// Polls `condition` every 10 ms for at most `limit`; whether it held. For a server-side
+    /// count that a call in flight will move: the limit only bounds a failing case.
+    @discardableResult
+    static func waitUntil(limit: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}
+
+/// A middleware that sets one header on every request it passes.
+struct SettingHeader: Middleware {
+    var name: HTTPField.Name
+    var value: String
+
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+    ) async throws -> TransportResponse {
+        var request = request
+        request.headerFields[name] = value
+        return try await next(request, body, context)
+    }
+}
+
+/// A credential provider that counts its refreshes.
+final class CountingCredentials: CredentialProvider, Sendable {
+    private let count = Mutex(0)
+    var refreshes: Int { count.withLock { $0 } }
+    func credential() async throws -> String { "Bearer t0" }
+    func refresh(rejected: String) async throws -> String {
+        count.withLock { $0 += 1 }
+        return "Bearer t1"
+    }
+}
