@@ -7,6 +7,8 @@ import Foundation
 
 /// What the delegate knows about one task.
 struct TaskState {
+    /// The task, held until it ends (weakly: the session frees it).
+    weak var task: URLSessionTask?
     let recorder: TransferRecorder
     let maxResponseBytes: Int
     /// A temporary file holding the request body, removed when the task ends.
@@ -42,11 +44,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     // @unchecked Sendable: NSObject subclasses cannot be checked; the only state is `tasks`, behind a lock.
     private let tasks = Locked<[Int: TaskState]>([:])
 
-    func register(_ identifier: Int, _ state: TaskState) {
-        tasks.withLock { $0[identifier] = state }
+    func register(_ task: URLSessionTask, _ state: TaskState) {
+        var state = state
+        state.task = task
+        tasks.withLock { [state] in $0[task.taskIdentifier] = state }
     }
 
-    func attach(_ waiter: CheckedContinuation<TransportResponse, any Error>, to identifier: Int) {
+    /// Hands the caller's continuation to the task's state; `false` when the task already ended
+    /// (the continuation was resumed with that outcome, and the task must not be resumed).
+    @discardableResult
+    func attach(_ waiter: CheckedContinuation<TransportResponse, any Error>, to identifier: Int) -> Bool {
         let early: Result<TransportResponse, any Error>? = tasks.withLock { tasks in
             guard var state = tasks[identifier] else {
                 return .failure(
@@ -60,7 +67,52 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             tasks[identifier] = state
             return nil
         }
-        if let early { waiter.resume(with: early) }
+        if let early {
+            waiter.resume(with: early)
+            return false
+        }
+        return true
+    }
+
+    /// Fails every call in flight and cancels its task (the transport is shutting down).
+    func closeAll() {
+        let ended: [TaskState] = tasks.withLock { tasks in
+            let all = Array(tasks.values)
+            for (identifier, var state) in tasks {
+                if state.headWaiter == nil, state.body == nil {
+                    // Not attached yet: `attach` finds the outcome.
+                    if state.earlyOutcome == nil { state.earlyOutcome = .failure(Self.shutDown(state)) }
+                    tasks[identifier] = state
+                } else {
+                    tasks[identifier] = nil
+                }
+            }
+            return all
+        }
+        for state in ended {
+            state.task?.cancel()
+            if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
+            state.headWaiter?.resume(throwing: Self.shutDown(state))
+            state.body?.finish(throwing: Self.shutDown(state))
+        }
+    }
+
+    private static func shutDown(_ state: TaskState) -> NetworkError {
+        NetworkError(kind: .cancelled, phase: state.recorder.phase, message: "the URLSession transport was shut down")
+    }
+
+    /// FoundationNetworking turns a 401 with a challenge it understands into this call once the
+    /// whole response has arrived, and completes the task only when the challenge is answered
+    /// (its default handling waits forever; a credential resends the request, or traps for a
+    /// scheme it cannot answer). Courier hands the 401 to the caller as it came, whatever the
+    /// scheme: its own middleware decides what to do with it.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        finish(task, error: nil)
+        // The task then completes as cancelled, and finds no state.
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(
@@ -151,11 +203,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(task, error: error)
+    }
+
+    /// Ends a task's call: its waiter or its body, with `error` or whole.
+    private func finish(_ task: URLSessionTask, error: (any Error)?) {
         let finished: TaskState? = tasks.withLock { tasks in
             guard var state = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
             if state.headWaiter == nil, state.body == nil {
-                // Ended before the caller attached (cancelled before it resumed): keep the outcome for `attach`.
-                state.earlyOutcome = .failure(Self.failure(of: state, error: error))
+                // Ended before the caller attached (cancelled before it resumed): keep the first
+                // outcome for `attach`.
+                if state.earlyOutcome == nil { state.earlyOutcome = .failure(Self.failure(of: state, error: error)) }
                 tasks[task.taskIdentifier] = state
             }
             return state

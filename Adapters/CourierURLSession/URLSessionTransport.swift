@@ -98,9 +98,13 @@ public final class URLSessionTransport: Transport {
     /// The settings this transport was made with.
     public let configuration: Configuration
 
-    private let session: URLSession
+    /// The session, until ``shutdown()`` takes it. Every task is made under this lock, so no call
+    /// reaches FoundationNetworking once the session is invalidated (it traps there).
+    private let session: Locked<URLSession?>
     private let delegate: SessionDelegate
-    private let isShutDown = Locked(false)
+
+    /// The error of a call made after ``shutdown()``.
+    static let shutDownError = NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")
 
     /// Creates a transport with its own session.
     /// - Parameter configuration: Session settings.
@@ -112,24 +116,26 @@ public final class URLSessionTransport: Transport {
         settings.urlCache = nil
         settings.httpCookieStorage = nil
         settings.httpShouldSetCookies = false
+        // No stored credential is ever proposed for a challenge: Courier's middleware decides.
+        settings.urlCredentialStorage = nil
         // Courier enforces each call's deadline. URLSession's request timeout is an idle timeout
         // (no byte for that long), which is the stall limit; the resource timeout only bounds
         // what URLSession does on its own.
         settings.timeoutIntervalForRequest = Double(configuration.stallTimeout.wholeMilliseconds) / 1000
         settings.timeoutIntervalForResource = 24 * 3600
         delegate = SessionDelegate()
-        session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
+        session = Locked(URLSession(configuration: settings, delegate: delegate, delegateQueue: nil))
     }
 
     deinit {
-        session.invalidateAndCancel()
+        guard let session = session.withLock({ $0 }) else { return }
+        delegate.closeAll()
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends the request through URLSession; see `Transport/send(_:body:context:)`.
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
-        guard !isShutDown.withLock({ $0 }) else {
-            throw NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")
-        }
+        guard session.withLock({ $0 != nil }) else { throw Self.shutDownError }
         if context.httpVersion == .http2PriorKnowledge {
             throw NetworkError(
                 kind: .unsupported, phase: .building,
@@ -140,10 +146,10 @@ public final class URLSessionTransport: Transport {
         // it carries the stall limit (Courier enforces the deadline itself).
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
         var stagedBody: URL?
-        let task: URLSessionTask
+        let make: (URLSession) -> URLSessionTask
         if let body, body.streamSource != nil || (body.length ?? 0) > 0 {
             if let data = body.bufferedData {
-                task = session.uploadTask(with: urlRequest, from: data)
+                make = { $0.uploadTask(with: urlRequest, from: data) }
             } else {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
                 try await Self.stage(body, to: file, context: context)
@@ -156,32 +162,37 @@ public final class URLSessionTransport: Transport {
                 }
                 var streamed = urlRequest
                 streamed.httpBodyStream = stream
-                // FoundationNetworking sends a body stream chunked: a caller's Content-Length (a
-                // generated OpenAPI client sets one) would go out beside Transfer-Encoding, which
-                // servers refuse (RFC 9112, 6.3).
-                streamed.setValue(nil, forHTTPHeaderField: "Content-Length")
-                task = session.dataTask(with: streamed)
+                make = { $0.dataTask(with: streamed) }
             }
         } else {
-            task = session.dataTask(with: urlRequest)
+            make = { $0.dataTask(with: urlRequest) }
         }
-        delegate.register(
-            task.taskIdentifier, TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody))
-        context.recorder.enter(.awaitingResponse)
+        let state = TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody)
         let delegate = delegate
+        let made: URLSessionTask? = session.withLock { session in
+            guard let session else { return nil }
+            let task = make(session)
+            delegate.register(task, state)
+            return task
+        }
+        guard let task = made else {
+            if let stagedBody { try? FileManager.default.removeItem(at: stagedBody) }
+            throw Self.shutDownError
+        }
+        context.recorder.enter(.awaitingResponse)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.attach(continuation, to: task.taskIdentifier)
-                task.resume()
+                if delegate.attach(continuation, to: task.taskIdentifier) { task.resume() }
                 // The call's deadline stops the task in any phase, the body's included. The handler
-                // does not hold the context, which holds the handler.
+                // does not hold the context, which holds the handler, nor the task (which holds the
+                // session, whose connections go only when it is freed).
                 let recorder = context.recorder
-                context.onDeadline {
-                    delegate.stop(task, because: .deadlinePassed(phase: recorder.phase))
+                context.onDeadline { [weak task] in
+                    if let task { delegate.stop(task, because: .deadlinePassed(phase: recorder.phase)) }
                 }
             }
-        } onCancel: {
-            task.cancel()
+        } onCancel: { [weak task] in
+            task?.cancel()
         }
     }
 
@@ -216,13 +227,27 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// Cancels every task and invalidates the session; later calls fail.
+    /// Fails every call in flight, invalidates the session, and waits (at most about a second)
+    /// until FoundationNetworking has freed it, which closes its pooled connections; later calls
+    /// fail. Safe to call more than once.
     public func shutdown() async {
-        let first = isShutDown.withLock { done in
-            defer { done = true }
-            return !done
+        weak var released: URLSession?
+        do {
+            guard let taken = session.withLock({ session -> URLSession? in
+                defer { session = nil }
+                return session
+            }) else { return }
+            released = taken
+            delegate.closeAll()
+            // Not `invalidateAndCancel()`: it walks FoundationNetworking's task registry off its own
+            // queue. `closeAll()` has cancelled every task already.
+            taken.finishTasksAndInvalidate()
         }
-        if first { session.invalidateAndCancel() }
+        // FoundationNetworking closes its connections only when the session is freed: after the
+        // cancelled tasks have completed and the invalidation has run on its queues.
+        for _ in 0..<200 where released != nil {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
 

@@ -197,6 +197,36 @@ extension ConformanceCases {
         }
     }
 
+    /// The `WWW-Authenticate` lines the challenge case answers with: Basic, Digest, Bearer, and
+    /// Basic among others on one line or two.
+    public static let challenges: [[String]] = [
+        [#"Basic realm="x""#], [#"Digest realm="x", nonce="abc", qop="auth""#], [#"Bearer error="invalid_token""#],
+        [#"Digest realm="x", nonce="abc", Basic realm="x""#], [#"Digest realm="x", nonce="abc""#, #"Basic realm="x""#],
+        ["basic realm=x"],
+    ]
+
+    /// A 401 with an authentication challenge reaches the caller at once, with its body, whatever
+    /// the scheme: no transport answers it, waits for an answer, or sends the request again.
+    public static func authenticationChallenge(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server) { $0.requestTimeout = .seconds(30) }
+            for challenge in challenges {
+                let before = server.requestCount
+                let endpoint = RawEndpoint(path: "challenge", query: challenge.map { QueryItem("www", $0) })
+                let started = ContinuousClock.now
+                let error = await expectNetworkError(.httpStatus) { try await client.send(endpoint) }
+                // Far below the 30 s deadline a stalled challenge would run into.
+                #expect(started.duration(to: .now) < .seconds(10), "\(challenge): the 401 waited for an answer to its challenge")
+                #expect(error?.status == 401, "\(challenge)")
+                #expect(error?.responseBody == Data(#"{"status":401}"#.utf8), "\(challenge)")
+                #expect(server.requestCount == before + 1, "\(challenge): the transport answered the challenge itself")
+            }
+            // The client still works.
+            #expect(try await client.send(EchoEndpoint()).path == "/echo")
+            await client.shutdown()
+        }
+    }
+
     /// Polls `condition` every 10 ms for at most `limit`; whether it held. For a server-side
     /// count that a call in flight will move: the limit only bounds a failing case.
     @discardableResult

@@ -64,6 +64,13 @@ enum Route {
                 body: String(decoding: body, as: UTF8.self), bodyLength: bodyLength
             )
             return json(echo)
+        case "challenge":
+            // `/challenge?www=v1&www=v2`: a 401 with one `WWW-Authenticate` line per value.
+            let values = query.filter { $0[0] == "www" }.map { $0[1] }
+            guard !values.isEmpty else { return text(400, "challenge needs a www value") }
+            return .respond(
+                status: 401, headers: values.map { ("WWW-Authenticate", $0) } + [("Content-Type", "application/json")],
+                body: Array(#"{"status":401}"#.utf8))
         case "status":
             guard let code = number(1), (100...599).contains(code) else { return text(400, "status must be 100 to 599") }
             let contentType = queryValue("contentType") ?? "application/json"

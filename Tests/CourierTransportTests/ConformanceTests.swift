@@ -334,6 +334,11 @@ struct ConformanceTests {
         try await ConformanceCases.authStaysWithOrigin(transport)
     }
 
+    @Test("a 401 with any authentication challenge reaches the caller at once", arguments: ConformanceTransport.everyProtocol)
+    func authenticationChallenge(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.authenticationChallenge(transport)
+    }
+
     @Test("calls with different credentials never share a transfer", arguments: ConformanceTransport.all)
     func deduplicationKeepsCallersApart(transport: ConformanceTransport) async throws {
         try await ConformanceCases.deduplicationKeepsCallersApart(transport)

@@ -38,13 +38,9 @@ struct HygieneTests {
             try #require(outcome.status == 0 && !outcome.timedOut, "probe failed: \(outcome.errors)")
             let report = try JSONDecoder().decode(Report.self, from: Data(outcome.output.utf8))
             if ProcessInfo.processInfo.environment["COURIER_HYGIENE_VERBOSE"] != nil { print("\(conformance.name): \(outcome.output)") }
-            if conformance.name == "urlsession" {
-                // Declared: FoundationNetworking keeps its connections after `invalidateAndCancel()`
-                // and closes them when the session is freed, that is when the client is released.
-                #expect(report.leakedAfterRelease.isEmpty, "\(conformance.name): \(report.leakedAfterRelease)")
-            } else {
-                #expect(report.leakedAfterShutdown.isEmpty, "\(conformance.name): \(report.leakedAfterShutdown)")
-            }
+            // URLSession's too: its shutdown waits until FoundationNetworking has freed the session,
+            // which is when it closes its connections.
+            #expect(report.leakedAfterShutdown.isEmpty, "\(conformance.name): \(report.leakedAfterShutdown)")
             #expect(report.leakedAfterRelease.isEmpty, "\(conformance.name): \(report.leakedAfterRelease)")
             #expect(Self.leftover(report).isEmpty, "\(conformance.name) left threads running: \(Self.leftover(report))")
             if conformance.name == "curl" {

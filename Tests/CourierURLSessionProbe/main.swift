@@ -8,6 +8,11 @@
 //       GETs BASE_URL/mutate/<seed> for COUNT seeds from FIRST, one after another, printing
 //       `start <seed>` before each call and `end <seed> <outcome> [message]` after it, so that the parent can
 //       tell which seed a crash happened on (URLSessionMutationSweepTests).
+//   CourierURLSessionProbe --shutdown-race BASE_URL ROUNDS
+//       ROUNDS times: a new transport and client, eight calls (GETs, buffered and streamed
+//       uploads) and `shutdown()` racing them after 0 to 2 ms. Prints `raced ROUNDS` when every
+//       call of every round ended (URLSessionShutdownRaceTests); a call that reached
+//       FoundationNetworking after the session was invalidated would trap.
 import Courier
 import CourierURLSession
 import Foundation
@@ -19,6 +24,13 @@ struct Probe: Endpoint {
     var path: String { "" }
 }
 
+struct RawCall: Endpoint {
+    typealias Output = Data
+    var path: String
+    var method: HTTPRequest.Method
+    var body: RequestBody?
+}
+
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -28,7 +40,40 @@ var configuration = ClientConfiguration(baseURL: nil, transport: "urlsession")
 configuration.requestTimeout = .seconds(10)
 configuration.maxRedirects = 0
 let client = try NetworkClient(configuration: configuration, transport: URLSessionTransport())
-if arguments.count == 4, arguments[0] == "--mutations", let first = UInt64(arguments[2]), let count = UInt64(arguments[3]) {
+if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arguments[2]) {
+    var outcomes: [String: Int] = [:]
+    for round in 0..<rounds {
+        var raced = ClientConfiguration(baseURL: arguments[1], transport: "urlsession")
+        raced.requestTimeout = .seconds(10)
+        let racing = try NetworkClient(configuration: raced, transport: URLSessionTransport())
+        let calls = (0..<8).map { index in
+            Task { () -> String in
+                let call: RawCall =
+                    switch index % 3 {
+                    case 0: RawCall(path: "bytes/100", method: .get, body: nil)
+                    case 1: RawCall(path: "echo", method: .post, body: .data(Data(repeating: 7, count: 64 << 10)))
+                    default:
+                        RawCall(
+                            path: "echo", method: .post,
+                            body: .stream(AsyncStream { $0.yield(Data(repeating: 1, count: 1024)); $0.finish() }, length: 1024))
+                    }
+                do {
+                    _ = try await racing.send(call)
+                    return "completed"
+                } catch let error as NetworkError {
+                    return "\(error.kind)"
+                } catch {
+                    return "foreign"
+                }
+            }
+        }
+        try await Task.sleep(for: .microseconds((round * 7919) % 2000))
+        await racing.shutdown()
+        for call in calls { outcomes[await call.value, default: 0] += 1 }
+    }
+    say("outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+    say("raced \(rounds)")
+} else if arguments.count == 4, arguments[0] == "--mutations", let first = UInt64(arguments[2]), let count = UInt64(arguments[3]) {
     for seed in first..<(first + count) {
         say("start \(seed)")
         do {
@@ -49,7 +94,7 @@ if arguments.count == 4, arguments[0] == "--mutations", let first = UInt64(argum
         print("failed: \(error)")
     }
 } else {
-    FileHandle.standardError.write(Data("usage: CourierURLSessionProbe URL | --mutations BASE_URL FIRST COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: CourierURLSessionProbe URL | --mutations BASE_URL FIRST COUNT | --shutdown-race BASE_URL ROUNDS\n".utf8))
     exit(2)
 }
 await client.shutdown()
