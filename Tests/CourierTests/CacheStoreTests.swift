@@ -118,4 +118,41 @@ struct CacheStoreTests {
         #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: "/proc/self/no-such/cache") }
         #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: NSTemporaryDirectory(), maxBytes: 0) }
     }
+
+    @Test("the directory and its files are the owner's alone; a shared or linked directory is refused")
+    func permissions() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("courier-perm-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = root + "/nested/cache"
+        let store = try DiskCacheStore(directory: directory)
+        var status = stat()
+        #expect(stat(directory, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o700)
+        let entry = Self.entry("GET http://a.test/x")
+        store.store(entry)
+        #expect(stat(store.path(for: entry.key), &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+
+        // Group- or world-writable: another account could plant or read entries.
+        let shared = root + "/shared"
+        #expect(mkdir(shared, 0o700) == 0 && chmod(shared, 0o777) == 0)
+        let refusal = #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: shared) }
+        #expect(refusal?.key == "cache.directory")
+        #expect(chmod(shared, 0o770) == 0)
+        #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: shared) }
+        #expect(chmod(shared, 0o755) == 0)
+        _ = try DiskCacheStore(directory: shared)
+
+        // A link to a directory is not followed.
+        let link = root + "/link"
+        #expect(symlink(directory, link) == 0)
+        #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: link) }
+        // Nor is a link planted where an entry goes.
+        let target = root + "/elsewhere"
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("secret".utf8)))
+        let other = Self.entry("GET http://a.test/y")
+        #expect(symlink(target, store.path(for: other.key)) == 0)
+        #expect(store.response(for: other.key) == nil)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret")
+    }
 }

@@ -24,28 +24,37 @@ public final class DiskCacheStore: CacheStore {
     static let suffix = ".courier-cache"
 
     /// Opens (and creates, if needed) a store in `directory`.
+    ///
+    /// The entries hold answers meant for the service alone, so the directory is its user's: a
+    /// missing one is created `0700` (its parents as the umask says), its files `0600`, and
+    /// neither is reached through a symbolic link. An existing directory that group or others may
+    /// write, or that another user owns, is refused: another account could plant or read entries.
     /// - Parameters:
     ///   - directory: The directory; created with its parents when missing.
     ///   - maxBytes: The most bytes the entries may take together; 256 MiB by default.
     /// - Throws: ``ConfigurationError`` (key `cache.directory`) when the directory cannot be
-    ///   created or is not a writable directory; (key `cache.maxBytes`) when `maxBytes` is not
-    ///   positive.
+    ///   created, is a symbolic link or not a directory, is not this user's, or group or others
+    ///   may write it; (key `cache.maxBytes`) when `maxBytes` is not positive.
     public init(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) {
         guard maxBytes > 0 else {
             throw ConfigurationError(key: "cache.maxBytes", value: "\(maxBytes)", allowed: "more than 0", source: "code")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ConfigurationError(
-                key: "cache.directory", value: directory, allowed: "a directory that can be created", source: "code")
+        func refuse(_ allowed: String) -> ConfigurationError {
+            ConfigurationError(key: "cache.directory", value: directory, allowed: allowed, source: "code")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-            FileManager.default.isWritableFile(atPath: directory)
-        else {
-            throw ConfigurationError(key: "cache.directory", value: directory, allowed: "a writable directory", source: "code")
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty, (try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)) == nil {
+            throw refuse("a directory whose parent can be created")
         }
+        if mkdir(directory, 0o700) != 0, errno != EEXIST { throw refuse("a directory that can be created") }
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw refuse("a directory, not a symbolic link or a file") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { throw refuse("a directory") }
+        guard status.st_uid == geteuid() else { throw refuse("a directory owned by the user the service runs as") }
+        guard status.st_mode & 0o022 == 0 else { throw refuse("a directory only its owner may write (chmod 700)") }
+        guard access(directory, W_OK | X_OK) == 0 else { throw refuse("a writable directory") }
         self.directory = directory
         self.maxBytes = maxBytes
     }
@@ -72,7 +81,7 @@ public final class DiskCacheStore: CacheStore {
     /// The whole file, or `nil` when there is none; a file that cannot be read whole, or is larger
     /// than the store may hold, is removed.
     private func contents(of path: String) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
@@ -104,7 +113,10 @@ public final class DiskCacheStore: CacheStore {
         let path = path(for: response.key)
         guard data.count <= maxBytes else { return remove(response.key) }
         let temporary = path + ".tmp-\(UInt64.random(in: 0...UInt64.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
+        guard Self.write(data, toNewFile: temporary) else {
+            unlink(temporary)
+            return
+        }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
             return
@@ -115,6 +127,24 @@ public final class DiskCacheStore: CacheStore {
             return known
         }
         if total.map({ $0 > maxBytes }) ?? true { trim() }
+    }
+
+    /// Writes `data` to a file that must not exist yet (no link is followed), readable and
+    /// writable by its owner alone.
+    private static func write(_ data: Data, toNewFile path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return data.withUnsafeBytes { buffer -> Bool in
+            var done = 0
+            while done < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                done += count
+            }
+            return true
+        }
     }
 
     public func remove(_ key: String) {
