@@ -47,6 +47,8 @@
             try configuration.validate()
             self.configuration = configuration
             var tls = TLSConfiguration.makeClientConfiguration()
+            // TLS 1.2 at least (SwiftNIO SSL's default accepts 1.0).
+            tls.minimumTLSVersion = .tlsv12
             if let caPEM = configuration.caPEM, let roots = try? NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)) {
                 tls.additionalTrustRoots.append(.certificates(roots))
             }

@@ -138,6 +138,8 @@ enum CurlRequestSetup {
         }
         try long(CURLOPT_SSL_VERIFYPEER, tls.isVerificationDisabled ? 0 : 1, "SSL_VERIFYPEER")
         try long(CURLOPT_SSL_VERIFYHOST, tls.isVerificationDisabled ? 0 : 2, "SSL_VERIFYHOST")
+        // TLS 1.2 at least, whatever the library's own default.
+        try long(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "SSLVERSION")
         if let file = tls.caFile { try string(CURLOPT_CAINFO, file, "CAINFO") }
         if let pem = tls.caPEM {
             let bytes = Array(pem.utf8)

@@ -227,6 +227,20 @@ extension ConformanceCases {
         }
     }
 
+    /// A server that speaks only TLS 1.0 and 1.1 is refused in the handshake, as `tls_failure`,
+    /// and no request reaches it. (A transport that cannot trust the test CA fails the handshake
+    /// anyway; for it the case shows only that nothing is sent.)
+    public static func tlsBelow12Refused(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: .legacyTLS) { server in
+            let client = try transport.makeClient(baseURL: server.baseURL) { configuration in
+                if transport.privateCA == .trusted { configuration.tls.caPEM = TestCertificates.caPEM }
+            }
+            await expectNetworkError(.tlsFailure) { try await client.send(EchoEndpoint()) }
+            #expect(server.requestCount == 0)
+            await client.shutdown()
+        }
+    }
+
     /// Polls `condition` every 10 ms for at most `limit`; whether it held. For a server-side
     /// count that a call in flight will move: the limit only bounds a failing case.
     @discardableResult

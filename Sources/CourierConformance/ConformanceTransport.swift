@@ -232,6 +232,7 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case .http1: name
         case .tls: "\(name) over HTTP/2 with TLS"
         case .mutualTLS: "\(name) over HTTP/2 with mutual TLS"
+        case .legacyTLS: "\(name) over TLS 1.1"
         case .h2c: "\(name) over cleartext HTTP/2"
         }
     }
@@ -288,7 +289,7 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public static func reach(_ mode: TestServer.Mode, with configuration: inout ClientConfiguration) {
         switch mode {
         case .http1: break
-        case .tls, .mutualTLS: configuration.tls.caPEM = TestCertificates.caPEM
+        case .tls, .mutualTLS, .legacyTLS: configuration.tls.caPEM = TestCertificates.caPEM
         case .h2c: configuration.httpVersion = .http2PriorKnowledge
         }
     }

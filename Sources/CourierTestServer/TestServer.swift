@@ -46,9 +46,11 @@ public final class TestServer: Sendable {
         /// ``tls`` that also requires a client certificate signed by
         /// ``TestCertificates/clientCAPEM``: a handshake without one fails.
         case mutualTLS
+        /// ``tls`` that speaks TLS 1.0 and 1.1 only: every transport must refuse the handshake.
+        case legacyTLS
 
         /// Whether the server speaks TLS.
-        public var usesTLS: Bool { self == .tls || self == .mutualTLS }
+        public var usesTLS: Bool { self == .tls || self == .mutualTLS || self == .legacyTLS }
     }
 
     /// The port the server listens on.
@@ -106,7 +108,8 @@ public final class TestServer: Sendable {
     /// - Throws: When the socket cannot be bound or the TLS fixtures cannot be loaded.
     public static func start(mode: Mode = .http1, threads: Int = 1) async throws -> TestServer {
         // Before the group exists, so that a fixture that fails to load leaves nothing running.
-        let tls = mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS) : nil
+        let tls =
+            mode.usesTLS ? try makeTLSContext(requireClientCertificate: mode == .mutualTLS, legacyOnly: mode == .legacyTLS) : nil
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let statistics = ServerStatistics()
         let gates = HoldGates()
@@ -121,7 +124,7 @@ public final class TestServer: Sendable {
                     switch mode {
                     case .http1: try configureHTTP1(channel, statistics: statistics, gates: gates)
                     case .h2c: try configureHTTP2(channel, statistics: statistics, gates: gates)
-                    case .tls, .mutualTLS:
+                    case .tls, .mutualTLS, .legacyTLS:
                         guard let tls else { throw TestServerError.noTLSContext }
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                         try channel.pipeline.syncOperations.addHandler(
@@ -159,12 +162,18 @@ public final class TestServer: Sendable {
     }
 
     /// The server's TLS context, offering `protocols` in ALPN.
-    static func makeTLSContext(requireClientCertificate: Bool, protocols: [String] = ["h2", "http/1.1"]) throws -> NIOSSLContext {
+    static func makeTLSContext(
+        requireClientCertificate: Bool, legacyOnly: Bool = false, protocols: [String] = ["h2", "http/1.1"]
+    ) throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: Array(TestCertificates.serverCertificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(TestCertificates.serverKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.applicationProtocols = protocols
+        if legacyOnly {
+            configuration.minimumTLSVersion = .tlsv1
+            configuration.maximumTLSVersion = .tlsv11
+        }
         if requireClientCertificate {
             // A client must present a certificate that chains to the client CA (clients have no
             // host name to check).

@@ -339,6 +339,11 @@ struct ConformanceTests {
         try await ConformanceCases.authenticationChallenge(transport)
     }
 
+    @Test("a server that offers only TLS 1.0 or 1.1 is refused", arguments: ConformanceTransport.all)
+    func tlsBelow12Refused(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.tlsBelow12Refused(transport)
+    }
+
     @Test("calls with different credentials never share a transfer", arguments: ConformanceTransport.all)
     func deduplicationKeepsCallersApart(transport: ConformanceTransport) async throws {
         try await ConformanceCases.deduplicationKeepsCallersApart(transport)
