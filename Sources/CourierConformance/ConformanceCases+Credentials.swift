@@ -241,6 +241,33 @@ extension ConformanceCases {
         }
     }
 
+    /// A file body sends exactly the size it announced when it was made: a file that grew or
+    /// shrank before it was sent fails the call as `invalid_request`, and the server never gets a
+    /// complete request of the wrong size.
+    public static func fileBodyChanged(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            for change in [64, -64] {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-file-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: file) }
+                let original = Data(repeating: 0x61, count: 200_000)
+                try original.write(to: file)
+                let body = RequestBody.file(file)
+                try (change > 0 ? original + Data(repeating: 0x62, count: change) : original.prefix(original.count + change)).write(to: file)
+                let error = await expectNetworkError(.invalidRequest) {
+                    try await client.send(DigestEndpoint(body: body))
+                }
+                #expect(error?.message.contains("changed while it was sent") == true, "\(change): \(error?.message ?? "no error")")
+            }
+            // Unchanged, it goes whole.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-file-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(repeating: 0x61, count: 200_000).write(to: file)
+            #expect(try await client.send(DigestEndpoint(body: .file(file))).bodyLength == 200_000)
+            await client.shutdown()
+        }
+    }
+
     /// Polls `condition` every 10 ms for at most `limit`; whether it held. For a server-side
     /// count that a call in flight will move: the limit only bounds a failing case.
     @discardableResult

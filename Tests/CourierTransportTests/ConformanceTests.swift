@@ -344,6 +344,11 @@ struct ConformanceTests {
         try await ConformanceCases.tlsBelow12Refused(transport)
     }
 
+    @Test("a file body that grew or shrank after it was made fails; an unchanged one goes whole", arguments: ConformanceTransport.all)
+    func fileBodyChanged(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.fileBodyChanged(transport)
+    }
+
     @Test("calls with different credentials never share a transfer", arguments: ConformanceTransport.all)
     func deduplicationKeepsCallersApart(transport: ConformanceTransport) async throws {
         try await ConformanceCases.deduplicationKeepsCallersApart(transport)

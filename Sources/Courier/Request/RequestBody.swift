@@ -332,6 +332,8 @@ package final class BodyReader: @unchecked Sendable {
     private var failure: NetworkError?
     private var offsetInBytes = 0
     private var file: FileHandle?
+    /// Bytes of the open file part still to send: its size when the body was made.
+    private var fileRemaining: Int64 = 0
     private let chunkSize: Int
 
     init(storage: RequestBody.Storage, chunkSize: Int) {
@@ -362,7 +364,9 @@ package final class BodyReader: @unchecked Sendable {
                 }
                 offsetInBytes = 0
                 segments.removeFirst()
-            case .file(let url, _):
+            case .file(let url, let length):
+                // Exactly the size announced when the body was made: the length the transport
+                // framed the request with. A file that grew or shrank since fails the call.
                 if file == nil {
                     do {
                         file = try FileHandle(forReadingFrom: url)
@@ -371,9 +375,23 @@ package final class BodyReader: @unchecked Sendable {
                             kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body",
                             underlying: error)
                     }
+                    fileRemaining = length
                 }
-                if let chunk = try file?.read(upToCount: chunkSize), !chunk.isEmpty {
+                if fileRemaining > 0 {
+                    let chunk = try file?.read(upToCount: Int(min(Int64(chunkSize), fileRemaining))) ?? Data()
+                    guard !chunk.isEmpty else {
+                        throw changedFile(url, announced: length, "shrank: it ended \(fileRemaining) bytes early")
+                    }
+                    fileRemaining -= Int64(chunk.count)
+                    // Checked before the last chunk goes: a transport that framed the body by its
+                    // length reads no further, and would send a grown file's first bytes as whole.
+                    if fileRemaining == 0, let more = try file?.read(upToCount: 1), !more.isEmpty {
+                        throw changedFile(url, announced: length, "grew past them")
+                    }
                     return chunk
+                }
+                if length == 0, let more = try file?.read(upToCount: 1), !more.isEmpty {
+                    throw changedFile(url, announced: length, "grew past them")
                 }
                 try? file?.close()
                 file = nil
@@ -381,6 +399,13 @@ package final class BodyReader: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    private func changedFile(_ url: URL, announced: Int64, _ what: String) -> NetworkError {
+        try? file?.close()
+        file = nil
+        failure = .invalidRequest("the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
+        return failure ?? .invalidRequest("the request body's file changed")
     }
 
     deinit { try? file?.close() }
