@@ -119,3 +119,20 @@ extension CurlTransport.Configuration {
         return combined
     }
 }
+
+extension CurlTransport.TLSOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The fields that are set, by name; the key password and the CA text never appear.
+    public var description: String {
+        let set: [String] = [
+            caFile.map { "caFile: \($0)" }, caPEM.map { _ in "caPEM: set" }, clientCertificateFile.map { "clientCertificateFile: \($0)" },
+            clientKeyFile.map { "clientKeyFile: \($0)" }, clientKeyPassword.map { _ in "clientKeyPassword: \(Redaction.placeholder)" },
+            pinnedPublicKey.map { "pinnedPublicKey: \($0)" }, isVerificationDisabled ? "verification: DISABLED" : nil,
+        ].compactMap { $0 }
+        return "TLSOptions(" + set.joined(separator: ", ") + ")"
+    }
+
+    public var debugDescription: String { description }
+
+    /// One child, the redacted ``description``: `dump` shows no password.
+    public var customMirror: Mirror { Mirror(self, children: ["redacted": description], displayStyle: .struct) }
+}

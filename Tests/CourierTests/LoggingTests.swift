@@ -46,6 +46,7 @@ struct LoggingTests {
     struct Call: Endpoint {
         typealias Output = Data
         var path: String
+        var method: HTTPRequest.Method = .get
         var headers: RequestHeaders = [:]
     }
 
@@ -131,7 +132,22 @@ struct LoggingTests {
         #expect(callHandler.lines.map(\.message).contains("courier.call.succeeded"))
     }
 
-    @Test("trace level shows the request and a truncated body; cancellation is logged at debug")
+    @Test("a response body is logged only when the configuration opts in, and then its first KiB only")
+    func bodiesOnlyWhenAsked() async throws {
+        let handler = CapturingLogHandler()
+        let mock = MockTransport()
+        mock.stub(.post, "/token", .status(200, body: Data(#"{"access_token":"TOPSECRET"}"#.utf8)))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.logger = Logger(label: "test", factory: { _ in handler })
+        _ = try await NetworkClient(configuration: configuration, transport: mock).send(Call(path: "token", method: .post))
+        #expect(!handler.lines.isEmpty, "trace logging is on")
+        #expect(!handler.lines.contains { "\($0.message) \($0.metadata)".contains("TOPSECRET") })
+        configuration.logsResponseBodies = true
+        _ = try await NetworkClient(configuration: configuration, transport: mock).send(Call(path: "token", method: .post))
+        #expect(handler.lines.contains { $0.message == "courier.response.body" })
+    }
+
+    @Test("trace level shows the request and a truncated body when asked; cancellation is logged at debug")
     func traceAndCancel() async throws {
         let handler = CapturingLogHandler()
         let mock = MockTransport()
@@ -139,6 +155,7 @@ struct LoggingTests {
         mock.stub(.get, "/slow", .status(200, delay: .seconds(30)))
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.logger = Logger(label: "test", factory: { _ in handler })
+        configuration.logsResponseBodies = true
         let clock = ManualTimeSource()
         configuration.timeSource = clock
         let client = try NetworkClient(configuration: configuration, transport: mock)

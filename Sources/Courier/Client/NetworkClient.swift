@@ -421,7 +421,7 @@ public final class NetworkClient: Sendable {
                 $0.network = networkStart.duration(to: decodeStart)
                 $0.bytesReceived = Int64(data.count)
             }
-            if logger.logLevel <= .trace { Self.traceBody(data, status: status, ending) }
+            if configuration.logsResponseBodies, logger.logLevel <= .trace { Self.traceBody(data, status: status, ending) }
             guard acceptable else {
                 throw fail(refused(status, data: data, errorDecoder: call.errorDecoder), sent: sent)
             }

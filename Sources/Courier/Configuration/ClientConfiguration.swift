@@ -45,6 +45,11 @@ public struct ClientConfiguration: Sendable {
     /// calls are logged at `debug` too, so by default nothing about a call reaches `info`; raise
     /// this (for example to `warning`) to see failures in a service's normal log.
     public var failureLogLevel: Logger.Level = .debug
+    /// Whether a buffered call's response body (its first KiB) is logged at `trace` as
+    /// `courier.response.body`: `false` by default, since bodies carry tokens (an OAuth token
+    /// answer) and personal data that no log level should leak. Turn it on in code, for a
+    /// debugging session.
+    public var logsResponseBodies = false
     /// Header rules per team, host and path prefix (see ``HeaderRule`` and `TeamHeadersMiddleware`);
     /// none by default.
     public var headerRules: [HeaderRule] = []
