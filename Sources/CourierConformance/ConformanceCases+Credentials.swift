@@ -152,14 +152,13 @@ extension ConformanceCases {
             }
             for name in scopedCredentials {
                 let gate = "dedup-\(name.lowercased())"
-                let before = server.requestCount
                 func call(_ credential: String) -> Task<DecodedResponse<Data>, any Error> {
                     Task { try await client.response(for: RawEndpoint(path: "hold/\(gate)", headers: [name: credential])) }
                 }
                 let alice = call("alice")
-                try await waitUntil { server.requestCount == before + 1 }
+                try await waitUntil { server.requestsInFlight == 1 }
                 let bob = call("bob")
-                let bobArrived = try await waitUntil { server.requestCount == before + 2 }
+                let bobArrived = try await waitUntil { server.requestsInFlight == 2 }
                 server.release(gate)
                 #expect(bobArrived, "\(name): the second caller joined the first caller's transfer")
                 let outcomes = try await [alice.value, bob.value]
@@ -209,14 +208,12 @@ extension ConformanceCases {
     /// the scheme: no transport answers it, waits for an answer, or sends the request again.
     public static func authenticationChallenge(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server) { $0.requestTimeout = .seconds(30) }
+            // A stalled challenge would end at the deadline as `timed_out`, not as the 401.
+            let client = try transport.makeClient(server) { $0.requestTimeout = .seconds(60) }
             for challenge in challenges {
                 let before = server.requestCount
                 let endpoint = RawEndpoint(path: "challenge", query: challenge.map { QueryItem("www", $0) })
-                let started = ContinuousClock.now
                 let error = await expectNetworkError(.httpStatus) { try await client.send(endpoint) }
-                // Far below the 30 s deadline a stalled challenge would run into.
-                #expect(started.duration(to: .now) < .seconds(10), "\(challenge): the 401 waited for an answer to its challenge")
                 #expect(error?.status == 401, "\(challenge)")
                 #expect(error?.responseBody == Data(#"{"status":401}"#.utf8), "\(challenge)")
                 #expect(server.requestCount == before + 1, "\(challenge): the transport answered the challenge itself")
