@@ -30,6 +30,10 @@ extension FuzzTarget {
             Self.isSendable(built.pathAndQuery), "a built URL has a byte that may not be sent: \(built.pathAndQuery.debugDescription)")
         precondition(built.scheme == "http" || built.scheme == "https", "a built URL has the scheme \(built.scheme)")
         precondition(!built.host.isEmpty, "a built URL has no host")
+        let request = HTTPRequest(method: .get, scheme: built.scheme, authority: built.authority, path: built.pathAndQuery)
+        if let problem = RequestTarget.problem(in: request) {
+            preconditionFailure("a built URL fails the target rule: \(built) \(problem.message)")
+        }
     }
 
     /// Whether every byte is visible ASCII: what a request line may carry.

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The body of a request: bytes in memory, a sequence of parts that may be files streamed
 /// from disk, or chunks an async sequence produces while the request is sent.
 ///
@@ -278,13 +282,13 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// A new, empty file at `url` (replacing one there), open for writing.
+    /// A new, empty file at `url` (emptying one there), open for writing: readable by its owner
+    /// alone (`0600`) when it is created, and never reached through a symbolic link.
     /// - Throws: ``NetworkError/Kind/invalidRequest`` when it cannot be created.
     private static func newFile(at url: URL) throws(NetworkError) -> FileHandle {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = try? FileHandle(forWritingTo: url) else {
-            throw .invalidRequest("could not create the temporary body file at \(url.path)")
-        }
-        return handle
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .invalidRequest("could not create the temporary body file at \(url.path)") }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// Writes the body to a new file, checking between chunks whether to give up.
@@ -308,6 +312,7 @@ public struct RequestBody: Sendable {
         } catch let error as NetworkError where error.kind == .cancelled {
             throw error
         } catch {
+            try? FileManager.default.removeItem(at: url)
             throw NetworkError(
                 kind: .invalidRequest, phase: .sending, message: "could not stage the request body: \(error)", underlying: error)
         }
