@@ -27,6 +27,8 @@ enum CurlRequestSetup {
         writeURL(of: request, into: &scratch)
         try CurlCall.check(
             scratch.withUnsafeBufferPointer { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }, "curl_easy_setopt(URL)")
+        // The path goes as the chain checked it (`RequestTarget`): libcurl resolves no dot segment.
+        try long(CURLOPT_PATH_AS_IS, 1, "PATH_AS_IS")
         if CurlRuntime.hasProtocolsString {
             try CurlCall.check(
                 allowedProtocols.withUTF8Buffer { bytes in

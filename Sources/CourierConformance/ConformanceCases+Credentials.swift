@@ -117,7 +117,7 @@ extension ConformanceCases {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server) { configuration in
                 configuration.cache = .memory()
-                configuration.secretHeaderNames = ["x-tenant-secret"]
+                configuration.secretHeaderNames = ["X-Tenant-Secret"]
             }
             for name in scopedCredentials {
                 let path = "cacheable/me-\(name.lowercased())"
@@ -147,8 +147,8 @@ extension ConformanceCases {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server) { configuration in
                 configuration.queue = RequestQueue.Limits(maxConcurrent: 8)
-                configuration.secretHeaderNames = ["x-tenant-secret"]
-                configuration.requestTimeout = .seconds(20)
+                configuration.secretHeaderNames = ["X-Tenant-Secret"]
+                configuration.requestTimeout = .seconds(90)
             }
             for name in scopedCredentials {
                 let gate = "dedup-\(name.lowercased())"
@@ -156,9 +156,10 @@ extension ConformanceCases {
                     Task { try await client.response(for: RawEndpoint(path: "hold/\(gate)", headers: [name: credential])) }
                 }
                 let alice = call("alice")
-                try await waitUntil { server.requestsInFlight == 1 }
+                // Generous: beside the CPU-heavy suites a new connection took seconds on 2 cores.
+                try await waitUntil(limit: .seconds(30)) { server.requestsInFlight == 1 }
                 let bob = call("bob")
-                let bobArrived = try await waitUntil { server.requestsInFlight == 2 }
+                let bobArrived = try await waitUntil(limit: .seconds(30)) { server.requestsInFlight == 2 }
                 server.release(gate)
                 #expect(bobArrived, "\(name): the second caller joined the first caller's transfer")
                 let outcomes = try await [alice.value, bob.value]
@@ -261,6 +262,48 @@ extension ConformanceCases {
             defer { try? FileManager.default.removeItem(at: file) }
             try Data(repeating: 0x61, count: 200_000).write(to: file)
             #expect(try await client.send(DigestEndpoint(body: .file(file))).bodyLength == 200_000)
+            await client.shutdown()
+        }
+    }
+
+    /// A caller's `.` and `..` segments, plain or percent-encoded, are refused before anything is
+    /// sent; a server's are resolved by the redirect rule, encoded ones too, so every transport
+    /// sends the same path.
+    public static func dotSegments(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            for path in ["a/../echo", "a/%2e%2e/echo", "a/.%2E/echo", "./echo", "echo/."] {
+                let error = await expectNetworkError(.invalidRequest) { try await client.send(EchoEndpoint(path: path)) }
+                #expect(error?.message.contains("segment") == true, "\(path): \(error?.message ?? "no error")")
+            }
+            #expect(server.requestCount == 0, "a path with a dot segment reached the server")
+            for location in ["/x/../echo", "/x/%2e%2e/echo", "/x/%2E./y/%2e%2E/echo", "/./echo"] {
+                let echo = try await client.send(EchoEndpoint(path: "redirect-to", query: [QueryItem("url", location)]))
+                #expect(echo.path == "/echo", "\(location) arrived as \(echo.path)")
+            }
+            #expect(try await client.send(EchoEndpoint(path: "echo/a..b/.../.well-known")).path == "/echo/a..b/.../.well-known")
+            await client.shutdown()
+        }
+    }
+
+    /// With network middleware below the cache (which may add credentials the key cannot see), only
+    /// `public` answers are stored, and calls are not de-duplicated automatically.
+    public static func cacheBelowNetworkMiddleware(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            var configuration = ClientConfiguration(baseURL: server.baseURL, transport: transport.name)
+            ConformanceTransport.reach(server.mode, with: &configuration)
+            configuration.cache = .memory()
+            let signing = SettingHeader(name: HTTPField.Name("X-Api-Key")!, value: "alice")
+            let client = try NetworkClient(
+                configuration: configuration, transport: transport.make(configuration), networkMiddleware: [signing])
+            func body(_ control: String, version: Int) async throws -> String {
+                let call = RawEndpoint(path: "cacheable/below", query: [QueryItem("cc", control)], headers: ["X-Version": "\(version)"])
+                return String(decoding: try await client.send(call), as: UTF8.self)
+            }
+            #expect(try await body("max-age=600", version: 1) == "below v1")
+            #expect(try await body("max-age=600", version: 2) == "below v2", "an answer to a signed request was stored under the unsigned key")
+            #expect(try await body("public, max-age=600", version: 3) == "below v3")
+            #expect(try await body("public, max-age=600", version: 4) == "below v3", "a public answer may be reused")
             await client.shutdown()
         }
     }

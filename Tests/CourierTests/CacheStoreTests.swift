@@ -140,8 +140,14 @@ struct CacheStoreTests {
         #expect(refusal?.key == "cache.directory")
         #expect(chmod(shared, 0o770) == 0)
         #expect(throws: ConfigurationError.self) { try DiskCacheStore(directory: shared) }
+        // Readable by others (what earlier versions made): tightened, and a readable entry is a miss.
         #expect(chmod(shared, 0o755) == 0)
-        _ = try DiskCacheStore(directory: shared)
+        let earlier = try DiskCacheStore(directory: shared)
+        #expect(stat(shared, &status) == 0 && status.st_mode & 0o777 == 0o700)
+        earlier.store(entry)
+        #expect(chmod(earlier.path(for: entry.key), 0o644) == 0)
+        #expect(earlier.response(for: entry.key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: earlier.path(for: entry.key)))
 
         // A link to a directory is not followed.
         let link = root + "/link"

@@ -33,8 +33,10 @@ struct RequestTargetTests {
     @Test(
         "paths a transport may send, and those it may not",
         arguments: [
-            ("/", nil), ("/a/b?c=d&e=/f?g", nil), ("/a/%2E%2E/b", nil), ("/a/.well-known/x", nil), ("/a/.../b", nil),
-            ("/a?x=/../", nil), ("/a/../b", "segment"), ("/a/./b", "segment"), ("/a/..", "segment"), ("/..?q", "segment"),
+            ("/", nil), ("/a/b?c=d&e=/f?g", nil), ("/a/%2E%2Ex/b", nil), ("/a/.well-known/x", nil), ("/a/.../b", nil),
+            ("/a/%2e%2e%2e/b", nil), ("/a?x=/../", nil), ("/a?x=/%2e%2e/", nil), ("/a/../b", "segment"), ("/a/./b", "segment"),
+            ("/a/..", "segment"), ("/..?q", "segment"), ("/a/%2E%2E/b", "segment"), ("/a/%2e./b", "segment"), ("/a/.%2E", "segment"),
+            ("/%2e?q", "segment"),
             ("a", "start"), ("/a#b", "'#'"), ("/a b", "space"), ("/a%2", "escape"), ("/a%zz", "escape"), ("/\u{E9}", "non-ASCII"),
             ("/a\\b", "'\\'"),
         ] as [(String, String?)])
@@ -49,18 +51,26 @@ struct RequestTargetTests {
 
     @Test("dot segments of a server's path are resolved", arguments: [
         ("/x/../y", "/y"), ("/a/b/..", "/a/"), ("/a/./b", "/a/b"), ("/../../a", "/a"), ("", "/"), ("/", "/"), ("/a/.", "/a/"),
+        ("/a/%2e%2e/b", "/b"), ("/a/%2E./b", "/b"), ("/a/%2e/b", "/a/b"),
     ])
     func dotSegments(row: (path: String, resolved: String)) {
         #expect(RequestTarget.removingDotSegments(row.path) == row.resolved)
     }
 
-    @Test("a caller's . and .. segments are sent encoded, never resolved")
-    func callersDotSegments() throws {
-        let built = try URLBuilder.build(baseURL: "https://api.test/v1", path: "files/../secret/./x/..", query: [])
-        #expect(built.pathAndQuery == "/v1/files/%2E%2E/secret/%2E/x/%2E%2E")
-        let base = try URLBuilder.build(baseURL: "https://api.test/a/../b", path: "c", query: [])
-        #expect(base.pathAndQuery == "/a/%2E%2E/b/c")
-        #expect(RequestTarget.pathProblem(built.pathAndQuery) == nil)
+    @Test("a caller's . and .. segments, plain or encoded, are refused, never resolved", arguments: [
+        ("https://api.test/v1", "files/../secret"), ("https://api.test/v1", "./x"), ("https://api.test/v1", "x/%2e%2e"),
+        ("https://api.test/v1", "x/.%2E/y"), ("https://api.test/a/../b", "c"), ("https://api.test/a/%2E", "c"),
+    ])
+    func callersDotSegments(row: (base: String, path: String)) {
+        let error = #expect(throws: NetworkError.self) { try URLBuilder.build(baseURL: row.base, path: row.path, query: []) }
+        #expect(error?.kind == .invalidRequest)
+        #expect(error?.message.contains("segment") == true)
+    }
+
+    @Test("dots that are not a whole segment are fine")
+    func dotsInSegments() throws {
+        let built = try URLBuilder.build(baseURL: "https://api.test/v1", path: ".well-known/a..b/...", query: [QueryItem("p", "../x")])
+        #expect(built.pathAndQuery == "/v1/.well-known/a..b/...?p=..%2Fx")
     }
 
     @Test("a base URL's host must be a host, in ASCII", arguments: [
@@ -78,9 +88,13 @@ struct RequestTargetTests {
         #expect(problem("api.test", "/x") == nil)
         #expect(problem("api.test:8443", "/x") == nil)
         #expect(problem("[::1]:80", "/x") == nil)
-        for authority in ["API.test", "user@api.test", "api.test:0", "api.test:99999", "api.test:", "a/b", "evil.test#@api.test"] {
+        for authority in [
+            "API.test", "user@api.test", "api.test:0", "api.test:080", "api.test:99999", "api.test:", "a/b", "evil.test#@api.test",
+            "[::1", "[FE80::1]", "[::1]:", "a..b", ".a", "",
+        ] {
             #expect(problem(authority, "/x")?.kind == .invalidRequest, "\(authority)")
         }
+        #expect(problem("user:pass@api.test", "/x")?.message.contains("pass") == false, "user info shown in the error")
         #expect(problem("api.test", "/a/../b")?.kind == .invalidRequest)
         #expect(problem("api.test", "/x", scheme: "ftp")?.kind == .invalidRequest)
     }

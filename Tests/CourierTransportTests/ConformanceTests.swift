@@ -349,6 +349,16 @@ struct ConformanceTests {
         try await ConformanceCases.fileBodyChanged(transport)
     }
 
+    @Test("a caller's dot segments are refused; a server's are resolved, encoded ones too", arguments: ConformanceTransport.all)
+    func dotSegments(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.dotSegments(transport)
+    }
+
+    @Test("below network middleware the cache stores only public answers", arguments: ConformanceTransport.all)
+    func cacheBelowNetworkMiddleware(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.cacheBelowNetworkMiddleware(transport)
+    }
+
     @Test("calls with different credentials never share a transfer", arguments: ConformanceTransport.all)
     func deduplicationKeepsCallersApart(transport: ConformanceTransport) async throws {
         try await ConformanceCases.deduplicationKeepsCallersApart(transport)

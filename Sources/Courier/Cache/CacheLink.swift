@@ -6,8 +6,14 @@ import Logging
 /// up and stored under its own URL) and above the bridge (bodies are stored decoded, and a hit
 /// never waits for a queue slot or reaches the transport).
 struct CacheLink: BindableLink {
+    /// Whether network middleware run below: they may add credentials the key cannot see, so only
+    /// `public` answers are stored (`CallChain` sets it).
+    var networkMiddlewareBelow = false
+
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in try await Self.run(request, body, context, next: next) }
+        { [networkMiddlewareBelow] request, body, context in
+            try await Self.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next)
+        }
     }
 
     /// The fields that make a request conditional or partial: the caller's own business, so such a
@@ -23,7 +29,8 @@ struct CacheLink: BindableLink {
     ]
 
     static func run(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, next: @escaping Middleware.Next
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, networkMiddlewareBelow: Bool = false,
+        next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
         guard let cache = context.cache else {
             if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the client has no response cache") }
@@ -44,7 +51,7 @@ struct CacheLink: BindableLink {
             if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the request is conditional or partial") }
             return try await next(request, body, context)
         }
-        var lookup = Lookup(request: request, cache: cache, context: context)
+        var lookup = Lookup(request: request, cache: cache, context: context, networkMiddlewareBelow: networkMiddlewareBelow)
         // Calls that would go to the network for the same key wait for the one already going, then
         // look again: many callers of one stale entry cause one revalidation.
         let shares: Bool
@@ -64,7 +71,7 @@ struct CacheLink: BindableLink {
                 defer { cache.loads.finish(lookup.key) }
                 return try await respond(lookup, body: body, next: next)
             }
-            lookup = Lookup(request: request, cache: cache, context: context)
+            lookup = Lookup(request: request, cache: cache, context: context, networkMiddlewareBelow: networkMiddlewareBelow)
         }
         return try await respond(lookup, body: body, next: next)
     }
@@ -121,9 +128,12 @@ struct CacheLink: BindableLink {
         let requestControl: CacheControl
         /// The stored response, when its `Vary` fields match the request.
         let stored: CachedResponse?
+        /// Whether network middleware run below (see ``CacheLink/networkMiddlewareBelow``).
+        let networkMiddlewareBelow: Bool
 
-        init(request: HTTPRequest, cache: ResponseCache, context: RequestContext) {
+        init(request: HTTPRequest, cache: ResponseCache, context: RequestContext, networkMiddlewareBelow: Bool) {
             self.request = request
+            self.networkMiddlewareBelow = networkMiddlewareBelow
             self.cache = cache
             self.context = context
             key = CacheLink.key(for: request, method: request.method, in: cache, context: context)
@@ -274,7 +284,10 @@ struct CacheLink: BindableLink {
             let refusal = StoringRules.refusal(
                 request: request, requestControl: requestControl, freshness: freshness, responseFields: fields,
                 carriesCredentials: key.contains(CacheLink.credentialsMark))
-            guard refusal == nil, response.body.expectedLength.map({ $0 <= cache.maxEntryBytes }) ?? true else {
+            // Below network middleware the key may lack what was really sent: only what the
+            // server said anyone may reuse is stored.
+            let unseen = networkMiddlewareBelow && !freshness.control.isPublic
+            guard refusal == nil, !unseen, response.body.expectedLength.map({ $0 <= cache.maxEntryBytes }) ?? true else {
                 // What was stored is not the current answer any more.
                 if stored != nil { cache.store.remove(key) }
                 return response

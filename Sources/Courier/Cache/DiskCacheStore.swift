@@ -29,6 +29,8 @@ public final class DiskCacheStore: CacheStore {
     /// missing one is created `0700` (its parents as the umask says), its files `0600`, and
     /// neither is reached through a symbolic link. An existing directory that group or others may
     /// write, or that another user owns, is refused: another account could plant or read entries.
+    /// One that others may only read is made `0700`, and its entries that others could read are
+    /// misses (and removed).
     /// - Parameters:
     ///   - directory: The directory; created with its parents when missing.
     ///   - maxBytes: The most bytes the entries may take together; 256 MiB by default.
@@ -54,6 +56,9 @@ public final class DiskCacheStore: CacheStore {
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { throw refuse("a directory") }
         guard status.st_uid == geteuid() else { throw refuse("a directory owned by the user the service runs as") }
         guard status.st_mode & 0o022 == 0 else { throw refuse("a directory only its owner may write (chmod 700)") }
+        // One others may read (what earlier versions made, 0755) becomes the owner's alone; its
+        // entries that others could read are misses, and removed when read (``contents(of:)``).
+        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o700) != 0 { throw refuse("a directory whose mode can be set to 0700") }
         guard access(directory, W_OK | X_OK) == 0 else { throw refuse("a writable directory") }
         self.directory = directory
         self.maxBytes = maxBytes
@@ -85,7 +90,10 @@ public final class DiskCacheStore: CacheStore {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maxBytes else {
+        // Only a regular file of the owner's alone (0600, as ``store(_:)`` writes it) is an entry.
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & 0o077 == 0,
+            status.st_uid == geteuid(), status.st_size <= maxBytes
+        else {
             unlink(path)
             return nil
         }

@@ -35,7 +35,10 @@ public struct ClientConfiguration: Sendable {
     /// Further header names whose values are credentials, beyond ``CredentialScope/standardNames``
     /// (`Authorization`, `Cookie`, `X-Api-Key`, ...): redacted, never sent to another origin, and
     /// part of the cache's and de-duplication's keys (see ``CredentialScope``). Lowercase.
-    public var secretHeaderNames: Set<String> = []
+    public var secretHeaderNames: Set<String> = [] {
+        // Compared with lowercase field names everywhere: kept lowercase however they are written.
+        didSet { if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) { secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() }) } }
+    }
     /// Headers added to every request (an API object's own header of the same name wins).
     public var defaultHeaders: RequestHeaders = [:]
     /// The logger calls use; silent by default. An API object may bring its own (`logger`).

@@ -9,6 +9,10 @@ import HTTPTypes
 /// queue's limits bound the transfers really running; the body then continues as bytes in memory.
 /// Each redirect hop and each retry waits for a slot of its own.
 struct QueueGate: BindableLink {
+    /// Whether network middleware run below: they may add per-caller credentials the sharing key
+    /// cannot see, so automatic de-duplication is off (`CallChain` sets it).
+    var networkMiddlewareBelow = false
+
     func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             guard let placement = context.placement else { return try await next(request, body, context) }
@@ -24,7 +28,9 @@ struct QueueGate: BindableLink {
     ) async throws -> TransportResponse {
         let queue = placement.queue
         if context.streamsBody { return try await streamed(request, body, context, placement, next) }
-        guard let key = queue.sharingKey(for: request, placement.deduplication, context: context) else {
+        let automaticAllowed = !networkMiddlewareBelow
+        guard let key = queue.sharingKey(for: request, placement.deduplication, context: context, automaticAllowed: automaticAllowed)
+        else {
             let (head, data) = try await exchange(request, body, context, placement, next)
             return TransportResponse(head: head, body: ResponseBody(data: data))
         }

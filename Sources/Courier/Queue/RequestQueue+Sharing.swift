@@ -28,7 +28,11 @@ extension RequestQueue {
     /// Whatever the key, calls with different credentials (``CredentialScope``, as the request
     /// carries them when it reaches the queue) never share: a keyed fingerprint of them ends every
     /// key, under the queue's own random secret.
-    func sharingKey(for request: HTTPRequest, _ deduplication: Deduplication, context: RequestContext) -> String? {
+    /// With `automaticAllowed` false (network middleware below the queue), only a key the caller
+    /// gives shares.
+    func sharingKey(
+        for request: HTTPRequest, _ deduplication: Deduplication, context: RequestContext, automaticAllowed: Bool = true
+    ) -> String? {
         guard limits.deduplicates else { return nil }
         var key: String
         switch deduplication {
@@ -37,7 +41,7 @@ extension RequestQueue {
         case .key(let given):
             key = "key:" + given
         case .automatic:
-            guard request.method == .get || request.method == .head else { return nil }
+            guard automaticAllowed, request.method == .get || request.method == .head else { return nil }
             key = "\(request.method.rawValue) \(request.scheme ?? "") \(request.authority ?? "") \(request.path ?? "")"
             for field in request.headerFields where limits.varyingHeaderNames.contains(field.name.canonicalName) {
                 key += "\n\(field.name.canonicalName): \(field.value)"

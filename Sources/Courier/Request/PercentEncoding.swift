@@ -79,21 +79,12 @@ enum PercentEncoding {
         encode(segment, keepingEscapes: true, isAllowed: isAllowedInPathSegment)
     }
 
-    /// Encodes a path whose `/` characters separate segments. A `.` or `..` segment is written
-    /// `%2E` or `%2E%2E`: a caller's path is literal text, never resolved, so every transport sends
-    /// the same path (one library would collapse `a/../b`, another send it as it is).
+    /// Encodes a path whose `/` characters separate segments. (A `.` or `..` segment is refused
+    /// by ``URLBuilder``, encoded or not: see ``RequestTarget/pathProblem(_:)``.)
     static func path(_ path: some StringProtocol) -> String {
-        if !path.utf8.contains(where: { $0 != UInt8(ascii: "/") && !isAllowedInPathSegment($0) }), !path.utf8.contains(UInt8(ascii: ".")) {
-            return String(path)
-        }
+        if !path.utf8.contains(where: { $0 != UInt8(ascii: "/") && !isAllowedInPathSegment($0) }) { return String(path) }
         return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { segment in
-                switch segment {
-                case ".": "%2E"
-                case "..": "%2E%2E"
-                default: pathSegment(segment)
-                }
-            }
+            .map { pathSegment($0) }
             .joined(separator: "/")
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// What a request's target may be: the one rule every URL that reaches a transport passes, whether
@@ -58,8 +59,10 @@ package enum RequestTarget {
     }
 
     /// Why `request`'s target is not one Courier sends, or `nil` when it is: `http` or `https`, an
-    /// authority that is a canonical host (see ``canonicalHost(_:)``) with an optional port, and a
-    /// path and query of allowed characters with complete escapes and no `.` or `..` segment.
+    /// authority that is a canonical host (see ``canonicalHost(_:)``: lowercase) with an optional
+    /// port (1 to 65535, no leading zero), and a path and query of allowed characters with complete
+    /// escapes and no `.` or `..` segment, plain or percent-encoded. Allocates nothing when the
+    /// target is fine (it runs before every attempt).
     /// - Parameter request: A request head about to reach a transport.
     /// - Returns: ``NetworkError/Kind/invalidRequest`` naming the part, or `nil`.
     package static func problem(in request: HTTPRequest) -> NetworkError? {
@@ -68,8 +71,11 @@ package enum RequestTarget {
             return .invalidRequest("the request's scheme '\(scheme.prefix(16))' is not http or https")
         }
         guard let authority = request.authority, isCanonicalAuthority(authority) else {
+            // Whatever precedes an `@` may be user info: never shown.
+            var shown = String((request.authority ?? "").prefix(300))
+            if let at = shown.lastIndex(of: "@") { shown = Redaction.placeholder + "@" + shown[shown.index(after: at)...] }
             return .invalidRequest(
-                "the request's authority '\(String((request.authority ?? "").prefix(300)).debugDescription.dropFirst().dropLast())' is not a host name or IP literal with an optional port"
+                "the request's authority '\(shown.debugDescription.dropFirst().dropLast())' is not a lowercase host name or IP literal with an optional port"
             )
         }
         if let reason = pathProblem(request.path ?? "") {
@@ -78,67 +84,105 @@ package enum RequestTarget {
         return nil
     }
 
-    /// Whether `authority` is `host` or `host:port` exactly as ``canonicalHost(_:)`` and a port from
-    /// 1 to 65535 write it. The common case (a lowercase name) needs one pass over the bytes.
+    /// Whether `authority` is `host` or `host:port` exactly as ``canonicalHost(_:)`` writes the host
+    /// (lowercase) and with a port from 1 to 65535 without a leading zero: one pass over the bytes.
     static func isCanonicalAuthority(_ authority: String) -> Bool {
-        var host = Substring(authority)
-        if let close = host.lastIndex(of: "]") {
-            let after = host[host.index(after: close)...]
-            host = host[...close]
-            if !after.isEmpty {
-                guard after.first == ":", isPort(after.dropFirst()) else { return false }
-            }
-        } else if let colon = host.firstIndex(of: ":") {
-            guard isPort(host[host.index(after: colon)...]) else { return false }
-            host = host[..<colon]
-        }
-        guard case .success(let canonical) = canonicalHost(host) else { return false }
-        return canonical == String(host)
+        var text = authority
+        return text.withUTF8 { isCanonicalAuthority(bytes: $0) }
     }
 
-    private static func isPort(_ text: Substring) -> Bool {
-        guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            let value = Int(text)
-        else { return false }
-        return (1...65_535).contains(value)
+    private static func isCanonicalAuthority(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        var index = 0
+        if bytes[0] == UInt8(ascii: "[") {
+            index = 1
+            var colons = 0
+            while index < bytes.count, bytes[index] != UInt8(ascii: "]") {
+                switch bytes[index] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "."): break
+                case UInt8(ascii: ":"): colons += 1
+                default: return false
+                }
+                index += 1
+            }
+            guard index < bytes.count, index > 1, colons > 0 else { return false }
+            index += 1
+        } else {
+            var labelLength = 0
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+                switch bytes[index] {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    labelLength += 1
+                    guard labelLength <= 63 else { return false }
+                case UInt8(ascii: "."):
+                    let isLast = index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: ":")
+                    guard labelLength > 0 || (isLast && index > 0) else { return false }
+                    labelLength = 0
+                default: return false
+                }
+                index += 1
+            }
+            guard index > 0, index <= 253 else { return false }
+        }
+        guard index < bytes.count else { return true }
+        // `:port`: 1 to 5 digits, no leading zero, at most 65535.
+        guard bytes[index] == UInt8(ascii: ":") else { return false }
+        index += 1
+        guard (1...5).contains(bytes.count - index), bytes[index] != UInt8(ascii: "0") else { return false }
+        var port = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+            port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            index += 1
+        }
+        return port <= 65_535
     }
 
     /// Why a path and query is not sendable, or `nil`: it starts with `/`, holds only RFC 3986
-    /// path and query characters and complete `%XX` escapes, no `#`, and no `.` or `..` segment.
+    /// path and query characters and complete `%XX` escapes, no `#`, and no `.` or `..` segment,
+    /// whether written plainly or percent-encoded (`%2e`, `.%2E`, ...): libcurl 8 collapses encoded
+    /// dots too, so only a path without them reads the same to every transport.
     static func pathProblem(_ path: String) -> String? {
         let bytes = path.utf8
         guard bytes.first == UInt8(ascii: "/") else { return "does not start with '/'" }
         var inQuery = false
-        var segmentStart = true
-        var dots = 0
+        var dots = 0  // dots in the segment so far, plain or encoded; -1 once it holds anything else
         var pending = 0  // hex digits still expected after a '%'
+        var escape: UInt8 = 0
         for byte in bytes {
             if pending > 0 {
                 guard isHexDigit(byte) else { return "has an incomplete %-escape" }
+                escape = escape << 4 | hexValue(byte)
                 pending -= 1
+                if pending == 0, !inQuery, dots >= 0 { dots = escape == 0x2E ? dots + 1 : -1 }
                 continue
             }
             if !inQuery, byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
-                if segmentStart, dots == 1 || dots == 2 { return "has a '.' or '..' segment" }
-                segmentStart = true
+                if dots == 1 || dots == 2 { return "has a '.' or '..' segment (plain or percent-encoded)" }
                 dots = 0
                 if byte == UInt8(ascii: "?") { inQuery = true }
                 continue
             }
             if byte == UInt8(ascii: "%") {
                 pending = 2
-                segmentStart = false
+                escape = 0
                 continue
             }
             guard isPathByte(byte) else { return "holds \(describe(byte))" }
-            if !inQuery {
-                if segmentStart, byte == UInt8(ascii: ".") { dots += 1 } else { segmentStart = false }
-                if dots > 2 { segmentStart = false }
-            }
+            if !inQuery, dots >= 0 { dots = byte == UInt8(ascii: ".") ? dots + 1 : -1 }
         }
         if pending > 0 { return "has an incomplete %-escape" }
-        if !inQuery, segmentStart, dots == 1 || dots == 2 { return "has a '.' or '..' segment" }
+        if !inQuery, dots == 1 || dots == 2 { return "has a '.' or '..' segment (plain or percent-encoded)" }
         return nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: byte - UInt8(ascii: "A") + 10
+        }
     }
 
     /// `text` (a path, or a query with `inQuery`) with every byte a target may not hold as it is
@@ -161,16 +205,17 @@ package enum RequestTarget {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// An absolute path with its `.` and `..` segments resolved (RFC 3986 §5.2.4); `/` when empty.
+    /// An absolute path with its `.` and `..` segments resolved (RFC 3986 §5.2.4), encoded ones
+    /// (`%2e`, `.%2E`, ...) too, as libcurl 8 resolves them; `/` when empty.
     static func removingDotSegments(_ path: String) -> String {
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         for (index, segment) in segments.enumerated() {
             let isLast = index == segments.count - 1
-            switch segment {
-            case ".":
+            switch dots(in: segment) {
+            case 1:
                 if isLast { output.append("") }
-            case "..":
+            case 2:
                 if !output.isEmpty { output.removeLast() }
                 if isLast { output.append("") }
             default:
@@ -178,6 +223,16 @@ package enum RequestTarget {
             }
         }
         return "/" + output.joined(separator: "/")
+    }
+
+    /// 1 for a `.` segment, 2 for `..`, plain or percent-encoded; 0 for any other segment.
+    private static func dots(in segment: Substring) -> Int {
+        let text = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
+        switch text {
+        case ".": return 1
+        case "..": return 2
+        default: return 0
+        }
     }
 
     private static func isHostByte(_ byte: UInt8) -> Bool {

@@ -106,6 +106,13 @@ enum URLBuilder {
             throw .invalidRequest("the path contains \(describe(bad)); control characters are not allowed in a URL")
         }
         var fullPath = joinPaths(base.path, PercentEncoding.path(path))
+        // A `.` or `..` segment (plain or encoded) is refused, not resolved: one library would
+        // collapse it and another send it, so the server would see different paths by transport.
+        if let problem = RequestTarget.pathProblem(fullPath), problem.contains("segment") {
+            throw .invalidRequest(
+                "the path '\(Redaction.redactedURL(fullPath).prefix(200))' has a '.' or '..' segment (plain or percent-encoded); these are refused on every transport, never resolved"
+            )
+        }
         var queryParts: [String] = []
         if let baseQuery = base.query, !baseQuery.isEmpty { queryParts.append(baseQuery) }
         for item in query {

@@ -34,7 +34,10 @@ public struct RequestContext: Sendable {
     /// Further header names (lowercase) that carry secrets, beyond ``CredentialScope/standardNames``:
     /// the configuration's and those of secret header rules. Together they are the call's
     /// credentials (``credentialHeaderNames``).
-    public var secretHeaderNames: Set<String>
+    public var secretHeaderNames: Set<String> {
+        // Compared with lowercase field names everywhere: kept lowercase however they are written.
+        didSet { if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) { secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() }) } }
+    }
     /// The logger for this call, with the request id in its metadata.
     ///
     /// In the client's own contexts the id is added when the logger is read, so a call whose
@@ -103,7 +106,8 @@ public struct RequestContext: Sendable {
     ) {
         self.init(
             requestID: requestID, team: team, deadlineMoment: Moment(deadline), connectTimeout: connectTimeout,
-            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects, secretHeaderNames: secretHeaderNames, logger: logger,
+            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects, secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }),
+            logger: logger,
             recorder: recorder, httpVersion: httpVersion)
     }
 

@@ -68,9 +68,13 @@ struct CallChain: Sendable {
         applicationCount = links.count
         let bridge = BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings)
         links.append(FollowUpLink())
-        links.append(CacheLink())
+        // Network middleware run below the cache and the queue, so what they add (a credential,
+        // say) is never in the cache's or the de-duplication's key: with any, the cache stores
+        // only `public` answers and calls are de-duplicated only by a key the caller gives.
+        let unseenBelow = !network.isEmpty
+        links.append(CacheLink(networkMiddlewareBelow: unseenBelow))
         links.append(bridge)
-        links.append(QueueGate())
+        links.append(QueueGate(networkMiddlewareBelow: unseenBelow))
         links += network.map(NetworkLink.init)
         self.links = links
         var next: Middleware.Next

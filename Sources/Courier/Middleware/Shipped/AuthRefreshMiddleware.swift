@@ -79,6 +79,10 @@ public final class AuthRefreshMiddleware: Middleware {
         // A hop that left the call's origin gets no credential (as network middleware, this runs
         // again on each redirect hop).
         if context.ownHeaderNames.contains(header) || context.hasCrossedOrigin { return try await next(request, body, context) }
+        // The header is a credential whatever its name: redacted, and part of the cache's and the
+        // de-duplication's keys.
+        var context = context
+        if !context.isCredential(header.canonicalName) { context.secretHeaderNames.insert(header.canonicalName) }
         let sent = try await currentCredential(context)
         var request = request
         request.headerFields[header] = sent
