@@ -339,6 +339,6 @@ if Context.environment["COURIER_DOCS"] == "1" {
 if Context.environment["COURIER_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "CourierFuzz", dependencies: ["Courier", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
+            name: "CourierFuzz", dependencies: ["Courier", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

@@ -13,10 +13,16 @@ struct URLSessionShutdownRaceTests {
     func racesShutdown() async throws {
         let probe = try #require(
             ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+        // A temporary directory of its own: the staged bodies it counts are the probe's alone.
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-race-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temporary) }
         try await withServer { server in
-            let outcome = try await ChildProcess.run(probe, ["--shutdown-race", server.baseURL, "1000"], timeout: .seconds(300))
+            let outcome = try await ChildProcess.run(
+                probe, ["--shutdown-race", server.baseURL, "1000"], environment: ["TMPDIR": temporary.path], timeout: .seconds(300))
             #expect(outcome.status == 0 && !outcome.timedOut, "status \(outcome.status): \(outcome.errors.suffix(2000))")
             #expect(outcome.output.contains("raced 1000"), "\(outcome.output.suffix(500))")
+            #expect(outcome.output.contains("staged-left 0"), "staged request bodies were left behind: \(outcome.output.suffix(500))")
             #expect(!outcome.errors.contains("Session invalidated"))
             #expect(!outcome.output.contains("foreign"), "a call ended with an error that is not a NetworkError: \(outcome.output)")
         }

@@ -71,6 +71,9 @@ if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arg
         await racing.shutdown()
         for call in calls { outcomes[await call.value, default: 0] += 1 }
     }
+    // Every staged body was removed, whichever way its call ended.
+    let staged = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+    say("staged-left \(staged.filter { $0.hasPrefix("courier-body-") }.count)")
     say("outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
     say("raced \(rounds)")
 } else if arguments.count == 4, arguments[0] == "--mutations", let first = UInt64(arguments[2]), let count = UInt64(arguments[3]) {

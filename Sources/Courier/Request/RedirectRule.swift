@@ -32,7 +32,8 @@ package enum RedirectRule {
     /// - The next host is the `Location`'s host decoded once and checked by
     ///   ``RequestTarget/canonicalHost(_:)``; user info in the `Location` is dropped; the path's
     ///   `.` and `..` segments are resolved and stray characters encoded.
-    /// - When the body is dropped, so are its `Content-Type` and `Content-Length`.
+    /// - When the body is dropped, so is its `Content-Type` (no request carries `Content-Length`:
+    ///   framing is the transport's).
     /// - When the origin (scheme, host or port) changes, only ``FollowUp/crossOriginSafelist``
     ///   headers are kept, less any of `credentialNames`.
     ///
@@ -102,7 +103,6 @@ package enum RedirectRule {
         var fields = request.headerFields
         if !keepsBody {
             fields[.contentType] = nil
-            fields[.contentLength] = nil
         }
         // User info in the Location is never carried: the authority is the host and the port alone.
         let authority = target.port.map { "\(host):\($0)" } ?? host

@@ -46,7 +46,17 @@ public struct TracingMiddleware: Middleware {
             span.attributes["server.port"] = port ?? (request.scheme == "https" ? 443 : 80)
         }
         var request = request
-        tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
+        // On a hop that left the call's origin only the W3C trace context goes (`traceparent`,
+        // `tracestate`): a tracer may also inject `baggage`, which can name users or tenants.
+        if context.hasCrossedOrigin {
+            var injected = HTTPFields()
+            tracer.inject(span.context, into: &injected, using: HTTPFieldsInjector())
+            for field in injected where FollowUp.crossOriginSafelist.contains(field.name.canonicalName) {
+                request.headerFields[field.name] = field.value
+            }
+        } else {
+            tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
+        }
         if writesTraceParent, request.headerFields[Self.traceParentName] == nil {
             request.headerFields[Self.traceParentName] = TraceParent.child(of: parent.traceParent).description
         }

@@ -29,8 +29,8 @@ public enum FollowUp {
     /// headers) is dropped, whatever its name, and so is every credential header even when listed
     /// here (``RequestContext/credentialHeaderNames``).
     public static let crossOriginSafelist: Set<String> = [
-        "accept", "accept-encoding", "accept-language", "cache-control", "content-language", "content-length", "content-type",
-        "user-agent", "traceparent", "tracestate",
+        "accept", "accept-encoding", "accept-language", "cache-control", "content-language", "content-type", "user-agent",
+        "traceparent", "tracestate",
     ]
 }
 

@@ -64,20 +64,26 @@ public struct HeaderRule: Sendable {
             ConfigurationError(key: "headerRules", value: value, allowed: what, source: "code")
         }
         if let team, team.isEmpty { throw invalid("a non-empty team name", team) }
-        if let host, host.isEmpty || host.contains(":") || host.contains("/") {
-            throw invalid("a host name without scheme, port or path", host)
+        // The one host rule (`RequestTarget`): the rule's host is compared with request hosts it wrote.
+        var canonicalHost: String?
+        if let host {
+            guard case .success(let checked) = RequestTarget.canonicalHost(host) else {
+                throw invalid("a host name or IP literal without scheme, port or path", host)
+            }
+            canonicalHost = checked
         }
         if let pathPrefix, !pathPrefix.hasPrefix("/") { throw invalid("a path prefix starting with /", pathPrefix) }
         var checked: [(name: HTTPField.Name, value: Value)] = []
         for (name, value) in headerList {
             guard let fieldName = HTTPField.Name(name) else { throw invalid("a valid header name", name) }
+            if HeaderValidation.isFraming(fieldName) { throw invalid("a header that is not framing (the client computes \(name))", name) }
             if case .fixed(let text) = value, !HTTPField.isValidValue(text) {
                 throw invalid("a header value without control characters (header \(name))", nil)
             }
             checked.append((fieldName, value))
         }
         self.team = team
-        self.host = host?.lowercased()
+        self.host = canonicalHost
         self.pathPrefix = pathPrefix
         self.headers = checked
         self.isSecret = secret
