@@ -13,7 +13,9 @@ struct RequestTargetTests {
         arguments: [
             ("api.example.com", "api.example.com"), ("API.Example.COM", "api.example.com"), ("127.0.0.1", "127.0.0.1"),
             ("[::1]", "[::1]"), ("[FE80::1]", "[fe80::1]"), ("my_host-1.internal", "my_host-1.internal"), ("example.com.", "example.com."),
-            ("xn--caf-dma.test", "xn--caf-dma.test"),
+            ("xn--caf-dma.test", "xn--caf-dma.test"), ("4", "0.0.0.4"), ("127.1", "127.0.0.1"), ("0x7f.1", "127.0.0.1"),
+            ("0177.0.0.1", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("0x7F000001", "127.0.0.1"), ("[0:0::1]", "[::1]"),
+            ("[::FFFF:127.0.0.1]", "[::ffff:127.0.0.1]"), ("foo.123abc", "foo.123abc"),
         ])
     func hosts(row: (text: String, canonical: String)) throws {
         #expect(try RequestTarget.canonicalHost(row.text).get() == row.canonical)
@@ -23,7 +25,8 @@ struct RequestTargetTests {
         "everything else is refused",
         arguments: [
             "127.0.0.2/@127.0.0.1", "a\\@b", "a@b", "a#@b", "a?@b", "a:80", "a%2Fb", "a b", "a\u{0}b", "\u{E9}xample.test", "",
-            "[::1%eth0]", "[::1", "[zz::1]", "[]", "a..b", ".a", String(repeating: "a", count: 64) + ".test",
+            "[::1%eth0]", "[::1", "[zz::1]", "[]", "a..b", ".a", String(repeating: "a", count: 64) + ".test", "1.2.3.256",
+            "1.2.3.4.5", "0x100000000", "08.1.1.1", "[1:2:3:4:5:6:7:8:9]",
             String(repeating: "a.", count: 130),
         ])
     func notHosts(text: String) {
@@ -90,7 +93,7 @@ struct RequestTargetTests {
         #expect(problem("[::1]:80", "/x") == nil)
         for authority in [
             "API.test", "user@api.test", "api.test:0", "api.test:080", "api.test:99999", "api.test:", "a/b", "evil.test#@api.test",
-            "[::1", "[FE80::1]", "[::1]:", "a..b", ".a", "",
+            "[::1", "[FE80::1]", "[::1]:", "a..b", ".a", "", "4", "127.1", "0x7f.0.0.1", "127.0.0.01", "[0:0::1]",
         ] {
             #expect(problem(authority, "/x")?.kind == .invalidRequest, "\(authority)")
         }

@@ -1,6 +1,10 @@
 import Foundation
 import HTTPTypes
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What a request's target may be: the one rule every URL that reaches a transport passes, whether
 /// a caller wrote it (``URLBuilder``), a server sent it (``RedirectRule``) or a middleware changed
 /// it (checked again before each attempt, in `CallChain.attempt`).
@@ -29,11 +33,24 @@ package enum RequestTarget {
             let inner = bytes[1..<(bytes.count - 1)]
             guard inner.contains(UInt8(ascii: ":")), inner.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
             else { return .failure(HostProblem("the IPv6 host may hold only hex digits, ':' and '.' (no zone)")) }
-            return .success(String(decoding: bytes, as: UTF8.self).lowercased())
+            // Written in its one compressed form (RFC 5952, as libcurl rewrites it), so the text
+            // compared is the address connected to.
+            guard let address = ipv6(String(decoding: inner, as: UTF8.self)) else {
+                return .failure(HostProblem("the IPv6 host is not a valid address"))
+            }
+            return .success("[" + address + "]")
         }
         guard bytes.count <= 253 else { return .failure(HostProblem("the host is longer than 253 bytes")) }
         if let bad = bytes.first(where: { !isHostByte($0) }) {
             return .failure(HostProblem(describe(bad)))
+        }
+        // A name whose last label is a number is an IPv4 address in one of the forms libcurl and
+        // browsers read (`4`, `127.1`, `0x7f.1`, `0177.0.0.1`, `2130706433`): written in its one
+        // dotted-decimal form, so the text compared is the address connected to; a malformed one
+        // (`1.2.3.999`) is refused.
+        if let last = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).last, isNumber(last) {
+            guard let address = ipv4(bytes) else { return .failure(HostProblem("the host is a malformed IPv4 address")) }
+            return .success(address)
         }
         var labelLength = 0
         for (index, byte) in bytes.enumerated() {
@@ -49,6 +66,69 @@ package enum RequestTarget {
             }
         }
         return .success(String(decoding: bytes, as: UTF8.self).lowercased())
+    }
+
+    /// Whether an IPv4 label is a number: decimal digits, or `0x` and hex digits (the WHATWG URL
+    /// standard's "ends in a number").
+    private static func isNumber(_ label: ArraySlice<UInt8>) -> Bool {
+        guard !label.isEmpty else { return false }
+        if label.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return true }
+        guard label.count >= 2, label.first == UInt8(ascii: "0"), label[label.startIndex + 1] | 0x20 == UInt8(ascii: "x") else {
+            return false
+        }
+        return label.dropFirst(2).allSatisfy(isHexDigit)
+    }
+
+    /// The RFC 5952 text of an IPv6 address (`inet_pton`, then `inet_ntop`), lowercase; `nil` when
+    /// it is not one.
+    static func ipv6(_ text: String) -> String? {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        return String(cString: buffer).lowercased()
+    }
+
+    /// The dotted-decimal form of an IPv4 address written as 1 to 4 numbers (decimal, octal with a
+    /// leading `0`, or hex with `0x`) joined by dots, the last filling the remaining bytes (the
+    /// WHATWG URL standard's IPv4 parser, which libcurl follows); `nil` when it is not one.
+    static func ipv4(_ bytes: [UInt8]) -> String? {
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard (1...4).contains(parts.count) else { return nil }
+        var numbers: [UInt64] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 32 else { return nil }
+            var digits = part[...]
+            var radix: UInt64 = 10
+            if digits.count > 1, digits.first == UInt8(ascii: "0") {
+                digits = digits.dropFirst()
+                radix = 8
+                if let x = digits.first, x | 0x20 == UInt8(ascii: "x") {
+                    digits = digits.dropFirst()
+                    radix = 16
+                }
+            }
+            var value: UInt64 = 0
+            for byte in digits {
+                let digit: UInt64
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt64(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt64(byte - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+                guard digit < radix else { return nil }
+                value = value * radix + digit
+                guard value <= UInt64(UInt32.max) else { return nil }
+            }
+            numbers.append(value)
+        }
+        guard numbers.dropLast().allSatisfy({ $0 <= 255 }) else { return nil }
+        let last = numbers[numbers.count - 1]
+        guard last < (UInt64(1) << (8 * UInt64(5 - numbers.count))) else { return nil }
+        var address = last
+        for (index, number) in numbers.dropLast().enumerated() { address += number << (8 * UInt64(3 - index)) }
+        return [24, 16, 8, 0].map { String((address >> UInt64($0)) & 0xFF) }.joined(separator: ".")
     }
 
     /// Why a text is not a host, in words for an error message.
@@ -106,6 +186,9 @@ package enum RequestTarget {
                 index += 1
             }
             guard index < bytes.count, index > 1, colons > 0 else { return false }
+            // Its one compressed form (an IPv6 host is rare: this allocates).
+            let inner = String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<index]), as: UTF8.self)
+            guard ipv6(inner) == inner else { return false }
             index += 1
         } else {
             var labelLength = 0
@@ -123,6 +206,12 @@ package enum RequestTarget {
                 index += 1
             }
             guard index > 0, index <= 253 else { return false }
+            // A number as the last label makes it an IPv4 address: only its dotted-decimal form.
+            var lastLabel = index
+            while lastLabel > 0, bytes[lastLabel - 1] != UInt8(ascii: ".") { lastLabel -= 1 }
+            if lastLabel < index, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[lastLabel]) {
+                guard isDottedDecimal(UnsafeBufferPointer(rebasing: bytes[0..<index])) else { return false }
+            }
         }
         guard index < bytes.count else { return true }
         // `:port`: 1 to 5 digits, no leading zero, at most 65535.
@@ -137,6 +226,27 @@ package enum RequestTarget {
             index += 1
         }
         return port <= 65_535
+    }
+
+    /// Whether `bytes` is four decimal numbers from 0 to 255 without leading zeros, joined by dots.
+    private static func isDottedDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parts = 0
+        var value = 0
+        var digits = 0
+        var first: UInt8 = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, digits == 1 || first != UInt8(ascii: "0"), value <= 255 else { return false }
+                parts += 1
+                (value, digits) = (0, 0)
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 3 else { return false }
+            if digits == 0 { first = byte }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        return parts == 3 && digits > 0 && (digits == 1 || first != UInt8(ascii: "0")) && value <= 255
     }
 
     /// Why a path and query is not sendable, or `nil`: it starts with `/`, holds only RFC 3986
