@@ -70,13 +70,12 @@ package enum RequestTarget {
 
     /// Whether an IPv4 label is a number: decimal digits, or `0x` and hex digits (the WHATWG URL
     /// standard's "ends in a number").
-    private static func isNumber(_ label: ArraySlice<UInt8>) -> Bool {
-        guard !label.isEmpty else { return false }
+    private static func isNumber<Label: Collection<UInt8>>(_ label: Label) -> Bool {
+        guard let first = label.first else { return false }
         if label.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return true }
-        guard label.count >= 2, label.first == UInt8(ascii: "0"), label[label.startIndex + 1] | 0x20 == UInt8(ascii: "x") else {
-            return false
-        }
-        return label.dropFirst(2).allSatisfy(isHexDigit)
+        let rest = label.dropFirst()
+        guard first == UInt8(ascii: "0"), let x = rest.first, x | 0x20 == UInt8(ascii: "x") else { return false }
+        return rest.dropFirst().allSatisfy(isHexDigit)
     }
 
     /// The RFC 5952 text of an IPv6 address (`inet_pton`, then `inet_ntop`), lowercase; `nil` when
@@ -209,7 +208,7 @@ package enum RequestTarget {
             // A number as the last label makes it an IPv4 address: only its dotted-decimal form.
             var lastLabel = index
             while lastLabel > 0, bytes[lastLabel - 1] != UInt8(ascii: ".") { lastLabel -= 1 }
-            if lastLabel < index, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[lastLabel]) {
+            if lastLabel < index, isNumber(bytes[lastLabel..<index]) {
                 guard isDottedDecimal(UnsafeBufferPointer(rebasing: bytes[0..<index])) else { return false }
             }
         }
