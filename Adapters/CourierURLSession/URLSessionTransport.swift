@@ -233,10 +233,12 @@ public final class URLSessionTransport: Transport {
     public func shutdown() async {
         weak var released: URLSession?
         do {
-            guard let taken = session.withLock({ session -> URLSession? in
-                defer { session = nil }
-                return session
-            }) else { return }
+            guard
+                let taken = session.withLock({ session -> URLSession? in
+                    defer { session = nil }
+                    return session
+                })
+            else { return }
             released = taken
             delegate.closeAll()
             // Not `invalidateAndCancel()`: it walks FoundationNetworking's task registry off its own

@@ -72,7 +72,8 @@ extension FuzzTarget {
             return String(cString: value)
         }
         let curlHost = part(CURLUPART_HOST)?.lowercased()
-        precondition(curlHost == host, "libcurl connects to \(curlHost ?? "-") where the origin check saw \(host), for \(location.debugDescription)")
+        precondition(
+            curlHost == host, "libcurl connects to \(curlHost ?? "-") where the origin check saw \(host), for \(location.debugDescription)")
         precondition(part(CURLUPART_PORT).flatMap { Int($0) } == port, "libcurl's port differs for \(location.debugDescription)")
         precondition(part(CURLUPART_USER) == nil, "libcurl finds user info in \(hop.urlText)")
         let path = String((hop.path ?? "/").prefix { $0 != "?" })

@@ -251,7 +251,8 @@ extension ConformanceCases {
                 let original = Data(repeating: 0x61, count: 200_000)
                 try original.write(to: file)
                 let body = RequestBody.file(file)
-                try (change > 0 ? original + Data(repeating: 0x62, count: change) : original.prefix(original.count + change)).write(to: file)
+                try (change > 0 ? original + Data(repeating: 0x62, count: change) : original.prefix(original.count + change)).write(
+                    to: file)
                 let error = await expectNetworkError(.invalidRequest) {
                     try await client.send(DigestEndpoint(body: body))
                 }
@@ -301,7 +302,8 @@ extension ConformanceCases {
                 return String(decoding: try await client.send(call), as: UTF8.self)
             }
             #expect(try await body("max-age=600", version: 1) == "below v1")
-            #expect(try await body("max-age=600", version: 2) == "below v2", "an answer to a signed request was stored under the unsigned key")
+            #expect(
+                try await body("max-age=600", version: 2) == "below v2", "an answer to a signed request was stored under the unsigned key")
             #expect(try await body("public, max-age=600", version: 3) == "below v3")
             #expect(try await body("public, max-age=600", version: 4) == "below v3", "a public answer may be reused")
             await client.shutdown()

@@ -52,18 +52,22 @@ struct RequestTargetTests {
         }
     }
 
-    @Test("dot segments of a server's path are resolved", arguments: [
-        ("/x/../y", "/y"), ("/a/b/..", "/a/"), ("/a/./b", "/a/b"), ("/../../a", "/a"), ("", "/"), ("/", "/"), ("/a/.", "/a/"),
-        ("/a/%2e%2e/b", "/b"), ("/a/%2E./b", "/b"), ("/a/%2e/b", "/a/b"),
-    ])
+    @Test(
+        "dot segments of a server's path are resolved",
+        arguments: [
+            ("/x/../y", "/y"), ("/a/b/..", "/a/"), ("/a/./b", "/a/b"), ("/../../a", "/a"), ("", "/"), ("/", "/"), ("/a/.", "/a/"),
+            ("/a/%2e%2e/b", "/b"), ("/a/%2E./b", "/b"), ("/a/%2e/b", "/a/b"),
+        ])
     func dotSegments(row: (path: String, resolved: String)) {
         #expect(RequestTarget.removingDotSegments(row.path) == row.resolved)
     }
 
-    @Test("a caller's . and .. segments, plain or encoded, are refused, never resolved", arguments: [
-        ("https://api.test/v1", "files/../secret"), ("https://api.test/v1", "./x"), ("https://api.test/v1", "x/%2e%2e"),
-        ("https://api.test/v1", "x/.%2E/y"), ("https://api.test/a/../b", "c"), ("https://api.test/a/%2E", "c"),
-    ])
+    @Test(
+        "a caller's . and .. segments, plain or encoded, are refused, never resolved",
+        arguments: [
+            ("https://api.test/v1", "files/../secret"), ("https://api.test/v1", "./x"), ("https://api.test/v1", "x/%2e%2e"),
+            ("https://api.test/v1", "x/.%2E/y"), ("https://api.test/a/../b", "c"), ("https://api.test/a/%2E", "c"),
+        ])
     func callersDotSegments(row: (base: String, path: String)) {
         let error = #expect(throws: NetworkError.self) { try URLBuilder.build(baseURL: row.base, path: row.path, query: []) }
         #expect(error?.kind == .invalidRequest)
@@ -76,9 +80,11 @@ struct RequestTargetTests {
         #expect(built.pathAndQuery == "/v1/.well-known/a..b/...?p=..%2Fx")
     }
 
-    @Test("a base URL's host must be a host, in ASCII", arguments: [
-        "https://\u{E9}xample.test", "http://a%2Fb.test", "http://a\\b.test/", "http://[::1%25lo]/",
-    ])
+    @Test(
+        "a base URL's host must be a host, in ASCII",
+        arguments: [
+            "https://\u{E9}xample.test", "http://a%2Fb.test", "http://a\\b.test/", "http://[::1%25lo]/",
+        ])
     func baseHosts(base: String) {
         #expect(throws: NetworkError.self) { try URLBuilder.build(baseURL: base, path: "x", query: []) }
     }

@@ -55,7 +55,11 @@ if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arg
                     default:
                         RawCall(
                             path: "echo", method: .post,
-                            body: .stream(AsyncStream { $0.yield(Data(repeating: 1, count: 1024)); $0.finish() }, length: 1024))
+                            body: .stream(
+                                AsyncStream {
+                                    $0.yield(Data(repeating: 1, count: 1024))
+                                    $0.finish()
+                                }, length: 1024))
                     }
                 do {
                     _ = try await racing.send(call)
@@ -97,7 +101,8 @@ if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arg
         print("failed: \(error)")
     }
 } else {
-    FileHandle.standardError.write(Data("usage: CourierURLSessionProbe URL | --mutations BASE_URL FIRST COUNT | --shutdown-race BASE_URL ROUNDS\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: CourierURLSessionProbe URL | --mutations BASE_URL FIRST COUNT | --shutdown-race BASE_URL ROUNDS\n".utf8))
     exit(2)
 }
 await client.shutdown()

@@ -37,7 +37,11 @@ public struct ClientConfiguration: Sendable {
     /// part of the cache's and de-duplication's keys (see ``CredentialScope``). Lowercase.
     public var secretHeaderNames: Set<String> = [] {
         // Compared with lowercase field names everywhere: kept lowercase however they are written.
-        didSet { if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) { secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() }) } }
+        didSet {
+            if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) {
+                secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
+            }
+        }
     }
     /// Headers added to every request (an API object's own header of the same name wins).
     public var defaultHeaders: RequestHeaders = [:]

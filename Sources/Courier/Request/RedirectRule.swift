@@ -89,7 +89,8 @@ package enum RedirectRule {
         }
         if let port = target.port, !(1...65_535).contains(port) {
             throw NetworkError(
-                kind: .invalidResponse, phase: .receiving, message: "the server redirected to port \(port), outside 1 to 65535", status: status)
+                kind: .invalidResponse, phase: .receiving, message: "the server redirected to port \(port), outside 1 to 65535",
+                status: status)
         }
         let method: HTTPRequest.Method
         switch status {

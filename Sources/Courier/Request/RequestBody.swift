@@ -409,7 +409,8 @@ package final class BodyReader: @unchecked Sendable {
     private func changedFile(_ url: URL, announced: Int64, _ what: String) -> NetworkError {
         try? file?.close()
         file = nil
-        failure = .invalidRequest("the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
+        failure = .invalidRequest(
+            "the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
         return failure ?? .invalidRequest("the request body's file changed")
     }
 

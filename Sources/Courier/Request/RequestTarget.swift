@@ -31,7 +31,8 @@ package enum RequestTarget {
                 return .failure(HostProblem("the IPv6 host is not closed with ]"))
             }
             let inner = bytes[1..<(bytes.count - 1)]
-            guard inner.contains(UInt8(ascii: ":")), inner.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            guard inner.contains(UInt8(ascii: ":")),
+                inner.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
             else { return .failure(HostProblem("the IPv6 host may hold only hex digits, ':' and '.' (no zone)")) }
             // Written in its one compressed form (RFC 5952, as libcurl rewrites it), so the text
             // compared is the address connected to.

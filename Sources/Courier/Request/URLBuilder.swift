@@ -97,7 +97,8 @@ enum URLBuilder {
             throw .invalidRequest("the base URL's query '\(Redaction.redactedURL("?" + baseQuery))' is not validly percent-encoded")
         }
         return Base(
-            text: baseURL, scheme: scheme, authority: port.map { "\(host):\($0)" } ?? host, host: host, port: port, path: basePath, query: baseQuery)
+            text: baseURL, scheme: scheme, authority: port.map { "\(host):\($0)" } ?? host, host: host, port: port, path: basePath,
+            query: baseQuery)
     }
 
     /// Joins a parsed base URL, `path` and `query` into a URL.
@@ -172,7 +173,8 @@ enum URLBuilder {
         switch RequestTarget.canonicalHost(host) {
         case .success(let value): canonical = value
         case .failure(let problem):
-            throw .invalidRequest("the base URL's host '\(host.debugDescription.dropFirst().dropLast())' is not a host name or IP literal: \(problem.reason)")
+            throw .invalidRequest(
+                "the base URL's host '\(host.debugDescription.dropFirst().dropLast())' is not a host name or IP literal: \(problem.reason)")
         }
         var port: Int?
         if let portText {

@@ -47,7 +47,9 @@ public struct Resilience: Sendable, Hashable {
         if let deadlineHeader, deadlineHeaderName == nil {
             throw ConfigurationError(
                 key: "resilience.deadlineHeader", value: deadlineHeader,
-                allowed: "a header name (a token) other than a framing header (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive)", source: source)
+                allowed:
+                    "a header name (a token) other than a framing header (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive)",
+                source: source)
         }
     }
 

@@ -36,7 +36,11 @@ public struct RequestContext: Sendable {
     /// credentials (``credentialHeaderNames``).
     public var secretHeaderNames: Set<String> {
         // Compared with lowercase field names everywhere: kept lowercase however they are written.
-        didSet { if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) { secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() }) } }
+        didSet {
+            if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) {
+                secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
+            }
+        }
     }
     /// The logger for this call, with the request id in its metadata.
     ///
@@ -106,7 +110,8 @@ public struct RequestContext: Sendable {
     ) {
         self.init(
             requestID: requestID, team: team, deadlineMoment: Moment(deadline), connectTimeout: connectTimeout,
-            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects, secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }),
+            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects,
+            secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }),
             logger: logger,
             recorder: recorder, httpVersion: httpVersion)
     }
