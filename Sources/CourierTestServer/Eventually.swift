@@ -5,10 +5,10 @@
 /// is generous: with the whole suite on two cores, CPU-heavy cases can hold the cooperative pool
 /// for seconds (a passing case never waits for it).
 /// - Parameters:
-///   - timeout: The longest wait; 30 seconds by default.
+///   - timeout: The longest wait; 60 seconds by default.
 ///   - condition: What to wait for.
 /// - Returns: Whether the condition held before the timeout.
-public func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
+public func eventually(timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if condition() { return true }

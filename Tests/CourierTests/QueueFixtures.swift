@@ -115,7 +115,7 @@ func makeQueueClient(
 }
 
 /// Waits (bounded) until `condition` holds. The bound only catches a hang (see `eventually`).
-func waitUntil(_ limit: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
+func waitUntil(_ limit: Duration = .seconds(60), _ condition: @Sendable () -> Bool) async -> Bool {
     let end = ContinuousClock.now.advanced(by: limit)
     while ContinuousClock.now < end {
         if condition() { return true }

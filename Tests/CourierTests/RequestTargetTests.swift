@@ -26,7 +26,7 @@ struct RequestTargetTests {
         arguments: [
             "127.0.0.2/@127.0.0.1", "a\\@b", "a@b", "a#@b", "a?@b", "a:80", "a%2Fb", "a b", "a\u{0}b", "\u{E9}xample.test", "",
             "[::1%eth0]", "[::1", "[zz::1]", "[]", "a..b", ".a", String(repeating: "a", count: 64) + ".test", "1.2.3.256",
-            "1.2.3.4.5", "0x100000000", "08.1.1.1", "[1:2:3:4:5:6:7:8:9]",
+            "1.2.3.4.5", "0x100000000", "08.1.1.1", "[1:2:3:4:5:6:7:8:9]", "a..", "1.2.3.4..", "0x", "a.0x", "127.0.0.1.",
             String(repeating: "a.", count: 130),
         ])
     func notHosts(text: String) {
@@ -83,10 +83,24 @@ struct RequestTargetTests {
     @Test(
         "a base URL's host must be a host, in ASCII",
         arguments: [
-            "https://\u{E9}xample.test", "http://a%2Fb.test", "http://a\\b.test/", "http://[::1%25lo]/",
+            "https://\u{E9}xample.test", "http://a%2Fb.test", "http://a\\b.test/", "http://[::1%25lo]/", "http://a.test:+80/",
         ])
     func baseHosts(base: String) {
         #expect(throws: NetworkError.self) { try URLBuilder.build(baseURL: base, path: "x", query: []) }
+    }
+
+    @Test(
+        "what the host rule writes, the per-attempt check accepts, and only that",
+        arguments: [
+            "api.test", "API.Test", "4", "0x7f.1", "[0:0::1]", "[::FFFF:1.2.3.4]", "example.com.", "my_host-1", "10.0.0.1", "4m",
+            "localhost",
+        ])
+    func rulesAgree(host: String) throws {
+        let canonical = try RequestTarget.canonicalHost(host).get()
+        #expect(RequestTarget.isCanonicalAuthority(canonical))
+        #expect(RequestTarget.isCanonicalAuthority(canonical + ":8080"))
+        #expect(try RequestTarget.canonicalHost(canonical).get() == canonical)
+        if RequestTarget.isCanonicalAuthority(host) { #expect(canonical == host) }
     }
 
     @Test("the check before each attempt refuses what a middleware wrote")
@@ -101,7 +115,7 @@ struct RequestTargetTests {
         #expect(problem("10.0.0.1:8080", "/x") == nil)
         for authority in [
             "API.test", "user@api.test", "api.test:0", "api.test:080", "api.test:99999", "api.test:", "a/b", "evil.test#@api.test",
-            "[::1", "[FE80::1]", "[::1]:", "a..b", ".a", "", "4", "127.1", "0x7f.0.0.1", "127.0.0.01", "[0:0::1]",
+            "[::1", "[FE80::1]", "[::1]:", "a..b", ".a", "", "4", "127.1", "0x7f.0.0.1", "127.0.0.01", "[0:0::1]", "a..", "a..:80",
         ] {
             #expect(problem(authority, "/x")?.kind == .invalidRequest, "\(authority)")
         }

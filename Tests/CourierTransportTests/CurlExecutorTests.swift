@@ -44,7 +44,7 @@ struct CurlExecutorTests {
         try await withServer { server in
             let (client, transport) = try curlClient(server)
             let task = Task(executorPreference: transport.executor) {
-                try await client.send(RawEndpoint(path: "delay/10000"))
+                try await client.send(RawEndpoint(path: "delay/120000"))
             }
             #expect(await eventually { server.requestCount == 1 })
             task.cancel()
@@ -61,7 +61,7 @@ struct CurlExecutorTests {
             let task = Task(executorPreference: transport.executor) { () -> (NetworkError?, Bool) in
                 var failure: NetworkError?
                 do {
-                    _ = try await client.send(RawEndpoint(path: "delay/10000"))
+                    _ = try await client.send(RawEndpoint(path: "delay/120000"))
                 } catch {
                     failure = error as? NetworkError
                 }

@@ -9,7 +9,7 @@ import Testing
 /// all end, and nothing traps.
 @Suite("URLSession: calls racing shutdown")
 struct URLSessionShutdownRaceTests {
-    @Test("1,000 rounds of eight calls racing shutdown() end without a trap")
+    @Test("1,000 rounds of four calls racing shutdown() end without a trap")
     func racesShutdown() async throws {
         let probe = try #require(
             ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")

@@ -9,7 +9,7 @@
 //       `start <seed>` before each call and `end <seed> <outcome> [message]` after it, so that the parent can
 //       tell which seed a crash happened on (URLSessionMutationSweepTests).
 //   CourierURLSessionProbe --shutdown-race BASE_URL ROUNDS
-//       ROUNDS times: a new transport and client, eight calls (GETs, buffered and streamed
+//       ROUNDS times: a new transport and client, four calls (GETs, buffered and streamed
 //       uploads) and `shutdown()` racing them after 0 to 2 ms. Prints `raced ROUNDS` when every
 //       call of every round ended (URLSessionShutdownRaceTests); a call that reached
 //       FoundationNetworking after the session was invalidated would trap.
@@ -46,7 +46,7 @@ if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arg
         var raced = ClientConfiguration(baseURL: arguments[1], transport: "urlsession")
         raced.requestTimeout = .seconds(10)
         let racing = try NetworkClient(configuration: raced, transport: URLSessionTransport())
-        let calls = (0..<8).map { index in
+        let calls = (0..<4).map { index in
             Task { () -> String in
                 let call: RawCall =
                     switch index % 3 {

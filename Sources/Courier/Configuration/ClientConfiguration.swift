@@ -38,7 +38,7 @@ public struct ClientConfiguration: Sendable {
     public var secretHeaderNames: Set<String> = [] {
         // Compared with lowercase field names everywhere: kept lowercase however they are written.
         didSet {
-            if secretHeaderNames.contains(where: { $0 != $0.lowercased() }) {
+            if secretHeaderNames.contains(where: CredentialScope.hasUppercase) {
                 secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
             }
         }

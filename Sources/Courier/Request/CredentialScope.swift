@@ -40,6 +40,12 @@ public enum CredentialScope {
         standardNames.contains(name) || (!secretNames.isEmpty && secretNames.contains(name))
     }
 
+    /// Whether `name` has an ASCII uppercase letter (checked without allocating: it runs whenever a
+    /// middleware adds a secret name to a call).
+    static func hasUppercase(_ name: String) -> Bool {
+        name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
+
     /// A keyed fingerprint of the credential fields of `fields` (names and values, in order), or
     /// `nil` when there are none: 128 bits of SipHash-2-4 under `key`, in hex. Without the key, the
     /// fingerprint says nothing about the values; with another key it differs. Two requests get the

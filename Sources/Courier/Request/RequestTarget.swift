@@ -45,19 +45,24 @@ package enum RequestTarget {
         if let bad = bytes.first(where: { !isHostByte($0) }) {
             return .failure(HostProblem(describe(bad)))
         }
-        // A name whose last label is a number is an IPv4 address in one of the forms libcurl and
-        // browsers read (`4`, `127.1`, `0x7f.1`, `0177.0.0.1`, `2130706433`): written in its one
-        // dotted-decimal form, so the text compared is the address connected to; a malformed one
-        // (`1.2.3.999`) is refused.
-        if let last = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).last, isNumber(last) {
+        // A name whose last label is a number is an IPv4 address in one of the forms libcurl reads
+        // (`4`, `127.1`, `0x7f.1`, `0177.0.0.1`, `2130706433`): written in its one dotted-decimal
+        // form, so the text compared is the address connected to; a malformed one (`1.2.3.999`) is
+        // refused.
+        let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        // `127.0.0.1.`: an address to a browser, a name to libcurl; refused rather than guessed.
+        if bytes.last == UInt8(ascii: "."), labels.count >= 2, isNumber(labels[labels.count - 2]) {
+            return .failure(HostProblem("the host is an IPv4 address with a trailing dot"))
+        }
+        if let last = labels.last, isNumber(last) {
             guard let address = ipv4(bytes) else { return .failure(HostProblem("the host is a malformed IPv4 address")) }
             return .success(address)
         }
         var labelLength = 0
-        for (index, byte) in bytes.enumerated() {
+        for byte in bytes {
             if byte == UInt8(ascii: ".") {
-                // A trailing dot (`example.com.`) is a name's absolute form; an empty label elsewhere is not a name.
-                guard labelLength > 0 || (index == bytes.count - 1 && index > 0) else {
+                // A trailing dot (`example.com.`) is a name's absolute form; an empty label is not a name.
+                guard labelLength > 0 else {
                     return .failure(HostProblem("the host has an empty label"))
                 }
                 labelLength = 0
@@ -86,12 +91,14 @@ package enum RequestTarget {
         guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        return String(cString: buffer).lowercased()
+        let text = buffer.withUnsafeBufferPointer { pointer in pointer.baseAddress.map { String(cString: $0) } ?? "" }
+        return text.isEmpty ? nil : text.lowercased()
     }
 
     /// The dotted-decimal form of an IPv4 address written as 1 to 4 numbers (decimal, octal with a
-    /// leading `0`, or hex with `0x`) joined by dots, the last filling the remaining bytes (the
-    /// WHATWG URL standard's IPv4 parser, which libcurl follows); `nil` when it is not one.
+    /// leading `0`, or hex with `0x`) joined by dots, the last filling the remaining bytes: how
+    /// libcurl (`ipv4_normalize`) and the WHATWG URL standard read such a host; `nil` when it is not
+    /// one.
     static func ipv4(_ bytes: [UInt8]) -> String? {
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard (1...4).contains(parts.count) else { return nil }
@@ -106,6 +113,8 @@ package enum RequestTarget {
                 if let x = digits.first, x | 0x20 == UInt8(ascii: "x") {
                     digits = digits.dropFirst()
                     radix = 16
+                    // `0x` alone is no number (libcurl reads such a host as a name).
+                    guard !digits.isEmpty else { return nil }
                 }
             }
             var value: UInt64 = 0
@@ -198,8 +207,7 @@ package enum RequestTarget {
                     labelLength += 1
                     guard labelLength <= 63 else { return false }
                 case UInt8(ascii: "."):
-                    let isLast = index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: ":")
-                    guard labelLength > 0 || (isLast && index > 0) else { return false }
+                    guard labelLength > 0 else { return false }
                     labelLength = 0
                 default: return false
                 }

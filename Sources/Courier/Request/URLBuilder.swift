@@ -178,7 +178,9 @@ enum URLBuilder {
         }
         var port: Int?
         if let portText {
-            guard let value = Int(portText), (1...65_535).contains(value), portText.allSatisfy(\.isASCII) else {
+            guard portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(portText),
+                (1...65_535).contains(value)
+            else {
                 throw .invalidRequest("the base URL's port '\(portText)' is not a number from 1 to 65535")
             }
             port = value

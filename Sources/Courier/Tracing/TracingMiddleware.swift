@@ -51,8 +51,8 @@ public struct TracingMiddleware: Middleware {
         if context.hasCrossedOrigin {
             var injected = HTTPFields()
             tracer.inject(span.context, into: &injected, using: HTTPFieldsInjector())
-            for field in injected where FollowUp.crossOriginSafelist.contains(field.name.canonicalName) {
-                request.headerFields[field.name] = field.value
+            for field in injected where ["traceparent", "tracestate"].contains(field.name.canonicalName) {
+                request.headerFields.append(field)
             }
         } else {
             tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
