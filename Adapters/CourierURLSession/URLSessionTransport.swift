@@ -192,7 +192,7 @@ public final class URLSessionTransport: Transport {
                 }
             }
         } onCancel: { [weak task] in
-            task?.cancel()
+            if let task { SessionDelegate.cancelSoon(task) }
         }
     }
 
