@@ -142,33 +142,6 @@ extension ConformanceCases {
         }
     }
 
-    /// Two calls in flight with different credentials never share one transfer.
-    public static func deduplicationKeepsCallersApart(_ transport: ConformanceTransport) async throws {
-        try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server) { configuration in
-                configuration.queue = RequestQueue.Limits(maxConcurrent: 8)
-                configuration.secretHeaderNames = ["X-Tenant-Secret"]
-                configuration.requestTimeout = .seconds(90)
-            }
-            for name in scopedCredentials {
-                let gate = "dedup-\(name.lowercased())"
-                func call(_ credential: String) -> Task<DecodedResponse<Data>, any Error> {
-                    Task { try await client.response(for: RawEndpoint(path: "hold/\(gate)", headers: [name: credential])) }
-                }
-                let alice = call("alice")
-                // Generous: beside the CPU-heavy suites a new connection took seconds on 2 cores.
-                try await waitUntil(limit: .seconds(30)) { server.requestsInFlight == 1 }
-                let bob = call("bob")
-                let bobArrived = try await waitUntil(limit: .seconds(30)) { server.requestsInFlight == 2 }
-                server.release(gate)
-                #expect(bobArrived, "\(name): the second caller joined the first caller's transfer")
-                let outcomes = try await [alice.value, bob.value]
-                #expect(outcomes.allSatisfy { !$0.metrics.deduplicated }, "\(name)")
-            }
-            await client.shutdown()
-        }
-    }
-
     /// The shipped auth middleware, as application or as network middleware, adds its credential
     /// to no hop that left the call's origin, and refreshes on no 401 from another origin.
     public static func authStaysWithOrigin(_ transport: ConformanceTransport) async throws {

@@ -85,6 +85,20 @@ struct DeduplicationTests {
                 QueuedCall(path: "x", headers: ["Authorization": "b"]), 2
             ),
             (
+                "different X-Api-Key", QueuedCall(path: "x", headers: ["X-Api-Key": "alice"]),
+                QueuedCall(path: "x", headers: ["X-Api-Key": "bob"]), 2
+            ),
+            ("different Cookie", QueuedCall(path: "x", headers: ["Cookie": "s=1"]), QueuedCall(path: "x", headers: ["Cookie": "s=2"]), 2),
+            (
+                "different X-Api-Key under the caller's key",
+                QueuedCall(path: "x", headers: ["X-Api-Key": "alice"], deduplication: .key("k")),
+                QueuedCall(path: "x", headers: ["X-Api-Key": "bob"], deduplication: .key("k")), 2
+            ),
+            (
+                "the same X-Api-Key", QueuedCall(path: "x", headers: ["X-Api-Key": "a"]),
+                QueuedCall(path: "x", headers: ["X-Api-Key": "a"]), 1
+            ),
+            (
                 "a header that does not vary", QueuedCall(path: "x", headers: ["X-Trace": "1"]),
                 QueuedCall(path: "x", headers: ["X-Trace": "2"]), 1
             ),

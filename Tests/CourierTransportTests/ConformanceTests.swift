@@ -359,10 +359,6 @@ struct ConformanceTests {
         try await ConformanceCases.cacheBelowNetworkMiddleware(transport)
     }
 
-    @Test("calls with different credentials never share a transfer", arguments: ConformanceTransport.all)
-    func deduplicationKeepsCallersApart(transport: ConformanceTransport) async throws {
-        try await ConformanceCases.deduplicationKeepsCallersApart(transport)
-    }
 
     @Test("cleartext HTTP/2: multiplexed where supported, refused before any I/O where not", arguments: ConformanceTransport.all)
     func cleartextHTTP2(transport: ConformanceTransport) async throws {
