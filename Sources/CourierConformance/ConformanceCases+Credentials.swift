@@ -282,18 +282,6 @@ extension ConformanceCases {
             await client.shutdown()
         }
     }
-
-    /// Polls `condition` every 10 ms for at most `limit`; whether it held. For a server-side
-    /// count that a call in flight will move: the limit only bounds a failing case.
-    @discardableResult
-    static func waitUntil(limit: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 }
 
 /// A middleware that sets one header on every request it passes.
