@@ -90,7 +90,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return all
         }
         for state in ended {
-            if let task = state.task { Self.cancelSoon(task) }
+            state.task?.cancel()
             if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
             state.headWaiter?.resume(throwing: Self.shutDown(state))
             state.body?.finish(throwing: Self.shutDown(state))
@@ -258,18 +258,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Stops a task for a reason of Courier's own, reported instead of URLSession's "cancelled".
     func stop(_ task: URLSessionTask, because error: NetworkError) {
         tasks.withLock { tasks in tasks[task.taskIdentifier]?.failure = error }
-        Self.cancelSoon(task)
-    }
-
-    /// Where tasks are cancelled: FoundationNetworking's `cancel()` waits on the session's work
-    /// queue (`workQueue.sync`), so it never runs on the thread that asked. A deadline handler runs
-    /// on the process's shared alarm timer, and a task-cancellation handler on a thread of Swift's
-    /// cooperative pool (two on a 2-core machine): blocked behind a busy work queue, either would
-    /// stall every deadline, or every task, in the process.
-    private static let canceller = DispatchQueue(label: "courier.urlsession.cancel")
-
-    /// Cancels `task` on ``canceller``, without waiting.
-    static func cancelSoon(_ task: URLSessionTask) {
-        canceller.async { task.cancel() }
+        task.cancel()
     }
 }

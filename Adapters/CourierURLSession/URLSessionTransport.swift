@@ -192,7 +192,7 @@ public final class URLSessionTransport: Transport {
                 }
             }
         } onCancel: { [weak task] in
-            if let task { SessionDelegate.cancelSoon(task) }
+            task?.cancel()
         }
     }
 
