@@ -65,6 +65,10 @@ enum URLSessionConversion {
             case .cancelled: (.cancelled, waitingPhase)
             case .timedOut: (.timedOut, waitingPhase)
             case .cannotFindHost, .dnsLookupFailed: (.dnsFailure, .dns)
+            case .cannotConnectToHost where !receivedHead && nsError.localizedDescription.hasPrefix("SSL "):
+                // libcurl 8's certificate failures ("SSL certificate problem: ..."), which
+                // FoundationNetworking files under "cannot connect to host".
+                (.tlsFailure, .tls)
             case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
                 (.connectFailure, .connect)
             case .networkConnectionLost: (.connectionClosed, waitingPhase)

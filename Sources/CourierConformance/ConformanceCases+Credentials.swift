@@ -199,8 +199,9 @@ extension ConformanceCases {
     }
 
     /// A server that speaks only TLS 1.0 and 1.1 is refused in the handshake, as `tls_failure`,
-    /// and no request reaches it. (A transport that cannot trust the test CA fails the handshake
-    /// anyway; for it the case shows only that nothing is sent.)
+    /// and no request reaches it. (URLSession cannot trust the test CA, and has no TLS floor of its
+    /// own: it negotiates TLS 1.1 and fails on the certificate. For it the case shows only that
+    /// the certificate failure is `tls_failure` on libcurl 7 and 8, and that nothing is sent.)
     public static func tlsBelow12Refused(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: .legacyTLS) { server in
             let client = try transport.makeClient(baseURL: server.baseURL) { configuration in

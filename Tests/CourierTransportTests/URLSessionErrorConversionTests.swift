@@ -43,6 +43,22 @@ struct URLSessionErrorConversionTests {
         #expect(Self.convert(message, receivedHead: true).phase == .receiving)
     }
 
+    @Test(
+        "a certificate or handshake failure is a TLS failure, under \"unknown\" (libcurl 7) or \"cannot connect\" (libcurl 8)",
+        arguments: [NSURLErrorUnknown, NSURLErrorCannotConnectToHost])
+    func certificate(code: Int) {
+        let message = "SSL certificate problem: unable to get local issuer certificate"
+        let error = NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
+        let converted = URLSessionConversion.networkError(from: error, receivedHead: false)
+        #expect(converted.kind == .tlsFailure)
+        #expect(converted.phase == .tls)
+        // A plain refused connection stays a connect failure.
+        let refused = NSError(
+            domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost,
+            userInfo: [NSLocalizedDescriptionKey: "Failed to connect to 127.0.0.1 port 9: Connection refused"])
+        #expect(URLSessionConversion.networkError(from: refused, receivedHead: false).kind == .connectFailure)
+    }
+
     @Test("an unknown error with no text stays a transport failure: nothing to classify it by")
     func silent() {
         #expect(Self.convert("", receivedHead: false).kind == .transportFailure)
