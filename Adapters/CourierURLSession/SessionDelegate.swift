@@ -14,10 +14,8 @@ struct TaskState {
     /// A temporary file holding the request body, removed when the task ends.
     let stagedBody: URL?
 
-    /// The caller waiting for the response head; `nil` until attached and after it was resumed.
+    /// The caller waiting for the response head; `nil` once it was resumed.
     var headWaiter: CheckedContinuation<TransportResponse, any Error>?
-    /// An outcome that arrived before the caller attached (a task cancelled before it resumed).
-    var earlyOutcome: Result<TransportResponse, any Error>?
     /// Where body chunks go once the head was delivered.
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
     var receivedHead = false
@@ -36,58 +34,85 @@ struct TaskState {
     }
 }
 
+/// The task of one call, from the moment the call asks for it: a cancel or a deadline that comes
+/// before the task is made is kept, and the task is stopped as soon as it is made.
+final class PendingTask: @unchecked Sendable {
+    // @unchecked Sendable: the task and the reason are behind the lock.
+    private struct Slot {
+        weak var task: URLSessionTask?
+        var made = false
+        /// Set once the call was stopped: `.some(nil)` for a plain cancel.
+        var stop: NetworkError??
+    }
+    private let slot = Locked(Slot())
+
+    /// Records the made task; the reason to stop it at once if the call was stopped before.
+    func made(_ task: URLSessionTask) -> NetworkError?? {
+        slot.withLock { slot in
+            slot.task = task
+            slot.made = true
+            return slot.stop
+        }
+    }
+
+    /// Records that the call is to stop; the task, if it was made and is still alive.
+    func stop(because reason: NetworkError?) -> URLSessionTask? {
+        slot.withLock { slot in
+            if slot.stop == nil { slot.stop = .some(reason) }
+            return slot.made ? slot.task : nil
+        }
+    }
+}
+
 /// The session's delegate: routes URLSession's callbacks to the task they belong to.
 ///
-/// Callbacks arrive on the session's serial delegate queue; `register`/`attach` come from the
-/// calling tasks. All state is behind one lock, and no continuation is resumed under it.
+/// Callbacks arrive on the transport's serial queue, where tasks are also made and cancelled;
+/// calls from other threads reach a task only through that queue (``stopSoon(_:because:)``). All
+/// state is behind one lock, and no continuation is resumed under it.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: NSObject subclasses cannot be checked; the only state is `tasks`, behind a lock.
+    // @unchecked Sendable: NSObject subclasses cannot be checked; the state is `tasks`, behind a
+    // lock, and the queue.
     private let tasks = Locked<[Int: TaskState]>([:])
+    /// The transport's serial queue (see `URLSessionTransport`).
+    private let queue: DispatchQueue
 
-    func register(_ task: URLSessionTask, _ state: TaskState) {
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// Files a task made on the queue, with the caller waiting for its head.
+    func register(_ task: URLSessionTask, _ state: TaskState, waiter: CheckedContinuation<TransportResponse, any Error>) {
         var state = state
         state.task = task
+        state.headWaiter = waiter
         tasks.withLock { [state] in $0[task.taskIdentifier] = state }
     }
 
-    /// Hands the caller's continuation to the task's state; `false` when the task already ended
-    /// (the continuation was resumed with that outcome, and the task must not be resumed).
-    @discardableResult
-    func attach(_ waiter: CheckedContinuation<TransportResponse, any Error>, to identifier: Int) -> Bool {
-        let early: Result<TransportResponse, any Error>? = tasks.withLock { tasks in
-            guard var state = tasks[identifier] else {
-                return .failure(
-                    NetworkError(kind: .transportFailure, phase: .sending, message: "URLSession task \(identifier) was not registered"))
-            }
-            if let outcome = state.earlyOutcome {
-                tasks[identifier] = nil
-                return outcome
-            }
-            state.headWaiter = waiter
-            tasks[identifier] = state
-            return nil
-        }
-        if let early {
-            waiter.resume(with: early)
-            return false
-        }
-        return true
+    /// Stops a call's task from any thread: on the queue, and only while the task has not ended.
+    /// FoundationNetworking's `cancel()` waits on its work queue, and a cancel that lands after
+    /// the task left its registry traps there; on the queue the callbacks arrive on, "not ended"
+    /// is what the delegate was told. A task not made yet is stopped when it is made.
+    /// - Parameters:
+    ///   - pending: The call's task.
+    ///   - reason: Courier's own reason, reported instead of "cancelled"; `nil` for a cancel.
+    func stopSoon(_ pending: PendingTask, because reason: NetworkError?) {
+        guard let task = pending.stop(because: reason) else { return }
+        cancelSoon(task, because: reason)
     }
 
-    /// Fails every call in flight and cancels its task (the transport is shutting down).
+    private func cancelSoon(_ task: URLSessionTask, because reason: NetworkError?) {
+        queue.async { [weak self, weak task] in
+            guard let self, let task, self.tasks.withLock({ $0[task.taskIdentifier] != nil }) else { return }
+            self.stop(task, because: reason)
+        }
+    }
+
+    /// Fails every call in flight and cancels its task (the transport is shutting down). Runs on
+    /// the queue.
     func closeAll() {
         let ended: [TaskState] = tasks.withLock { tasks in
-            let all = Array(tasks.values)
-            for (identifier, var state) in tasks {
-                if state.headWaiter == nil, state.body == nil {
-                    // Not attached yet: `attach` finds the outcome.
-                    if state.earlyOutcome == nil { state.earlyOutcome = .failure(Self.shutDown(state)) }
-                    tasks[identifier] = state
-                } else {
-                    tasks[identifier] = nil
-                }
-            }
-            return all
+            defer { tasks.removeAll() }
+            return Array(tasks.values)
         }
         for state in ended {
             state.task?.cancel()
@@ -142,9 +167,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
-        continuation.onTermination = { [weak dataTask] termination in
+        continuation.onTermination = { [weak self, weak dataTask] termination in
             // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
-            if case .cancelled = termination { dataTask?.cancel() }
+            if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
         }
         let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
         let (waiter, tooLarge): (CheckedContinuation<TransportResponse, any Error>?, NetworkError?) = tasks.withLock { tasks in
@@ -208,17 +233,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Ends a task's call: its waiter or its body, with `error` or whole.
     private func finish(_ task: URLSessionTask, error: (any Error)?) {
-        let finished: TaskState? = tasks.withLock { tasks in
-            guard var state = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
-            if state.headWaiter == nil, state.body == nil {
-                // Ended before the caller attached (cancelled before it resumed): keep the first
-                // outcome for `attach`.
-                if state.earlyOutcome == nil { state.earlyOutcome = .failure(Self.failure(of: state, error: error)) }
-                tasks[task.taskIdentifier] = state
-            }
-            return state
-        }
-        guard let state = finished else { return }
+        guard let state = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
         state.recorder.update {
             $0.phaseTimings = .unavailable(reason: "URLSession on Linux does not report task metrics")
@@ -255,9 +270,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return failure
     }
 
-    /// Stops a task for a reason of Courier's own, reported instead of URLSession's "cancelled".
-    func stop(_ task: URLSessionTask, because error: NetworkError) {
-        tasks.withLock { tasks in tasks[task.taskIdentifier]?.failure = error }
+    /// Stops a task, for a reason of Courier's own reported instead of URLSession's "cancelled"
+    /// (`nil`: a plain cancel). Runs on the queue.
+    func stop(_ task: URLSessionTask, because error: NetworkError?) {
+        if let error { tasks.withLock { tasks in tasks[task.taskIdentifier]?.failure = error } }
         task.cancel()
     }
 }

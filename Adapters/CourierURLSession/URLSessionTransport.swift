@@ -98,10 +98,19 @@ public final class URLSessionTransport: Transport {
     /// The settings this transport was made with.
     public let configuration: Configuration
 
-    /// The session, until ``shutdown()`` takes it. Every task is made under this lock, so no call
-    /// reaches FoundationNetworking once the session is invalidated (it traps there).
+    /// The session, until ``shutdown()`` takes it. Tasks are made, and the session invalidated,
+    /// only on `queue`, so no task reaches FoundationNetworking after the session was
+    /// invalidated (it traps there); the lock is never held while FoundationNetworking runs.
     private let session: Locked<URLSession?>
     private let delegate: SessionDelegate
+    /// Where every FoundationNetworking call that waits on its work queue runs (making, resuming
+    /// and cancelling tasks, invalidating), and where the delegate's callbacks arrive: a serial
+    /// queue of this transport's own, whose thread Dispatch adds when it blocks. FoundationNetworking
+    /// does all its work for every session in the process on one queue, which a hostile answer
+    /// can hold for seconds (10,000 header lines parse in quadratic time there); a wait for it on
+    /// a thread of Swift's cooperative pool, or of FoundationNetworking's default delegate queue
+    /// (the same threads), stalled every task in the process, on every transport.
+    private let queue: DispatchQueue
 
     /// The error of a call made after ``shutdown()``.
     static let shutDownError = NetworkError(kind: .transportFailure, phase: .sending, message: "the URLSession transport was shut down")
@@ -123,14 +132,22 @@ public final class URLSessionTransport: Transport {
         // what URLSession does on its own.
         settings.timeoutIntervalForRequest = Double(configuration.stallTimeout.wholeMilliseconds) / 1000
         settings.timeoutIntervalForResource = 24 * 3600
-        delegate = SessionDelegate()
-        session = Locked(URLSession(configuration: settings, delegate: delegate, delegateQueue: nil))
+        let queue = DispatchQueue(label: "courier.urlsession")
+        let callbacks = OperationQueue()
+        callbacks.maxConcurrentOperationCount = 1
+        callbacks.underlyingQueue = queue
+        self.queue = queue
+        delegate = SessionDelegate(queue: queue)
+        session = Locked(URLSession(configuration: settings, delegate: delegate, delegateQueue: callbacks))
     }
 
     deinit {
         guard let session = session.withLock({ $0 }) else { return }
-        delegate.closeAll()
-        session.finishTasksAndInvalidate()
+        let delegate = delegate
+        queue.async {
+            delegate.closeAll()
+            session.finishTasksAndInvalidate()
+        }
     }
 
     /// Sends the request through URLSession; see `Transport/send(_:body:context:)`.
@@ -146,7 +163,7 @@ public final class URLSessionTransport: Transport {
         // it carries the stall limit (Courier enforces the deadline itself).
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
         var stagedBody: URL?
-        let make: (URLSession) -> URLSessionTask
+        let make: @Sendable (URLSession) -> URLSessionTask
         if let body, body.streamSource != nil || (body.length ?? 0) > 0 {
             if let data = body.bufferedData {
                 make = { $0.uploadTask(with: urlRequest, from: data) }
@@ -162,37 +179,42 @@ public final class URLSessionTransport: Transport {
                 }
                 var streamed = urlRequest
                 streamed.httpBodyStream = stream
-                make = { $0.dataTask(with: streamed) }
+                make = { [streamed] in $0.dataTask(with: streamed) }
             }
         } else {
             make = { $0.dataTask(with: urlRequest) }
         }
         let state = TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody)
-        let delegate = delegate
-        let made: URLSessionTask? = session.withLock { session in
-            guard let session else { return nil }
-            let task = make(session)
-            delegate.register(task, state)
-            return task
-        }
-        guard let task = made else {
-            if let stagedBody { try? FileManager.default.removeItem(at: stagedBody) }
-            throw Self.shutDownError
-        }
+        let (delegate, session, queue, staged) = (delegate, session, queue, stagedBody)
+        // The call's task, once made: the cancellation and deadline handlers hold only this (not
+        // the context, which holds the handlers, nor the task, which holds the session).
+        let pending = PendingTask()
         context.recorder.enter(.awaitingResponse)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if delegate.attach(continuation, to: task.taskIdentifier) { task.resume() }
-                // The call's deadline stops the task in any phase, the body's included. The handler
-                // does not hold the context, which holds the handler, nor the task (which holds the
-                // session, whose connections go only when it is freed).
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                queue.async {
+                    guard let open = session.withLock({ $0 }) else {
+                        if let staged { try? FileManager.default.removeItem(at: staged) }
+                        continuation.resume(throwing: Self.shutDownError)
+                        return
+                    }
+                    let task = make(open)
+                    delegate.register(task, state, waiter: continuation)
+                    if let stop = pending.made(task) {
+                        // Cancelled, or past its deadline, before the task existed.
+                        delegate.stop(task, because: stop)
+                    } else {
+                        task.resume()
+                    }
+                }
+                // The call's deadline stops the task in any phase, the body's included.
                 let recorder = context.recorder
-                context.onDeadline { [weak task] in
-                    if let task { delegate.stop(task, because: .deadlinePassed(phase: recorder.phase)) }
+                context.onDeadline { [weak delegate] in
+                    delegate?.stopSoon(pending, because: .deadlinePassed(phase: recorder.phase))
                 }
             }
-        } onCancel: { [weak task] in
-            task?.cancel()
+        } onCancel: { [weak delegate] in
+            delegate?.stopSoon(pending, because: nil)
         }
     }
 
@@ -240,10 +262,18 @@ public final class URLSessionTransport: Transport {
                 })
             else { return }
             released = taken
-            delegate.closeAll()
-            // Not `invalidateAndCancel()`: it walks FoundationNetworking's task registry off its own
-            // queue. `closeAll()` has cancelled every task already.
-            taken.finishTasksAndInvalidate()
+            let delegate = delegate
+            // On the queue the tasks are made on: a task being made now is made before this runs,
+            // and one asked for later finds no session.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    delegate.closeAll()
+                    // Not `invalidateAndCancel()`: it walks FoundationNetworking's task registry off
+                    // its own queue. `closeAll()` has cancelled every task already.
+                    taken.finishTasksAndInvalidate()
+                    done.resume()
+                }
+            }
         }
         // FoundationNetworking closes its connections only when the session is freed: after the
         // cancelled tasks have completed and the invalidation has run on its queues.

@@ -31,4 +31,24 @@ struct URLSessionCrashTests {
             stderr: \(outcome.errors.prefix(2000))
             """)
     }
+
+    /// 10,000 header lines: FoundationNetworking parses them in quadratic time (about 2.7 s of
+    /// CPU on this machine) on the one queue it does all its work on for every session in the
+    /// process; Courier then refuses the head, or, on a machine so busy that the parse outlasts the
+    /// probe's 10 s deadline, the deadline ends the call. In a child process, so the wait holds up
+    /// no other case; the process and the call still end, once and typed.
+    @Test("10,000 header lines are refused as an invalid response (in a child: they hold FoundationNetworking's queue)")
+    func tooManyHeaders() async throws {
+        let probe = try #require(
+            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+        let server = try await FaultServer.start()
+        let outcome = try await ChildProcess.run(
+            probe, ["\(server.baseURL)/fault/\(FaultServer.Fault.tooManyHeaders.rawValue)"], timeout: .seconds(120))
+        await server.shutdown()
+        #expect(!outcome.timedOut)
+        #expect(outcome.status == 0, "\(outcome.errors.prefix(2000))")
+        #expect(
+            outcome.output.contains("failed: NetworkError.invalid_response") || outcome.output.contains("failed: NetworkError.timed_out"),
+            "\(outcome.output)")
+    }
 }
