@@ -55,6 +55,9 @@ final class PendingTask: @unchecked Sendable {
         }
     }
 
+    /// Why the call was stopped, if it was: `.some(nil)` for a plain cancel.
+    var stopped: NetworkError?? { slot.withLock { $0.stop } }
+
     /// Records that the call is to stop; the task, if it was made and is still alive.
     func stop(because reason: NetworkError?) -> URLSessionTask? {
         slot.withLock { slot in
@@ -114,12 +117,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             defer { tasks.removeAll() }
             return Array(tasks.values)
         }
+        // Every caller first, then the cancels: each waits on FoundationNetworking's queue.
         for state in ended {
-            state.task?.cancel()
             if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
             state.headWaiter?.resume(throwing: Self.shutDown(state))
             state.body?.finish(throwing: Self.shutDown(state))
         }
+        for state in ended { state.task?.cancel() }
     }
 
     private static func shutDown(_ state: TaskState) -> NetworkError {
@@ -204,9 +208,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, false) }
             state.receivedBytes += data.count
             if state.receivedBytes > state.maxResponseBytes {
-                state.failure = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: nil)
+                // Cancelled once: chunks already queued find the failure set and are dropped.
+                let first = state.failure == nil
+                if first { state.failure = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: nil) }
                 tasks[dataTask.taskIdentifier] = state
-                return (nil, true)
+                return (nil, first)
             }
             tasks[dataTask.taskIdentifier] = state
             return (state.body, false)

@@ -198,10 +198,16 @@ public final class URLSessionTransport: Transport {
                         continuation.resume(throwing: Self.shutDownError)
                         return
                     }
+                    if let stop = pending.stopped {
+                        // Cancelled, or past its deadline, before its turn: no task is made.
+                        if let staged { try? FileManager.default.removeItem(at: staged) }
+                        continuation.resume(throwing: stop ?? NetworkError.cancelled(phase: .awaitingResponse))
+                        return
+                    }
                     let task = make(open)
                     delegate.register(task, state, waiter: continuation)
                     if let stop = pending.made(task) {
-                        // Cancelled, or past its deadline, before the task existed.
+                        // Stopped while the task was being made.
                         delegate.stop(task, because: stop)
                     } else {
                         task.resume()
