@@ -64,6 +64,11 @@
                 case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return (.connectionClosed, phase)
                 default: return (.transportFailure, phase)
                 }
+            case let error as NIOSSLError where error == .uncleanShutdown:
+                // The TLS connection closed without `close_notify`: a cut connection, not a failed
+                // handshake (during a body AsyncHTTPClient reports it when the body's end cannot
+                // be proven otherwise).
+                return (.connectionClosed, phase == .sending ? .awaitingResponse : phase)
             case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
                 return (.tlsFailure, .tls)
             case let error as HTTPParserError:

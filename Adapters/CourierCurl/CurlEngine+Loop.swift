@@ -120,6 +120,8 @@ extension CurlEngine {
             var progress = reading?.progress ?? .init()
             progress.headComplete = transfer.finalHead != nil
             failure = transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress)
+        } else if let unproven = transfer.unprovenEnd {
+            failure = unproven
         }
         apply(transfer.lifecycle.completed(failure), to: transfer)
     }

@@ -21,6 +21,9 @@ struct CurlResponseHead {
     private(set) var fieldBytes = 0
     /// The interim heads read so far.
     private(set) var interimCount = 0
+    /// Whether the head being read has an HTTP/1.x status line (a body without a length then
+    /// ends where the connection closes; over HTTP/2 and 3 it ends with its stream).
+    private(set) var isHTTP1 = false
 
     /// What one line meant.
     enum Line: Equatable {
@@ -108,6 +111,7 @@ struct CurlResponseHead {
         fieldBytes = 0
         status = nil
         reason = ""
+        isHTTP1 = line.starts(with: ASCII.http1Slash)
         guard let space = line.firstIndex(of: ASCII.space) else { return }
         var index = space
         while index < line.count, line[index] == ASCII.space { index += 1 }
@@ -163,6 +167,7 @@ private enum ASCII {
     static let zero = UInt8(ascii: "0")
     static let nine = UInt8(ascii: "9")
     static let httpSlash: [UInt8] = Array("HTTP/".utf8)
+    static let http1Slash: [UInt8] = Array("HTTP/1.".utf8)
 }
 
 /// The text of `bytes` without leading and trailing spaces and tabs (the only whitespace HTTP

@@ -298,6 +298,26 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// Why a transfer libcurl ended as complete is not: a body over HTTPS that ends only where the
+    /// connection closes (HTTP/1.x, no `Content-Length`, not chunked) on a libcurl that cannot
+    /// tell a TLS close without `close_notify` from a clean one (7.x; see
+    /// `CurlRuntime.detectsUncleanTLSClose`). Its end cannot be proven, so it is reported as cut
+    /// short, never as whole. `nil` for every other transfer.
+    var unprovenEnd: NetworkError? {
+        guard !CurlRuntime.detectsUncleanTLSClose, request.scheme == "https", head.isHTTP1, !isHeadRequest,
+            let response = finalHead
+        else { return nil }
+        let code = response.status.code
+        guard code >= 200, code != 204, code != 304, response.headerFields[.contentLength] == nil,
+            !response.headerFields[values: .transferEncoding].contains(where: { $0.lowercased().contains("chunked") })
+        else { return nil }
+        return NetworkError(
+            kind: .connectionClosed, phase: .receiving,
+            message:
+                "the response had no length and ended where the TLS connection closed; libcurl \(CurlRuntime.version) "
+                + "cannot tell a close without close_notify from a clean one, so its end cannot be proven")
+    }
+
     /// The `Content-Length` of a response that has a body, if announced.
     static func announcedLength(_ response: HTTPResponse) -> Int64? {
         let code = response.status.code

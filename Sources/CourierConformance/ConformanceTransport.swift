@@ -162,6 +162,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var interimResponses: InterimResponses = .skipped
     /// Whether it can trust a private CA.
     public var privateCA: PrivateCA = .trusted
+    /// Whether the transport sees a TLS `close_notify`, so a body that ends where the connection
+    /// closes is whole after a clean close (`false`: every such body over HTTPS fails, since its
+    /// end cannot be proven; curl on libcurl 7).
+    public var provesCleanTLSClose = true
     /// Whether a response body waits for a slow consumer.
     public var downloadBackpressure: DownloadBackpressure = .paused
     /// Whether a request body waits for the connection.

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A loopback HTTP/1.1 server that misbehaves on purpose: it reads a request head, then answers
 /// with raw bytes no well-behaved server sends, so tests can check what each transport makes of
@@ -108,12 +109,35 @@ public final class FaultServer: Sendable {
     /// The connections open and accepted.
     let connections: FaultConnections
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Whether it speaks TLS (with the test CA's certificate for `localhost`, HTTP/1.1 only).
+    public let usesTLS: Bool
+
+    /// `http://127.0.0.1:<port>`, or `https://localhost:<port>` over TLS.
+    public var baseURL: String { usesTLS ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
+
+    /// How a response over TLS ends (``start(tls:)``), served at `/tls-end/<rawValue>`: a body
+    /// whose end the client can or cannot prove, and a close with or without `close_notify`.
+    public enum TLSEnding: String, CaseIterable, Sendable {
+        /// No length, not chunked: the body ends where the connection closes, and it closes
+        /// without `close_notify`. The end cannot be proven: the call must fail as cut short.
+        case closeDelimitedUnclean = "close-delimited-unclean"
+        /// No length, not chunked, then `close_notify` and a close: the end is proven.
+        case closeDelimitedClean = "close-delimited-clean"
+        /// A `Content-Length` body sent whole, then a close without `close_notify`: the length
+        /// proves the end.
+        case lengthUnclean = "length-unclean"
+        /// A chunked body with its last chunk, then a close without `close_notify`.
+        case chunkedUnclean = "chunked-unclean"
+    }
+
+    /// The body every ``TLSEnding`` sends: 1,000 bytes.
+    public static let tlsEndingBody = String(repeating: "t", count: 1000)
 
     private init(
-        port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: ScriptBook<ScriptStep>, connections: FaultConnections
+        port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, scripts: ScriptBook<ScriptStep>,
+        connections: FaultConnections, usesTLS: Bool
     ) {
+        self.usesTLS = usesTLS
         self.port = port
         self.channel = channel
         self.group = group
@@ -122,9 +146,11 @@ public final class FaultServer: Sendable {
     }
 
     /// Starts a server on 127.0.0.1 and a free port.
+    /// - Parameter tls: Whether it speaks TLS (HTTP/1.1; the test CA's certificate for `localhost`).
     /// - Returns: The running server; call ``shutdown()`` when done.
     /// - Throws: When the socket cannot be bound.
-    public static func start() async throws -> FaultServer {
+    public static func start(tls: Bool = false) async throws -> FaultServer {
+        let context = tls ? try TestServer.makeTLSContext(requireClientCertificate: false, protocols: ["http/1.1"]) : nil
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let scripts = ScriptBook<ScriptStep>()
         let connections = FaultConnections((0, 0))
@@ -135,11 +161,12 @@ public final class FaultServer: Sendable {
                 connections.withLockedValue { $0 = ($0.open + 1, $0.opened + 1) }
                 channel.closeFuture.whenComplete { _ in connections.withLockedValue { $0.open -= 1 } }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.addHandler(FaultHandler(scripts: scripts))
                 }
             }
             .bindLoopback(shuttingDownOnFailure: group)
-        return FaultServer(port: port, channel: channel, group: group, scripts: scripts, connections: connections)
+        return FaultServer(port: port, channel: channel, group: group, scripts: scripts, connections: connections, usesTLS: tls)
     }
 
     /// Stops listening and closes every connection.
@@ -193,6 +220,10 @@ private final class FaultHandler: ChannelInboundHandler {
         }
         if target.hasPrefix("/script/") {
             play(scripts.nextStep(String(target.dropFirst("/script/".count))), context, headEnd: end, head: head)
+            return
+        }
+        if target.hasPrefix("/tls-end/"), let ending = FaultServer.TLSEnding(rawValue: String(target.dropFirst("/tls-end/".count))) {
+            answer(context, ending: ending)
             return
         }
         if target.hasPrefix("/mutate/"), let seed = UInt64(target.dropFirst("/mutate/".count)) {
@@ -391,6 +422,29 @@ private final class FaultHandler: ChannelInboundHandler {
     private enum Ending {
         case close
         case reset
+        /// A close without TLS's `close_notify`: from the TLS handler's own context, so the close
+        /// skips it and the socket closes under it (a plain close where there is no TLS).
+        case closeWithoutTLSAlert
+    }
+
+    /// Plays a ``FaultServer/TLSEnding``.
+    private func answer(_ context: ChannelHandlerContext, ending: FaultServer.TLSEnding) {
+        let body = FaultServer.tlsEndingBody
+        switch ending {
+        case .closeDelimitedUnclean:
+            answer(context, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body, then: .closeWithoutTLSAlert)
+        case .closeDelimitedClean:
+            answer(context, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body, then: .close)
+        case .lengthUnclean:
+            answer(
+                context, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body,
+                then: .closeWithoutTLSAlert)
+        case .chunkedUnclean:
+            let chunk = String(body.utf8.count, radix: 16)
+            answer(
+                context, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\(chunk)\r\n\(body)\r\n0\r\n\r\n",
+                then: .closeWithoutTLSAlert)
+        }
     }
 
     private func answer(_ context: ChannelHandlerContext, _ text: String, then ending: Ending) {
@@ -407,6 +461,12 @@ private final class FaultHandler: ChannelInboundHandler {
                 channel.close(promise: nil)
             case .reset:
                 RawHTTP.reset(channel)
+            case .closeWithoutTLSAlert:
+                if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
+                    tls.close(promise: nil)
+                } else {
+                    channel.close(promise: nil)
+                }
             }
         }
     }

@@ -53,6 +53,9 @@ extension ConformanceTransport {
         // itself; Courier lets it only for a request that may be repeated.
         transport.refusedStream = .resentByLibraryWhenRepeatable
         transport.goAwayStream = .resentByLibraryWhenRepeatable
+        // libcurl 7 reads a TLS close without close_notify as a clean end, so the transport fails
+        // every close-delimited HTTPS body there.
+        transport.provesCleanTLSClose = CurlTransport.detectsUncleanTLSClose
         return transport
     }()
 
@@ -345,6 +348,15 @@ struct ConformanceTests {
     @Test("a server that offers only TLS 1.0 or 1.1 is refused", arguments: ConformanceTransport.all)
     func tlsBelow12Refused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.tlsBelow12Refused(transport)
+    }
+
+    @Test(
+        "over TLS a body is whole only when its end is proven: a close-delimited body cut without close_notify fails",
+        // URLSession cannot be given the test CA; FoundationNetworking's libcurl 7 would read the cut
+        // body as whole (declared in the README).
+        arguments: ConformanceTransport.all.filter { $0.privateCA == .trusted })
+    func tlsEndProven(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.tlsEndProven(transport)
     }
 
     @Test("a file body that grew or shrank after it was made fails; an unchanged one goes whole", arguments: ConformanceTransport.all)
