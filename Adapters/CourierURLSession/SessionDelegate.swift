@@ -14,8 +14,8 @@ struct TaskState {
     /// A temporary file holding the request body, removed when the task ends.
     let stagedBody: URL?
 
-    /// The caller waiting for the response head; `nil` once it was resumed.
-    var headWaiter: CheckedContinuation<TransportResponse, any Error>?
+    /// The caller waiting for the response head, resumed once by whoever comes first.
+    let waiter: HeadWaiter
     /// Where body chunks go once the head was delivered.
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
     var receivedHead = false
@@ -27,10 +27,55 @@ struct TaskState {
     /// of URLSession's "cancelled".
     var failure: NetworkError?
 
-    init(recorder: TransferRecorder, maxResponseBytes: Int, stagedBody: URL?) {
+    init(recorder: TransferRecorder, maxResponseBytes: Int, stagedBody: URL?, waiter: HeadWaiter) {
+        self.waiter = waiter
         self.recorder = recorder
         self.maxResponseBytes = maxResponseBytes
         self.stagedBody = stagedBody
+    }
+}
+
+/// The caller of one call, waiting for its response head: resumed exactly once, by the response,
+/// by the task's end, or at once by a deadline, a cancel or a shutdown, even while
+/// FoundationNetworking's queue holds the task up.
+final class HeadWaiter: Sendable {
+    private enum Slot {
+        case empty
+        case waiting(CheckedContinuation<TransportResponse, any Error>)
+        /// Failed before the caller waited: it is resumed with this when it does.
+        case failed(any Error)
+        case resumed
+    }
+    private let slot = Locked(Slot.empty)
+
+    /// The caller starts waiting; resumed at once if the call already failed.
+    func wait(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+        let early: (any Error)? = slot.withLock { slot in
+            guard case .failed(let error) = slot else {
+                slot = .waiting(continuation)
+                return nil
+            }
+            slot = .resumed
+            return error
+        }
+        if let early { continuation.resume(throwing: early) }
+    }
+
+    /// Resumes the caller with `outcome`, unless it was resumed already.
+    func resume(with outcome: Result<TransportResponse, any Error>) {
+        let waiting: CheckedContinuation<TransportResponse, any Error>? = slot.withLock { slot in
+            switch slot {
+            case .waiting(let continuation):
+                slot = .resumed
+                return continuation
+            case .empty:
+                if case .failure(let error) = outcome { slot = .failed(error) }
+                return nil
+            case .failed, .resumed:
+                return nil
+            }
+        }
+        waiting?.resume(with: outcome)
     }
 }
 
@@ -45,6 +90,8 @@ final class PendingTask: @unchecked Sendable {
         var stop: NetworkError??
     }
     private let slot = Locked(Slot())
+    /// The call's caller.
+    let waiter = HeadWaiter()
 
     /// Records the made task; the reason to stop it at once if the call was stopped before.
     func made(_ task: URLSessionTask) -> NetworkError?? {
@@ -83,11 +130,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         self.queue = queue
     }
 
-    /// Files a task made on the queue, with the caller waiting for its head.
-    func register(_ task: URLSessionTask, _ state: TaskState, waiter: CheckedContinuation<TransportResponse, any Error>) {
+    /// Files a task made on the queue.
+    func register(_ task: URLSessionTask, _ state: TaskState) {
         var state = state
         state.task = task
-        state.headWaiter = waiter
         tasks.withLock { [state] in $0[task.taskIdentifier] = state }
     }
 
@@ -98,8 +144,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// - Parameters:
     ///   - pending: The call's task.
     ///   - reason: Courier's own reason, reported instead of "cancelled"; `nil` for a cancel.
-    func stopSoon(_ pending: PendingTask, because reason: NetworkError?) {
+    ///   - failure: What the caller gets: `reason`, or the cancel as an error.
+    ///
+    /// The caller (waiting for the head, or reading the body) gets `failure` at once, not when
+    /// FoundationNetworking gets round to the cancel.
+    func stopSoon(_ pending: PendingTask, because reason: NetworkError?, failure: NetworkError) {
+        pending.waiter.resume(with: .failure(failure))
         guard let task = pending.stop(because: reason) else { return }
+        let body = tasks.withLock { tasks -> AsyncThrowingStream<Data, any Error>.Continuation? in
+            guard var state = tasks[task.taskIdentifier] else { return nil }
+            if let reason, state.failure == nil { state.failure = reason }
+            tasks[task.taskIdentifier] = state
+            return state.body
+        }
+        body?.finish(throwing: failure)
         cancelSoon(task, because: reason)
     }
 
@@ -120,7 +178,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // Every caller first, then the cancels: each waits on FoundationNetworking's queue.
         for state in ended {
             if let file = state.stagedBody { try? FileManager.default.removeItem(at: file) }
-            state.headWaiter?.resume(throwing: Self.shutDown(state))
+            state.waiter.resume(with: .failure(Self.shutDown(state)))
             state.body?.finish(throwing: Self.shutDown(state))
         }
         for state in ended { state.task?.cancel() }
@@ -176,7 +234,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
         }
         let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
-        let (waiter, tooLarge): (CheckedContinuation<TransportResponse, any Error>?, NetworkError?) = tasks.withLock { tasks in
+        let (waiter, tooLarge): (HeadWaiter?, NetworkError?) = tasks.withLock { tasks in
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
             if let announced, announced > state.maxResponseBytes {
                 let error = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: announced)
@@ -188,10 +246,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.announcedBytes = announced
             state.body = continuation
             state.recorder.enter(.receiving)
-            let waiter = state.headWaiter
-            state.headWaiter = nil
             tasks[dataTask.taskIdentifier] = state
-            return (waiter, nil)
+            return (state.waiter, nil)
         }
         if tooLarge != nil {
             continuation.finish()
@@ -199,7 +255,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             dataTask.cancel()
             return
         }
-        waiter?.resume(returning: response)
+        waiter?.resume(with: .success(response))
         completionHandler(.allow)
     }
 
@@ -245,8 +301,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             $0.phaseTimings = .unavailable(reason: "URLSession on Linux does not report task metrics")
             $0.bytesReceived = Int64(state.receivedBytes)
         }
-        if let waiter = state.headWaiter {
-            waiter.resume(throwing: Self.failure(of: state, error: error))
+        if !state.receivedHead {
+            state.waiter.resume(with: .failure(Self.failure(of: state, error: error)))
         } else if let body = state.body {
             if let failure = state.failure ?? error.map({ Self.bodyFailure($0, state: state) }) {
                 body.finish(throwing: failure)

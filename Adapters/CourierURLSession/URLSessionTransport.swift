@@ -184,28 +184,31 @@ public final class URLSessionTransport: Transport {
         } else {
             make = { $0.dataTask(with: urlRequest) }
         }
-        let state = TaskState(recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody)
-        let (delegate, session, queue, staged) = (delegate, session, queue, stagedBody)
-        // The call's task, once made: the cancellation and deadline handlers hold only this (not
-        // the context, which holds the handlers, nor the task, which holds the session).
+        // The call's task, once made, and its caller: the cancellation and deadline handlers hold
+        // only this (not the context, which holds the handlers, nor the task, which holds the
+        // session).
         let pending = PendingTask()
+        let state = TaskState(
+            recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody, waiter: pending.waiter)
+        let (delegate, session, queue, staged, recorder) = (delegate, session, queue, stagedBody, context.recorder)
         context.recorder.enter(.awaitingResponse)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                pending.waiter.wait(continuation)
                 queue.async {
                     guard let open = session.withLock({ $0 }) else {
                         if let staged { try? FileManager.default.removeItem(at: staged) }
-                        continuation.resume(throwing: Self.shutDownError)
+                        pending.waiter.resume(with: .failure(Self.shutDownError))
                         return
                     }
-                    if let stop = pending.stopped {
-                        // Cancelled, or past its deadline, before its turn: no task is made.
+                    if pending.stopped != nil {
+                        // Cancelled, or past its deadline, before its turn: the caller has its
+                        // answer already, and no task is made.
                         if let staged { try? FileManager.default.removeItem(at: staged) }
-                        continuation.resume(throwing: stop ?? NetworkError.cancelled(phase: .awaitingResponse))
                         return
                     }
                     let task = make(open)
-                    delegate.register(task, state, waiter: continuation)
+                    delegate.register(task, state)
                     if let stop = pending.made(task) {
                         // Stopped while the task was being made.
                         delegate.stop(task, because: stop)
@@ -214,13 +217,13 @@ public final class URLSessionTransport: Transport {
                     }
                 }
                 // The call's deadline stops the task in any phase, the body's included.
-                let recorder = context.recorder
                 context.onDeadline { [weak delegate] in
-                    delegate?.stopSoon(pending, because: .deadlinePassed(phase: recorder.phase))
+                    let passed = NetworkError.deadlinePassed(phase: recorder.phase)
+                    delegate?.stopSoon(pending, because: passed, failure: passed)
                 }
             }
         } onCancel: { [weak delegate] in
-            delegate?.stopSoon(pending, because: nil)
+            delegate?.stopSoon(pending, because: nil, failure: .cancelled(phase: recorder.phase))
         }
     }
 

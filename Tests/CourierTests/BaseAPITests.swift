@@ -35,7 +35,10 @@ struct BaseAPITests {
     func secondStart() async throws {
         let mock = MockTransport()
         mock.stub(.get, "/users/:id", .json(User(id: 2, name: "Bob"), delay: .milliseconds(20)))
-        let api = GetUser(client: try makeClient(mock), id: 2)
+        // The first call waits on a clock that moves only when the test says: it is still in
+        // flight when the second start comes, and no deadline passes however busy the machine.
+        let clock = ManualTimeSource()
+        let api = GetUser(client: try makeClient(mock, timeSource: clock), id: 2)
         let count = Locked(0)
         try api.start { _ in count.withLock { $0 += 1 } }
         do {
@@ -44,6 +47,10 @@ struct BaseAPITests {
         } catch {
             #expect(error.kind == .alreadyStarted)
         }
+        // The call's deadline and the mock's delay are set: the call is waiting out its delay.
+        await clock.waitForAlarms(2)
+        #expect(api.state == .running)
+        clock.advance(by: .milliseconds(20))
         #expect(await eventually { api.state == .succeeded })
         #expect(await eventually { count.withLock { $0 } == 1 })
         #expect(throws: NetworkError.self) { try api.start() }

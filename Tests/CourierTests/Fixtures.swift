@@ -22,9 +22,12 @@ final class GetUser: BaseAPI<User>, @unchecked Sendable {
     override var errorDecoder: ErrorBodyDecoder? { .json(Problem.self) }
 }
 
-func makeClient(_ mock: MockTransport, middleware: [any Middleware] = [], timeout: Duration = .seconds(10)) throws -> NetworkClient {
+func makeClient(
+    _ mock: MockTransport, middleware: [any Middleware] = [], timeout: Duration = .seconds(10), timeSource: (any TimeSource)? = nil
+) throws -> NetworkClient {
     var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
     configuration.requestTimeout = timeout
+    if let timeSource { configuration.timeSource = timeSource }
     return try NetworkClient(configuration: configuration, transport: mock, middleware: middleware)
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A transport for queue tests: it counts the requests running at once (in total and per host),
 /// records the order they started in, and answers each after `delay` (or fails it when `fails`
-/// says so). With `holds`, each request also waits until ``release()`` (at most 10 s), so tests
+/// says so). With `holds`, each request also waits until ``release()`` (at most 120 s), so tests
 /// do not depend on timing. A cancelled request is counted in `cancelled`.
 final class CountingTransport: Transport {
     struct Counts {
@@ -52,7 +52,7 @@ final class CountingTransport: Transport {
             }
         }
         do {
-            let end = ContinuousClock.now.advanced(by: .seconds(10))
+            let end = ContinuousClock.now.advanced(by: .seconds(120))
             // A request that is to fail does not wait: tests use it to fail one call at once.
             while !fails(path), !released.withLock({ $0 }), ContinuousClock.now < end {
                 try await Task.sleep(for: .milliseconds(1))

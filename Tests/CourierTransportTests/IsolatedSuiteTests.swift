@@ -11,7 +11,10 @@ import Testing
 ///   cancellation lands) on the real clock, and Swift's cooperative pool (one thread per core) can
 ///   be held for seconds by a CPU-heavy case beside it (a decompression bomb, a 64 MiB body);
 /// - `MutualTLSTests` expects a refused handshake before a 10 s deadline on the real clock, which
-///   the ahc variant outlived beside every other suite.
+///   the ahc variant outlived beside every other suite;
+/// - `QueueSoakTests` puts 10,000 calls on the cooperative pool at once, and every wake-up of every
+///   suite beside it (a mock's 20 ms delay, the shared deadline timer) queued behind them for tens
+///   of seconds while the child processes of other suites held the two cores.
 ///
 /// So the plain run starts the binary again for each of them, filtered to the suite, with
 /// `COURIER_ISOLATED_SUITE` naming it: the child has its own descriptors, threads and cooperative
@@ -21,6 +24,7 @@ enum IsolatedSuite: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case hygiene = "ConformanceHygieneTests"
     case realClock = "ConformanceRealClockTests"
     case mutualTLS = "MutualTLSTests"
+    case queueSoak = "QueueSoakTests"
 
     /// The variable that tells a child process which suite it runs.
     static let variable = "COURIER_ISOLATED_SUITE"
