@@ -24,11 +24,12 @@ enum CurlRuntime {
     /// ``CurlTransfer/mayResend(after:)``).
     static let hasRandomHTTP2FramingErrors = hasHTTP2 && versionNumber < 0x08_00_00
 
-    /// Whether libcurl fails a transfer whose TLS connection closed without `close_notify`. From
-    /// 8.0 it does (`CURLE_RECV_ERROR`); 7.x reads such a close as a clean end (it asks OpenSSL to
-    /// ignore the missing alert), so a body that ends only where the connection closes cannot be
-    /// proven whole there, and ``CurlTransfer/unprovenEnd`` fails it.
-    static let detectsUncleanTLSClose = versionNumber >= 0x08_00_00
+    /// Whether libcurl fails a transfer whose TLS connection closed without `close_notify`
+    /// (`CURLE_RECV_ERROR`). 8.14.1 does (measured with OpenSSL 3.0); 7.88.1 reads such a close as
+    /// a clean end (it asks OpenSSL to ignore the missing alert), and reports of 8.7 and 8.13 say
+    /// they still do too, so below 8.14 a body that ends only where the connection closes cannot
+    /// be proven whole, and ``CurlTransfer/unprovenEnd`` fails it.
+    static let detectsUncleanTLSClose = versionNumber >= 0x08_0E_00
 
     /// `CURLOPT_PROTOCOLS_STR` exists from 7.85.
     static let hasProtocolsString = versionNumber >= 0x07_55_00

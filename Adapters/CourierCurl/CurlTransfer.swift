@@ -304,7 +304,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CurlRuntime.detectsUncleanTLSClose`). Its end cannot be proven, so it is reported as cut
     /// short, never as whole. `nil` for every other transfer.
     var unprovenEnd: NetworkError? {
-        guard !CurlRuntime.detectsUncleanTLSClose, request.scheme == "https", head.isHTTP1, !isHeadRequest,
+        guard !CurlRuntime.detectsUncleanTLSClose, usesTLS, head.isHTTP1, !isHeadRequest,
             let response = finalHead
         else { return nil }
         let code = response.status.code

@@ -50,8 +50,8 @@ public final class CurlTransport: Transport {
     /// later); before that, such calls fail with `NetworkError/Kind/unsupported`.
     public static var supportsCleartextHTTP2: Bool { CurlRuntime.supportsCleartextHTTP2 }
 
-    /// Whether the linked libcurl (8.0 or later) tells a TLS connection cut without `close_notify`
-    /// from a clean close. Before 8.0 it cannot, and a response over HTTPS whose body ends only
+    /// Whether the linked libcurl (8.14 or later) tells a TLS connection cut without `close_notify`
+    /// from a clean close. Before 8.14 it cannot, and a response over HTTPS whose body ends only
     /// where the connection closes (HTTP/1.x, no `Content-Length`, not chunked) fails as
     /// `NetworkError/Kind/connectionClosed` however the server closed: its end cannot be proven.
     public static var detectsUncleanTLSClose: Bool { CurlRuntime.detectsUncleanTLSClose }

@@ -9,7 +9,7 @@ extension ConformanceCases {
     /// `close_notify`. A close-delimited body cut without `close_notify` fails as
     /// `connection_closed` in the receiving phase, never as complete; a length or chunked body sent
     /// whole is complete however the connection closes after it. Where the transport cannot see
-    /// `close_notify` (``ConformanceTransport/provesCleanTLSClose`` is `false`: curl on libcurl 7),
+    /// `close_notify` (``ConformanceTransport/provesCleanTLSClose`` is `false`: curl below libcurl 8.14),
     /// a close-delimited body fails even after a clean close.
     public static func tlsEndProven(_ transport: ConformanceTransport) async throws {
         let server = try await FaultServer.start(tls: true)

@@ -53,7 +53,7 @@ extension ConformanceTransport {
         // itself; Courier lets it only for a request that may be repeated.
         transport.refusedStream = .resentByLibraryWhenRepeatable
         transport.goAwayStream = .resentByLibraryWhenRepeatable
-        // libcurl 7 reads a TLS close without close_notify as a clean end, so the transport fails
+        // libcurl before 8.14 reads a TLS close without close_notify as a clean end, so the transport fails
         // every close-delimited HTTPS body there.
         transport.provesCleanTLSClose = CurlTransport.detectsUncleanTLSClose
         return transport
