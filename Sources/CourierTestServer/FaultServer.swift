@@ -128,6 +128,9 @@ public final class FaultServer: Sendable {
         case lengthUnclean = "length-unclean"
         /// A chunked body with its last chunk, then a close without `close_notify`.
         case chunkedUnclean = "chunked-unclean"
+        /// `204 No Content` without a length, then a close without `close_notify`: a 204 has no
+        /// body, so there is no end to prove.
+        case noContentUnclean = "no-content-unclean"
     }
 
     /// The body every ``TLSEnding`` sends: 1,000 bytes.
@@ -439,6 +442,8 @@ private final class FaultHandler: ChannelInboundHandler {
             answer(
                 context, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body,
                 then: .closeWithoutTLSAlert)
+        case .noContentUnclean:
+            answer(context, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n", then: .closeWithoutTLSAlert)
         case .chunkedUnclean:
             let chunk = String(body.utf8.count, radix: 16)
             answer(
