@@ -307,8 +307,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard !CurlRuntime.detectsUncleanTLSClose, usesTLS, head.isHTTP1, !isHeadRequest,
             let response = finalHead
         else { return nil }
-        let code = response.status.code
-        guard code >= 200, code != 204, code != 304, response.headerFields[.contentLength] == nil,
+        guard Self.hasBody(response), response.headerFields[.contentLength] == nil,
             !response.headerFields[values: .transferEncoding].contains(where: { $0.lowercased().contains("chunked") })
         else { return nil }
         return NetworkError(
@@ -318,10 +317,15 @@ final class CurlTransfer: @unchecked Sendable {
                 + "cannot tell a close without close_notify from a clean one, so its end cannot be proven")
     }
 
+    /// Whether a final response's status allows a body (not 1xx, 204 or 304).
+    static func hasBody(_ response: HTTPResponse) -> Bool {
+        let code = response.status.code
+        return code >= 200 && code != 204 && code != 304
+    }
+
     /// The `Content-Length` of a response that has a body, if announced.
     static func announcedLength(_ response: HTTPResponse) -> Int64? {
-        let code = response.status.code
-        guard code >= 200, code != 204, code != 304,
+        guard hasBody(response),
             let value = response.headerFields.first(where: { $0.name == .contentLength })?.value
         else { return nil }
         return Int64(value)

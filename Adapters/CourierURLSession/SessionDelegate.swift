@@ -85,7 +85,6 @@ final class PendingTask: @unchecked Sendable {
     // @unchecked Sendable: the task and the reason are behind the lock.
     private struct Slot {
         weak var task: URLSessionTask?
-        var made = false
         /// Set once the call was stopped: `.some(nil)` for a plain cancel.
         var stop: NetworkError??
     }
@@ -97,7 +96,6 @@ final class PendingTask: @unchecked Sendable {
     func made(_ task: URLSessionTask) -> NetworkError?? {
         slot.withLock { slot in
             slot.task = task
-            slot.made = true
             return slot.stop
         }
     }
@@ -109,7 +107,8 @@ final class PendingTask: @unchecked Sendable {
     func stop(because reason: NetworkError?) -> URLSessionTask? {
         slot.withLock { slot in
             if slot.stop == nil { slot.stop = .some(reason) }
-            return slot.made ? slot.task : nil
+            // `nil` until made, and once freed.
+            return slot.task
         }
     }
 }

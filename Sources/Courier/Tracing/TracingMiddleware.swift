@@ -51,8 +51,9 @@ public struct TracingMiddleware: Middleware {
         if context.hasCrossedOrigin {
             var injected = HTTPFields()
             tracer.inject(span.context, into: &injected, using: HTTPFieldsInjector())
-            for field in injected where ["traceparent", "tracestate"].contains(field.name.canonicalName) {
-                request.headerFields.append(field)
+            // Set, not appended: the hop may carry the previous hop's (both are on the safelist).
+            for field in injected where Self.crossOriginNames.contains(field.name) {
+                request.headerFields[field.name] = field.value
             }
         } else {
             tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
@@ -81,6 +82,8 @@ public struct TracingMiddleware: Middleware {
 
     /// `traceparent`.
     public static let traceParentName = HTTPField.Name("traceparent")!
+    /// The trace headers injected on a hop that left the call's origin: the W3C trace context.
+    static let crossOriginNames: Set<HTTPField.Name> = [traceParentName, HTTPField.Name("tracestate")!]
 }
 
 /// Writes propagation headers into `HTTPFields`; invalid names or values are skipped.
