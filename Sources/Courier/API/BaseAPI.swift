@@ -116,6 +116,9 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var tags: Set<String> { [] }
     /// Whether the call may share an identical call's transfer in its queue; `automatic` by default.
     open var deduplication: Deduplication { .automatic }
+    /// The name metrics labels, logs and middleware use for this call; `nil` (the default) labels
+    /// metrics by the class's name.
+    open var endpointName: String? { nil }
 
     // MARK: Lifecycle
 
@@ -160,15 +163,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         try launch(completion: completion, waiter: nil, placement: nil)
     }
 
-    /// How a ``Batch`` runs its items: in its queue, as members of the batch, telling it when each starts.
-    struct BatchPlacement: Sendable {
-        var queue: RequestQueue
-        var batch: BatchID
-        var onStart: @Sendable () -> Void
-    }
-
-    /// Starts the call as an item of a batch.
-    func start(in placement: BatchPlacement, completion: @escaping Handler) throws(NetworkError) {
+    /// Starts the call as an item of a batch: in the batch's queue, telling it when the call starts.
+    func start(in placement: AssignedQueue, completion: @escaping Handler) throws(NetworkError) {
         try launch(completion: completion, waiter: nil, placement: placement)
     }
 
@@ -212,7 +208,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     typealias Handler = @Sendable (Result<Output, NetworkError>) -> Void
     typealias Waiter = CheckedContinuation<Output, any Error>
 
-    private func launch(completion: Handler?, waiter: Waiter?, placement: BatchPlacement?) throws(NetworkError) {
+    private func launch(completion: Handler?, waiter: Waiter?, placement: AssignedQueue?) throws(NetworkError) {
         let action = box.withLock { box in
             let action = box.lifecycle.start()
             if case .launch = action {
@@ -228,14 +224,11 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
         case .rejectCancelled:
             throw NetworkError(kind: .cancelled, phase: .building, message: "\(Self.self) was cancelled before it started")
         case .launch:
-            var call = describe()
-            if let placement {
-                call.requestQueue = placement.queue
-                call.batch = placement.batch
-                call.onStart = placement.onStart
-            }
+            // The object's properties are read here, once, on the caller's thread.
+            let call = Call(self, on: client, assigned: placement)
+            let decoder = decoder
             let task = Task { [self] in
-                finish(await client.execute(call))
+                finish(await client.execute(call, decoder: decoder))
             }
             if case .cancel(let handle) = box.withLock({ $0.lifecycle.attach(task) }) {
                 handle.cancel()
@@ -272,11 +265,6 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
             completionQueue.async { completion(result) }
         }
         waiter?.resume(with: result.mapError { $0 as any Error })
-    }
-
-    /// The call, read through the same ``Endpoint`` mapping as a value type's.
-    private func describe() -> CallDescription<Output> {
-        CallDescription(self)
     }
 }
 

@@ -32,10 +32,9 @@ public struct Alert: Sendable, Hashable {
     /// A request id of a failed call, to find its log lines.
     public var sampleRequestID: String
 
-    /// Creates an alert.
+    /// Creates an alert; ``lastError`` and ``lastErrorDetail`` start empty.
     public init(
-        kind: Kind, rule: String, group: String, endpoint: String, team: String?, failures: Int, calls: Int, lastError: String?,
-        lastErrorDetail: String?, sampleRequestID: String
+        kind: Kind, rule: String, group: String, endpoint: String, team: String?, failures: Int, calls: Int, sampleRequestID: String
     ) {
         self.kind = kind
         self.rule = rule
@@ -44,8 +43,6 @@ public struct Alert: Sendable, Hashable {
         self.team = team
         self.failures = failures
         self.calls = calls
-        self.lastError = lastError
-        self.lastErrorDetail = lastErrorDetail
         self.sampleRequestID = sampleRequestID
     }
 }

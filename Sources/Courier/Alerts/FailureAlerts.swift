@@ -191,17 +191,18 @@ public final class FailureAlerts: CallObserver {
             }
             state.lastSent = now
             state.announced = true
-            return Alert(
+            var alert = Alert(
                 kind: .tripped, rule: prepared.rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
-                calls: calls,
-                lastError: sample.error?.shortDescription, lastErrorDetail: sample.error?.description, sampleRequestID: sample.requestID)
+                calls: calls, sampleRequestID: sample.requestID)
+            alert.lastError = sample.error?.shortDescription
+            alert.lastErrorDetail = sample.error?.description
+            return alert
         }
         guard state.announced else { return nil }
         state.announced = false
         return Alert(
             kind: .recovered, rule: prepared.rule.name, group: group, endpoint: record.endpoint, team: record.team, failures: failures,
-            calls: calls,
-            lastError: nil, lastErrorDetail: nil, sampleRequestID: sample.requestID)
+            calls: calls, sampleRequestID: sample.requestID)
     }
 }
 

@@ -7,36 +7,31 @@ import Foundation
 struct CallScope: Sendable {
     let signal: CallDeadline
     let slot: Int
-    let admission: CallAdmission
     let alarm: TimeSourceAlarm
-    let time: any TimeSource
-    let timeout: Duration
-    let recorder: TransferRecorder
     /// When the network part began (for the metrics' network time).
     let networkStart: Moment
-    let maxResponseBytes: Int
+    /// The client: its admission, its clock, its body limit.
+    let client: NetworkClient
+    let timeout: Duration
+    let recorder: TransferRecorder
+
+    /// The largest body the call accepts.
+    var maxResponseBytes: Int { client.configuration.maxResponseBytes }
 
     /// Stops the deadline's alarm: the call has its answer (or its failure).
     func disarm() {
-        _ = time.cancelAlarm(alarm)
+        _ = client.configuration.timeSource.cancelAlarm(alarm)
     }
 
     /// Ends the call: the deadline's handlers (and the transfers they hold) go now, and a graceful
     /// shutdown stops waiting for it. Call it once.
     func close() {
         signal.finish()
-        admission.leave(slot)
+        client.admission.leave(slot)
     }
 
     /// What the call reports for `error` thrown under this scope (a passed deadline is a timeout).
     func failure(_ error: any Error) -> NetworkError {
         Deadline.failure(error, signal: signal, timeout: timeout, recorder: recorder)
     }
-}
-
-/// A call opened up to its response head (see `NetworkClient.open`), with the scope that must be
-/// closed once the body is done.
-struct OpenedCall: Sendable {
-    let response: TransportResponse
-    let scope: CallScope
 }

@@ -130,7 +130,7 @@ public final class Batch<Output: Sendable>: Sendable {
             return
         }
         for (index, item) in items.enumerated() {
-            let placement = BaseAPI<Output>.BatchPlacement(queue: queue, batch: id) { [weak self] in self?.started(index) }
+            let placement = AssignedQueue(queue: queue, batch: id) { [weak self] in self?.started(index) }
             do {
                 try item.start(in: placement) { [self] result in finished(index, result) }
             } catch {

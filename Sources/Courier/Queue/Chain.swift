@@ -132,7 +132,7 @@ public struct Chain<Output: Sendable>: Sendable {
 
     private static func send<E: Endpoint>(_ endpoint: E, on client: NetworkClient) async throws(NetworkError) -> Output
     where E.Output == Output {
-        try await client.perform(CallDescription(endpoint)).value
+        try await client.perform(Call(endpoint, on: client), decoder: endpoint.decoder).value
     }
 
     private static func perform(

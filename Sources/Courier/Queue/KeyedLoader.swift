@@ -32,7 +32,7 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The queue the loads run in.
     public let queue: RequestQueue
     private let client: NetworkClient
-    private let makeCall: @Sendable (Key) -> CallDescription<Value>
+    private let makeCall: @Sendable (Key) -> (Call, ResponseDecoder<Value>)
     private let onResult: ResultHandler
     private let callbackQueue: DispatchQueue
 
@@ -78,9 +78,8 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.queue = loaderQueue
         self.client = client
         self.makeCall = { key in
-            var call = CallDescription(endpoint(key))
-            call.requestQueue = loaderQueue
-            return call
+            let endpoint = endpoint(key)
+            return (Call(endpoint, on: client, assigned: AssignedQueue(queue: loaderQueue)), endpoint.decoder)
         }
         self.onResult = onResult
         self.callbackQueue = DispatchQueue(label: "courier.loader", target: callbackQueue)
@@ -148,9 +147,9 @@ public final class KeyedLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private func start(_ key: Key, token: UInt64) {
-        let call = makeCall(key)
+        let (call, decoder) = makeCall(key)
         let task = Task { [client] in
-            let result = await client.execute(call).map(\.value)
+            let result = await client.execute(call, decoder: decoder).map(\.value)
             finished(key, token: token, result)
         }
         let stillWanted = state.withLock { state -> Bool in

@@ -23,14 +23,14 @@ public struct RequestContext: Sendable {
     /// The deadline as a cancellation source, passed by the client's alarm on ``clock``.
     var deadlineSignal = CallDeadline.never
     /// The longest a transport may spend establishing a connection.
-    public var connectTimeout: Duration
+    public var connectTimeout: Duration = .seconds(10)
     /// The largest response body accepted, in bytes.
     public var maxResponseBytes: Int
     /// The most a response head may hold. The chain checks every head against it; a transport
     /// that reads heads itself should also stop reading there.
     public var responseHeadLimits = ResponseHeadLimits()
     /// The most redirects the chain's follow-up link follows (transports follow none).
-    public var maxRedirects: Int
+    public var maxRedirects = 10
     /// Further header names (lowercase) that carry secrets, beyond ``CredentialScope/standardNames``:
     /// the configuration's and those of secret header rules. Together they are the call's
     /// credentials (``credentialHeaderNames``).
@@ -68,69 +68,67 @@ public struct RequestContext: Sendable {
     /// generated OpenAPI client's `operationID` through `CourierOpenAPI`), for middleware, header
     /// rules (``HeaderRule/Value/computed(_:)``) and logs; `nil` otherwise.
     public var endpointName: String?
-    /// Whether the caller reads the body as a stream (``NetworkClient/stream(_:)``): links must
-    /// pass it on without reading it whole (the queue's gate then holds its slot until the body
-    /// ends, and never shares the transfer).
-    public internal(set) var streamsBody = false
     /// Whether a redirect of this call has gone to another origin (scheme, host or port) than the
     /// one before it. Set by the follow-up link for every later hop: the hop then carries only the
     /// cross-origin safelist (``FollowUp/crossOriginSafelist``), and network middleware must add no
     /// credential to it (the shipped ones add none). See <doc:WritingMiddleware>.
     public internal(set) var hasCrossedOrigin = false
-    /// Whether an attempt that never reached the server is sent once more
-    /// (``Resilience/retriesUnsentRequests``). (Beside ``streamsBody``: two flags share one word.)
-    var resendsUnsent = false
     /// The names of the headers the API object set itself. They win over every header rule and
     /// default (see `TeamHeadersMiddleware`).
     public var ownHeaderNames: Set<HTTPField.Name> = []
-    /// The queue the call waits in, when it has one (see ``RequestQueue``).
-    var placement: QueuePlacement?
-    /// The client's retry budget per host, which retries, hedges, auth-refresh replays and resends
-    /// of unsent attempts draw from; `nil` outside a client.
-    var retryLedger: RetryBudgetLedger?
-    /// The client's response cache, if it has one.
-    var cache: ResponseCache?
     /// How the call uses the response cache.
     public var cachePolicy: CachePolicy = .useProtocol
     /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// What only the chain's own links read, set by the client (see ``ChainInternals``).
+    var internals = ChainInternals.none
+
+    /// Whether the caller reads the body as a stream (``NetworkClient/stream(_:)``): links must
+    /// pass it on without reading it whole (the queue's gate then holds its slot until the body
+    /// ends, and never shares the transfer).
+    public var streamsBody: Bool { internals.streamsBody }
+    /// The queue the call waits in, when it has one.
+    var placement: QueuePlacement? { internals.placement }
+    /// The client's response cache, if it has one.
+    var cache: ResponseCache? { internals.cache }
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(
         requestID: String,
         team: String? = nil,
         deadline: ContinuousClock.Instant,
-        connectTimeout: Duration = .seconds(10),
         maxResponseBytes: Int = ClientConfiguration.defaultMaxResponseBytes,
-        maxRedirects: Int = 10,
         secretHeaderNames: Set<String> = [],
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
         recorder: TransferRecorder,
         httpVersion: HTTPVersionPreference? = nil
     ) {
-        self.init(
-            requestID: requestID, team: team, deadlineMoment: Moment(deadline), connectTimeout: connectTimeout,
-            maxResponseBytes: maxResponseBytes, maxRedirects: maxRedirects,
-            secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }),
-            logger: logger,
-            recorder: recorder, httpVersion: httpVersion)
+        self.requestID = requestID
+        self.team = team
+        self.deadlineMoment = Moment(deadline)
+        self.maxResponseBytes = maxResponseBytes
+        self.secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
+        self.storedLogger = logger
+        self.recorder = recorder
+        self.httpVersion = httpVersion
     }
 
-    /// The client's initialiser: the deadline as a ``Moment``.
+    /// The client's initialiser: the limits, the credential names and the clock from its configuration.
     init(
-        requestID: String, team: String?, deadlineMoment: Moment, connectTimeout: Duration, maxResponseBytes: Int, maxRedirects: Int,
-        secretHeaderNames: Set<String>, logger: Logger, recorder: TransferRecorder, httpVersion: HTTPVersionPreference?
+        requestID: String, team: String?, deadlineMoment: Moment, configuration: ClientConfiguration, logger: Logger,
+        recorder: TransferRecorder
     ) {
         self.requestID = requestID
         self.team = team
         self.deadlineMoment = deadlineMoment
-        self.connectTimeout = connectTimeout
-        self.maxResponseBytes = maxResponseBytes
-        self.maxRedirects = maxRedirects
-        self.secretHeaderNames = secretHeaderNames
-        self.storedLogger = logger
+        connectTimeout = configuration.connectTimeout
+        maxResponseBytes = configuration.maxResponseBytes
+        maxRedirects = configuration.maxRedirects
+        secretHeaderNames = configuration.secretHeaderNames
+        responseHeadLimits = configuration.responseHeadLimits
+        clock = configuration.timeSource
+        storedLogger = logger
         self.recorder = recorder
-        self.httpVersion = httpVersion
     }
 
     /// `logger` with the call's id in its metadata under `courier.request_id`.
@@ -149,7 +147,7 @@ public struct RequestContext: Sendable {
     /// - Returns: `true` when the budget allows it (always outside a client); `false` when it is
     ///   spent, and ``RequestMetrics/retryRefusedByBudget`` is then set.
     public func drawRetryBudget(host: String) -> Bool {
-        guard let retryLedger else { return true }
+        guard let retryLedger = internals.retryLedger else { return true }
         if retryLedger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: clock)) { return true }
         recorder.update { $0.retryRefusedByBudget = true }
         return false

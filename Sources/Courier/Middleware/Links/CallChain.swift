@@ -41,32 +41,31 @@ struct CallChain: Sendable {
 
     /// Builds the chain.
     /// - Parameters:
-    ///   - headerRules: The team header rules; no link when empty.
+    ///   - configuration: The header rules, retry policy, resilience and decompression settings:
+    ///     a link for each that is set.
     ///   - application: Once-per-call middleware, in the order requests pass them.
-    ///   - retry: The retry policy; no link when `nil`.
-    ///   - retryBudget: What retries may add to each host's traffic.
     ///   - breaker: The circuits per host; no link when `nil`.
-    ///   - hedging: When slow idempotent calls get a second copy; no link when `nil`.
-    ///   - deadlineHeader: The header each attempt writes the time left into, if any.
-    ///   - decompression: The bridge's content decoding.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     init(
-        headerRules: [HeaderRule], application: [any Middleware], retry: RetryPolicy?, retryBudget: RetryBudget = RetryBudget(),
-        breaker: CircuitBreaker? = nil, hedging: HedgingPolicy? = nil, deadlineHeader: HTTPField.Name? = nil,
-        decompression: Decompression = Decompression(), network: [any Middleware], transport: any Transport
+        configuration: ClientConfiguration, application: [any Middleware], breaker: CircuitBreaker?, network: [any Middleware],
+        transport: any Transport
     ) {
+        let headerRules = configuration.headerRules
+        let retry = configuration.retry
+        let hedging = configuration.resilience.hedging
+        let deadlineHeader = configuration.resilience.deadlineHeaderName
         var links: [any Middleware] = []
         if !headerRules.isEmpty { links.append(TeamHeadersMiddleware(rules: headerRules)) }
         links += application
         // Retry and hedging draw from one budget per host.
-        let ledger = RetryBudgetLedger(budget: retryBudget)
+        let ledger = RetryBudgetLedger(budget: configuration.resilience.retryBudget)
         self.ledger = ledger
         if let retry { links.append(RetryMiddleware(policy: retry, ledger: ledger)) }
         if let breaker { links.append(CircuitBreakerLink(breaker: breaker)) }
         if let hedging { links.append(HedgingLink(policy: hedging, ledger: ledger, depositsCalls: retry == nil)) }
         applicationCount = links.count
-        let bridge = BridgeLink(decompression: decompression, transportDecodes: transport.decodesContentCodings)
+        let bridge = BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings)
         links.append(FollowUpLink())
         // Network middleware run below the cache and the queue, so what they add (a credential,
         // say) is never in the cache's or the de-duplication's key: with any, the cache stores
@@ -131,7 +130,7 @@ struct CallChain: Sendable {
         _ error: NetworkError, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?
     ) async throws -> TransportResponse {
-        guard context.resendsUnsent, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
+        guard context.internals.resendsUnsent, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
             context.drawRetryBudget(host: request.authority ?? "")
         else { throw error }
         context.recorder.update { $0.unsentRetries += 1 }

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// A response whose body the caller reads as it arrives (see ``NetworkClient/stream(_:)``).
+///
+/// The call is still running while the body is read: the call's deadline covers the body, the
+/// client's graceful shutdown waits for it, a queued call keeps its slot, and observers and the
+/// log hear about the call once the body has ended (read to the end, failed, or dropped).
+/// Reading is the backpressure: the curl and AsyncHTTPClient transports stop taking bytes from the
+/// socket while the reader is behind (URLSession's limit is declared in its documentation).
+/// Cancelling the reading task, or dropping the body unread, stops the transfer.
+public struct StreamedResponse: Sendable {
+    /// The status and headers (after redirects, decompression and the cache).
+    public let head: HTTPResponse
+    /// The body, read once. Its chunks are the decoded bytes (see
+    /// ``ClientConfiguration/decompression``), and reading more than
+    /// ``ClientConfiguration/maxResponseBytes`` fails with ``NetworkError/Kind/responseTooLarge``.
+    /// Every error it throws is a ``NetworkError``.
+    public let body: ResponseBody
+    /// The metrics when the head arrived; the observers get the whole call's once the body ends.
+    public let metrics: RequestMetrics
+}
+
+/// A streamed call's body as its caller reads it: counted against the client's limit, and ending
+/// the call exactly once, when the body ends, fails, or is dropped unread.
+///
+/// `@unchecked Sendable`: a body is read by one task, one chunk at a time (see
+/// ``ResponseBodySource``), and `deinit` runs only once no reader is left.
+final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
+    /// Ends the call with the bytes read and the error, if any; returns the call's error.
+    typealias Ending = @Sendable (_ bytes: Int64, _ error: (any Error)?) -> NetworkError?
+
+    /// The transport's body; released at the end, which stops a transfer the reader gave up on
+    /// even while the caller still holds the response.
+    private var iterator: ResponseBody.AsyncIterator?
+    private let limit: Int
+    private var received: Int64 = 0
+    private var ending: Ending?
+    /// The error the body ended with, thrown again to a reader that asks after the end.
+    private var failure: NetworkError?
+
+    init(body: ResponseBody, limit: Int, ending: @escaping Ending) {
+        iterator = body.makeAsyncIterator()
+        self.limit = limit
+        self.ending = ending
+    }
+
+    func next() async throws -> Data? {
+        if let failure { throw failure }
+        guard ending != nil else { return nil }
+        do {
+            guard let chunk = try await iterator?.next() else {
+                end(nil)
+                return nil
+            }
+            received += Int64(chunk.count)
+            if received > Int64(limit) { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
+            return chunk
+        } catch {
+            let failure = end(error) ?? NetworkError.converting(error, phase: .receiving)
+            self.failure = failure
+            throw failure
+        }
+    }
+
+    @discardableResult
+    private func end(_ error: (any Error)?) -> NetworkError? {
+        guard let ending else { return nil }
+        self.ending = nil
+        iterator = nil
+        return ending(received, error)
+    }
+
+    deinit {
+        // Dropped before its end: the transport's source goes with the iterator, which stops the transfer.
+        end(NetworkError.cancelled(phase: .receiving))
+    }
+}

@@ -1,0 +1,40 @@
+/// What only the chain's own links read from a call's context, set by the client when the call
+/// opens and the same in every frame below: the queue placement, the response cache, the retry
+/// ledger, and two flags.
+///
+/// Kept out of ``RequestContext``'s public fields, in one reference: copying the context per frame
+/// copies one word for all of it. A call with no queue that reads its body whole shares its
+/// client's instance, so it costs no allocation.
+final class ChainInternals: Sendable {
+    /// The queue the call waits in, when it has one (see ``RequestQueue``).
+    let placement: QueuePlacement?
+    /// The client's response cache, if it has one.
+    let cache: ResponseCache?
+    /// The client's retry budget per host, which retries, hedges, auth-refresh replays and resends
+    /// of unsent attempts draw from; `nil` outside a client.
+    let retryLedger: RetryBudgetLedger?
+    /// Whether an attempt that never reached the server is sent once more
+    /// (``Resilience/retriesUnsentRequests``).
+    let resendsUnsent: Bool
+    /// Whether the caller reads the body as a stream (see ``RequestContext/streamsBody``).
+    let streamsBody: Bool
+
+    init(placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool, streamsBody: Bool) {
+        self.placement = placement
+        self.cache = cache
+        self.retryLedger = retryLedger
+        self.resendsUnsent = resendsUnsent
+        self.streamsBody = streamsBody
+    }
+
+    /// A context outside a client: no queue, cache or budget.
+    static let none = ChainInternals(placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false)
+
+    /// These internals for one call: this instance for a buffered call without a queue, else a copy
+    /// with the call's placement and reading.
+    func forCall(placement: QueuePlacement?, streams: Bool) -> ChainInternals {
+        guard placement != nil || streams != streamsBody else { return self }
+        return ChainInternals(
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams)
+    }
+}

@@ -1,0 +1,68 @@
+import HTTPTypes
+
+/// A call's request as a transport sends it, built once by ``RequestBuilder``.
+struct BuiltRequest: Sendable {
+    var request: HTTPRequest
+    var body: RequestBody?
+    /// The names of the headers the endpoint set itself (they win over rules and defaults).
+    var ownHeaderNames: Set<HTTPField.Name>
+}
+
+/// Turns an endpoint into the request a transport sends: URL, validated headers, body. The only
+/// place a request is composed.
+enum RequestBuilder {
+    /// The request for `endpoint` on `client`, or why it cannot be built (a
+    /// ``NetworkError/Kind/invalidRequest`` naming the call's method and URL as described).
+    static func build(_ endpoint: some Endpoint, client: NetworkClient) -> Result<BuiltRequest, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try compose(endpoint, client: client))
+        } catch {
+            var error = error
+            if error.request == nil {
+                let base = endpoint.baseURL ?? client.configuration.baseURL ?? ""
+                error.request = NetworkError.RequestSummary(method: endpoint.method.rawValue, url: base + "/" + endpoint.path)
+            }
+            return .failure(error)
+        }
+    }
+
+    private static func compose(_ endpoint: some Endpoint, client: NetworkClient) throws(NetworkError) -> BuiltRequest {
+        let configuration = client.configuration
+        let base: URLBuilder.Base
+        if let own = endpoint.baseURL, own != configuration.baseURL {
+            base = try URLBuilder.cachedBase(own)
+        } else if let configuredBase = client.configuredBase {
+            base = try configuredBase.result.get()
+        } else {
+            throw .invalidRequest("no base URL: the API object names none and the client configuration has none")
+        }
+        let url = try URLBuilder.build(base: base, path: endpoint.path, query: endpoint.query)
+        var fields = client.defaultFields
+        let own = try endpoint.headers.validatedFields(secretNames: configuration.secretHeaderNames)
+        let ownNames = own.isEmpty ? [] : Set(own.map(\.name))
+        for name in ownNames {
+            fields[values: name] = []
+        }
+        fields.append(contentsOf: own)
+        let body = endpoint.body
+        if let body {
+            if let error = body.buildError { throw error }
+            if fields[.contentType] == nil, let contentType = body.contentType {
+                fields.append(try HeaderValidation.field(name: "Content-Type", value: contentType))
+            }
+        }
+        let request = HTTPRequest(
+            method: endpoint.method, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
+        return BuiltRequest(request: request, body: body, ownHeaderNames: ownNames)
+    }
+}
+
+/// A client's base URL, parsed once (a bad one fails each call that uses it). A class, so that
+/// handing it to every call costs one retain, not a copy of the whole result.
+final class ParsedBase: Sendable {
+    let result: Result<URLBuilder.Base, NetworkError>
+
+    init(_ text: String) {
+        result = Result { () throws(NetworkError) in try URLBuilder.parseBase(text) }
+    }
+}
