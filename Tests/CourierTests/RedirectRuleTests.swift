@@ -1,3 +1,4 @@
+import CourierMock
 import Foundation
 import Testing
 
@@ -99,8 +100,8 @@ struct RedirectRuleTests {
         #expect(try RedirectRule.follow(request, status: 302, location: "http://[::1]/x").request.authority == "[::1]")
     }
 
-    @Test("the follow-up link called through intercept (outside the fold) follows the same way")
-    func followUpThroughIntercept() async throws {
+    @Test("the chain's middle follows a redirect hop by hop through the network middleware below it")
+    func followUpThroughTheMiddle() async throws {
         let sent = Locked<[String]>([])
         let next: Middleware.Next = { request, _, _ in
             sent.withLock { $0.append(request.path ?? "") }
@@ -111,7 +112,10 @@ struct RedirectRuleTests {
         }
         let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "test"))
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
-        let response = try await FollowUpLink().intercept(request, body: nil, context: context, next: next)
+        let middle = ChainMiddle(
+            bridge: BridgeLink(decompression: Decompression(), transportDecodes: false), networkMiddlewareBelow: true, below: next,
+            attempt: Attempt(transport: MockTransport(), deadlineHeader: nil))
+        let response = try await middle.run(request, RequestBody?.none, context)
         #expect(response.head.status == .ok)
         #expect(sent.withLock { $0 } == ["/start", "/end"])
         #expect(context.recorder.updated { _ in }.redirects == 1)

@@ -5,16 +5,10 @@ import Logging
 /// The response cache's link: slot 5 of ``CallChain``, below follow-up (each redirect hop is looked
 /// up and stored under its own URL) and above the bridge (bodies are stored decoded, and a hit
 /// never waits for a queue slot or reaches the transport).
-struct CacheLink: BindableLink {
+struct CacheLink: Sendable {
     /// Whether network middleware run below: they may add credentials the key cannot see, so only
     /// `public` answers are stored (`CallChain` sets it).
-    var networkMiddlewareBelow = false
-
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { [networkMiddlewareBelow] request, body, context in
-            try await Self.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next)
-        }
-    }
+    let networkMiddlewareBelow: Bool
 
     /// The fields that make a request conditional or partial: the caller's own business, so such a
     /// request passes the cache untouched.
@@ -29,7 +23,7 @@ struct CacheLink: BindableLink {
     ]
 
     static func run(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, networkMiddlewareBelow: Bool = false,
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, networkMiddlewareBelow: Bool,
         next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
         guard let cache = context.cache else {

@@ -2,40 +2,28 @@ import HTTPTypes
 import Logging
 
 extension Call {
-    /// Opens the call: its context and deadline, its place among the client's running calls, and
-    /// the chain up to the response head. The scope it returns holds all of that until it is
+    /// Opens the call: its deadline, its place among the client's running calls, and the chain up
+    /// to the response head. The scope it returns holds the deadline and the place until it is
     /// closed, after the body (a buffered call reads it at once; a streamed call hands it over).
     /// - Throws: ``NetworkError`` (the call is closed already).
     func open(_ built: BuiltRequest) async throws(NetworkError) -> OpenedCall {
-        let configuration = client.configuration
-        let time = configuration.timeSource
-        var context = RequestContext(
-            requestID: requestID, team: settings.team, deadlineMoment: start.advanced(by: settings.timeout),
-            configuration: configuration, logger: logger, recorder: recorder)
-        context.httpVersion = settings.httpVersion
-        context.addsRequestID = true
         let signal = CallDeadline()
         guard let slot = client.admission.enter(signal) else {
             throw NetworkError(
                 kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
         }
+        var context = context
         context.deadlineSignal = signal
-        context.internals = client.chainInternals.forCall(placement: settings.placement, streams: settings.streams)
-        context.cachePolicy = settings.cachePolicy
-        context.ownHeaderNames = built.ownHeaderNames
-        context.endpointName = settings.endpointName
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.
-        recorder.update(entering: settings.placement == nil ? .sending : .queued) { $0.bytesSent = built.body?.length ?? 0 }
-        if logger.logLevel <= .trace { traceStart(built.request, context: context) }
+        recorder.update(entering: context.placement == nil ? .sending : .queued) { $0.bytesSent = built.body?.length ?? 0 }
+        if logger.logLevel <= .trace { traceStart(built.request) }
 
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
         // the body until the caller has read it.
-        let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: client.onSystemClock ? nil : time, now: networkStart)
-        let scope = CallScope(
-            signal: signal, slot: slot, alarm: alarm, networkStart: networkStart, client: client, timeout: settings.timeout,
-            recorder: recorder)
+        let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: client.onSystemClock ? nil : context.clock, now: networkStart)
+        let scope = CallScope(self, signal: signal, slot: slot, alarm: alarm, networkStart: networkStart)
         do {
             return OpenedCall(response: try await client.chain.run(built.request, built.body, context), scope: scope)
         } catch {

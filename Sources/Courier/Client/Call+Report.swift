@@ -10,7 +10,7 @@ extension Call {
                 "courier.status": .stringConvertible(status), "courier.attempts": .stringConvertible(metrics.attempts),
                 "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
             ]
-            if let name = settings.endpointName { metadata["courier.endpoint"] = .string(name) }
+            if let name = context.endpointName { metadata["courier.endpoint"] = .string(name) }
             taggedLogger.debug("courier.call.succeeded", metadata: metadata)
         }
         notify(status: status, error: nil, metrics: metrics, authority: authority)
@@ -28,7 +28,7 @@ extension Call {
                 "courier.attempts": .stringConvertible(metrics.attempts),
                 "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
             ]
-            if let name = settings.endpointName { metadata["courier.endpoint"] = .string(name) }
+            if let name = context.endpointName { metadata["courier.endpoint"] = .string(name) }
             taggedLogger.log(
                 level: level, failure.kind == .cancelled ? "courier.call.cancelled" : "courier.call.failed", metadata: metadata)
         }
@@ -42,8 +42,8 @@ extension Call {
         let labels = EndpointLabels.shared
         let record = CallRecord(
             requestID: requestID,
-            endpoint: settings.endpointName.map { labels.label(named: $0) } ?? labels.label(for: settings.apiType),
-            team: settings.team, method: methodName, host: authority ?? "", status: status, error: error, metrics: metrics)
+            endpoint: context.endpointName.map { labels.label(named: $0) } ?? labels.label(for: settings.apiType),
+            team: context.team, method: methodName, host: authority ?? "", status: status, error: error, metrics: metrics)
         for observer in observers { observer.callFinished(record) }
     }
 
@@ -59,7 +59,7 @@ extension Call {
     private var taggedLogger: Logger { RequestContext.logger(logger, taggedWith: requestID) }
 
     @inline(never)
-    func traceStart(_ request: HTTPRequest, context: RequestContext) {
+    func traceStart(_ request: HTTPRequest) {
         taggedLogger.trace(
             "courier.call.started",
             metadata: [

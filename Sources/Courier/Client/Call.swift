@@ -7,8 +7,8 @@ import Logging
 ///
 /// Built once, when the call starts (``BaseAPI/start()`` builds it on the caller's thread, so the
 /// API object's properties are read there, once), from the endpoint and the client. It owns what
-/// the call is: its request, its settings, its id, logger, recorder and start. Its methods are the
-/// phases, each in a file of its own:
+/// the call is: its request, its context (id, logger, recorder, deadline, limits), its settings
+/// and its start. Its methods are the phases, each in a file of its own:
 ///
 /// - `Call+Open.swift`: the context, the deadline and admission scope, the chain up to the head;
 /// - `Call+Finish.swift`: the body read whole, the status check, decoding, a failure completed;
@@ -21,20 +21,18 @@ import Logging
 struct Call: Sendable {
     /// The client that runs the call: its configuration, chain, admission and observers.
     let client: NetworkClient
-    /// What the endpoint says about the call, besides its request and decoder.
-    let settings: CallSettings
+    /// The call's context as the chain receives it: its id, team, endpoint name, deadline,
+    /// limits, logger, recorder and the chain's internals (the deadline signal is added at open).
+    let context: RequestContext
     /// The request as built, or why it could not be (the call then fails without opening).
     let built: Result<BuiltRequest, NetworkError>
-    /// A process-unique id for logs and tracing (see ``RequestID``).
-    let requestID: String
-    /// The endpoint's logger, or the client's. The id is added only when a line is logged.
-    let logger: Logger
-    /// Where the phases and the metrics of the call are kept.
-    let recorder: TransferRecorder
+    /// What the call needs besides its context and request: how its outcome is judged and labelled.
+    let settings: CallSettings
     /// When the call began, on the configuration's clock.
     let start: Moment
 
-    /// Builds the call for `endpoint`, read once, here.
+    /// Builds the call for `endpoint`, read once, here: the one place an endpoint's fields reach a
+    /// call, whether it is a value or an API object.
     /// - Parameters:
     ///   - endpoint: The call's description.
     ///   - client: The client that runs it.
@@ -42,18 +40,41 @@ struct Call: Sendable {
     ///   - streams: Whether the caller reads the body as a stream.
     init(_ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue? = nil, streams: Bool = false) {
         self.client = client
-        settings = CallSettings(endpoint, on: client, assigned: assigned, streams: streams)
-        built = RequestBuilder.build(endpoint, client: client)
-        requestID = RequestID.make()
-        logger = endpoint.logger ?? client.configuration.logger
-        recorder = TransferRecorder(transport: client.transport.name)
         start = client.now()
+        settings = CallSettings(endpoint, on: client, assigned: assigned)
+        var context = client.callTemplate
+        context.requestID = RequestID.make()
+        context.team = endpoint.team
+        context.deadlineMoment = start.advanced(by: settings.timeout)
+        context.recorder = TransferRecorder(transport: client.transport.name)
+        if let logger = endpoint.logger { context.useLogger(logger) }
+        context.endpointName = endpoint.endpointName
+        context.httpVersion = endpoint.httpVersion
+        if let policy = endpoint.cachePolicy { context.cachePolicy = policy }
+        // A streamed call never shares an identical call's transfer: each reader needs its own body.
+        let placement = (assigned?.queue ?? endpoint.requestQueue ?? client.queue).map {
+            QueuePlacement(
+                queue: $0, priority: endpoint.priority, deduplication: streams ? .never : endpoint.deduplication,
+                onStart: assigned?.onStart)
+        }
+        if placement != nil || streams { context.internals = context.internals.forCall(placement: placement, streams: streams) }
+        let built = RequestBuilder.build(endpoint, client: client)
+        if case .success(let request) = built, !request.ownHeaderNames.isEmpty { context.ownHeaderNames = request.ownHeaderNames }
+        self.context = context
+        self.built = built
     }
+
+    /// The call's id, for logs and tracing.
+    var requestID: String { context.requestID }
+    /// The endpoint's logger, or the client's (without the id, which is added when a line is logged).
+    var logger: Logger { context.untaggedLogger }
+    /// Where the phases and the metrics of the call are kept.
+    var recorder: TransferRecorder { context.recorder }
 
     /// Runs `body` as the call's network part: inside its queue's tracking when it has a queue
     /// (so ``RequestQueue/cancelAll(_:)`` and batches reach it in any state), else right here.
     func tracked<T: Sendable>(_ body: @escaping @Sendable () async throws(NetworkError) -> T) async throws(NetworkError) -> T {
-        guard let placement = settings.placement else { return try await body() }
+        guard let placement = context.placement else { return try await body() }
         let result = await placement.queue.tracking(settings.membership) { () async -> Result<T, NetworkError> in
             do throws(NetworkError) {
                 return .success(try await body())
@@ -65,52 +86,26 @@ struct Call: Sendable {
     }
 }
 
-/// What an endpoint says about its call besides the request and the decoder, resolved against
-/// the client's configuration once.
+/// What a call needs besides its context and request: its deadline's length, how its outcome is
+/// judged and labelled, and what it belongs to in its queue.
 struct CallSettings: Sendable {
-    /// The team that owns the call.
-    var team: String?
-    /// The endpoint's own name for metrics, logs and middleware; `nil` labels by ``apiType``.
-    var endpointName: String?
     /// The endpoint's type, for the bounded metric label.
     var apiType: Any.Type
     /// The call's deadline, measured from its start.
     var timeout: Duration
-    /// The HTTP version the call asks for; `nil` leaves it to the transport.
-    var httpVersion: HTTPVersionPreference?
-    /// How the call uses the response cache.
-    var cachePolicy: CachePolicy
     /// Which statuses succeed.
     var statusValidation: StatusValidation
     /// How a refused response's body is read into the error.
     var errorDecoder: ErrorBodyDecoder?
-    /// Where the call waits and how, when it has a queue.
-    var placement: QueuePlacement?
     /// What the call belongs to, for group cancellation in its queue.
     var membership: CallMembership
-    /// Whether the caller reads the body as a stream.
-    var streams: Bool
 
-    init(_ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue?, streams: Bool) {
-        let configuration = client.configuration
-        team = endpoint.team
-        endpointName = endpoint.endpointName
+    init(_ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue?) {
         apiType = type(of: endpoint)
-        timeout = endpoint.timeout ?? configuration.requestTimeout
-        httpVersion = endpoint.httpVersion
-        cachePolicy = endpoint.cachePolicy ?? configuration.cachePolicy
+        timeout = endpoint.timeout ?? client.configuration.requestTimeout
         statusValidation = endpoint.statusValidation
         errorDecoder = endpoint.errorDecoder
         membership = CallMembership(tags: endpoint.tags, team: endpoint.team, batch: assigned?.batch)
-        self.streams = streams
-        if let queue = assigned?.queue ?? endpoint.requestQueue ?? client.queue {
-            // A streamed call never shares an identical call's transfer: each reader needs its own body.
-            placement = QueuePlacement(
-                queue: queue, priority: endpoint.priority, deduplication: streams ? .never : endpoint.deduplication,
-                onStart: assigned?.onStart)
-        } else {
-            placement = nil
-        }
     }
 }
 

@@ -10,24 +10,36 @@ struct CallScope: Sendable {
     let alarm: TimeSourceAlarm
     /// When the network part began (for the metrics' network time).
     let networkStart: Moment
-    /// The client: its admission, its clock, its body limit.
-    let client: NetworkClient
+    let admission: CallAdmission
+    let clock: any TimeSource
     let timeout: Duration
     let recorder: TransferRecorder
+    /// The largest body the call accepts (its context's).
+    let maxResponseBytes: Int
 
-    /// The largest body the call accepts.
-    var maxResponseBytes: Int { client.configuration.maxResponseBytes }
+    /// The scope of `call`, opened with `signal` in `slot` at `networkStart`, its deadline set by `alarm`.
+    init(_ call: Call, signal: CallDeadline, slot: Int, alarm: TimeSourceAlarm, networkStart: Moment) {
+        self.signal = signal
+        self.slot = slot
+        self.alarm = alarm
+        self.networkStart = networkStart
+        admission = call.client.admission
+        clock = call.context.clock
+        timeout = call.settings.timeout
+        recorder = call.context.recorder
+        maxResponseBytes = call.context.maxResponseBytes
+    }
 
     /// Stops the deadline's alarm: the call has its answer (or its failure).
     func disarm() {
-        _ = client.configuration.timeSource.cancelAlarm(alarm)
+        _ = clock.cancelAlarm(alarm)
     }
 
     /// Ends the call: the deadline's handlers (and the transfers they hold) go now, and a graceful
     /// shutdown stops waiting for it. Call it once.
     func close() {
         signal.finish()
-        client.admission.leave(slot)
+        admission.leave(slot)
     }
 
     /// What the call reports for `error` thrown under this scope (a passed deadline is a timeout).

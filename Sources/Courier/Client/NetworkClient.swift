@@ -30,8 +30,9 @@ public final class NetworkClient: Sendable {
     public let queue: RequestQueue?
     /// The one chain every call passes: built-in links and middleware, folded once.
     let chain: CallChain
-    /// What the chain's own links read from every call's context (see ``ChainInternals``).
-    let chainInternals: ChainInternals
+    /// The context every call starts from: the configuration's limits, credential names, clock,
+    /// logger and cache policy, and the chain's internals, gathered once (see ``Call``).
+    let callTemplate: RequestContext
     /// The configuration's default headers, validated once.
     let defaultFields: HTTPFields
     /// The configuration's base URL, parsed once (a bad one fails each call that uses it).
@@ -90,12 +91,14 @@ public final class NetworkClient: Sendable {
             configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport)
         self.breaker = breaker
         self.chain = chain
-        chainInternals = ChainInternals(
-            placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
-            resendsUnsent: configuration.resilience.retriesUnsentRequests, streamsBody: false)
+        callTemplate = RequestContext(
+            template: configuration,
+            internals: ChainInternals(
+                placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
+                resendsUnsent: configuration.resilience.retriesUnsentRequests, streamsBody: false))
         self.configuration = configuration
         self.transport = transport
-        self.middleware = Array(chain.links.prefix(chain.applicationCount))
+        self.middleware = chain.outer
         self.networkMiddleware = networkMiddleware
         self.observers = configuration.exportsMetrics ? observers + [MetricsExport()] : observers
         if let queue {
@@ -110,7 +113,7 @@ public final class NetworkClient: Sendable {
     /// The whole chain in the order requests pass it, built-in links included, then the transport:
     /// for example `["TeamHeadersMiddleware", "Logging", "RetryMiddleware", "FollowUpLink",
     /// "QueueGate", "Tracing", "transport curl"]`. Responses come back in reverse.
-    public var chainOrder: [String] { CallChain.names(of: chain.links, transport: transport) }
+    public var chainOrder: [String] { chain.names(transport: transport) }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
     ///
@@ -236,7 +239,7 @@ public final class NetworkClient: Sendable {
     /// returning a `Result`: a `Result` of the output's type is one more type metadata lookup per
     /// call, at each level that holds one.)
     func perform<Output>(_ call: Call, decoder: ResponseDecoder<Output>) async throws(NetworkError) -> DecodedResponse<Output> {
-        guard call.settings.placement != nil else { return try call.finish(await call.readWhole(), decoder: decoder) }
+        guard call.context.placement != nil else { return try call.finish(await call.readWhole(), decoder: decoder) }
         return try await call.tracked { () async throws(NetworkError) in try call.finish(await call.readWhole(), decoder: decoder) }
     }
 

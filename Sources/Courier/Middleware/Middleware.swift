@@ -40,8 +40,11 @@ import HTTPTypes
 ///   ``RequestContext/interruptible(_:)``, or sleep on ``RequestContext/clock`` no later than
 ///   ``RequestContext/deadline``.
 public protocol Middleware: Sendable {
-    /// The rest of the chain: later middleware, then the transport.
-    typealias Next = @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws -> TransportResponse
+    /// The rest of the chain: later middleware, then the transport. It runs where its caller runs
+    /// (`nonisolated(nonsending)`): passing a call down the chain switches no executor.
+    typealias Next =
+        nonisolated(nonsending) @Sendable (HTTPRequest, RequestBody?, RequestContext) async throws
+        -> TransportResponse
 
     /// Handles one request.
     ///

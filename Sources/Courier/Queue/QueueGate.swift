@@ -8,17 +8,10 @@ import HTTPTypes
 /// through. A queued call holds its slot until the whole response body has been read, so the
 /// queue's limits bound the transfers really running; the body then continues as bytes in memory.
 /// Each redirect hop and each retry waits for a slot of its own.
-struct QueueGate: BindableLink {
+struct QueueGate: Sendable {
     /// Whether network middleware run below: they may add per-caller credentials the sharing key
     /// cannot see, so automatic de-duplication is off (`CallChain` sets it).
-    var networkMiddlewareBelow = false
-
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in
-            guard let placement = context.placement else { return try await next(request, body, context) }
-            return try await pass(request, body, context, placement, next)
-        }
-    }
+    let networkMiddlewareBelow: Bool
 
     /// Waits for a slot in `placement`'s queue (or joins an identical call's transfer), runs
     /// `next`, and reads the body before freeing the slot.

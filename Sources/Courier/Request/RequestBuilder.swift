@@ -27,9 +27,8 @@ enum RequestBuilder {
     }
 
     private static func compose(_ endpoint: some Endpoint, client: NetworkClient) throws(NetworkError) -> BuiltRequest {
-        let configuration = client.configuration
         let base: URLBuilder.Base
-        if let own = endpoint.baseURL, own != configuration.baseURL {
+        if let own = endpoint.baseURL, own != client.configuration.baseURL {
             base = try URLBuilder.cachedBase(own)
         } else if let configuredBase = client.configuredBase {
             base = try configuredBase.result.get()
@@ -38,7 +37,7 @@ enum RequestBuilder {
         }
         let url = try URLBuilder.build(base: base, path: endpoint.path, query: endpoint.query)
         var fields = client.defaultFields
-        let own = try endpoint.headers.validatedFields(secretNames: configuration.secretHeaderNames)
+        let own = try endpoint.headers.validatedFields(secretNames: client.callTemplate.secretHeaderNames)
         let ownNames = own.isEmpty ? [] : Set(own.map(\.name))
         for name in ownNames {
             fields[values: name] = []

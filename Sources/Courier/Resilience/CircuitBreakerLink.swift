@@ -4,11 +4,13 @@ import Logging
 /// The circuit breaker's link: right below retry (when the configuration has a breaker), so each
 /// attempt is admitted and counted, a refused one is not retried, and a redirect's outcome counts
 /// for the host first asked. See ``CircuitBreakerPolicy``.
-struct CircuitBreakerLink: BindableLink {
+struct CircuitBreakerLink: Middleware {
     let breaker: CircuitBreaker
 
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in try await run(request, body, context, next: next) }
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next
+    ) async throws -> TransportResponse {
+        try await run(request, body, context, next: next)
     }
 
     private func run(

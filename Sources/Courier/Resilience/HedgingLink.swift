@@ -4,7 +4,7 @@ import HTTPTypes
 /// not answered by its endpoint's percentile gets one more copy, through the rest of the chain on a
 /// recorder of its own; the first answer wins and the other copy is cancelled (which stops its
 /// transfer). A copy that fails leaves the call to the other one.
-struct HedgingLink: BindableLink {
+struct HedgingLink: Middleware {
     let tracker: HedgeTracker
     /// The retry budget's ledger, shared with retry: every copy is taken from it.
     let ledger: RetryBudgetLedger
@@ -18,8 +18,10 @@ struct HedgingLink: BindableLink {
         self.depositsCalls = depositsCalls
     }
 
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in try await run(request, body, context, next) }
+    func intercept(
+        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next
+    ) async throws -> TransportResponse {
+        try await run(request, body, context, next)
     }
 
     private func run(

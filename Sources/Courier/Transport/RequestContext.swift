@@ -55,6 +55,8 @@ public struct RequestContext: Sendable {
         }
     }
     private var storedLogger: Logger
+    /// ``logger`` without the request id the client adds when it is read.
+    var untaggedLogger: Logger { storedLogger }
     /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
     /// when the call's logger would drop those lines: then no tagged copy is made for the call.
     package var debugLogger: Logger? { storedLogger.logLevel <= .debug ? logger : nil }
@@ -113,22 +115,31 @@ public struct RequestContext: Sendable {
         self.httpVersion = httpVersion
     }
 
-    /// The client's initialiser: the limits, the credential names and the clock from its configuration.
-    init(
-        requestID: String, team: String?, deadlineMoment: Moment, configuration: ClientConfiguration, logger: Logger,
-        recorder: TransferRecorder
-    ) {
-        self.requestID = requestID
-        self.team = team
-        self.deadlineMoment = deadlineMoment
+    /// The context every call of a client starts from (see ``NetworkClient/callTemplate``): the
+    /// configuration's limits, credential names, clock, logger and cache policy, and the chain's
+    /// internals. A call sets its own id, deadline, recorder and what its endpoint names.
+    init(template configuration: ClientConfiguration, internals: ChainInternals) {
+        requestID = ""
+        deadlineMoment = Moment.now()
         connectTimeout = configuration.connectTimeout
         maxResponseBytes = configuration.maxResponseBytes
         maxRedirects = configuration.maxRedirects
         secretHeaderNames = configuration.secretHeaderNames
         responseHeadLimits = configuration.responseHeadLimits
         clock = configuration.timeSource
+        storedLogger = configuration.logger
+        recorder = Self.templateRecorder
+        cachePolicy = configuration.cachePolicy
+        addsRequestID = true
+        self.internals = internals
+    }
+
+    /// The template's recorder, replaced by each call's own.
+    private static let templateRecorder = TransferRecorder(transport: "")
+
+    /// Sets the logger a call's endpoint names, keeping the request id added when it is read.
+    mutating func useLogger(_ logger: Logger) {
         storedLogger = logger
-        self.recorder = recorder
     }
 
     /// `logger` with the call's id in its metadata under `courier.request_id`.

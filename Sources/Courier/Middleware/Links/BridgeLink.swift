@@ -14,16 +14,9 @@ import HTTPTypes
 /// - With a transport that always decodes (``Transport/decodesContentCodings``), nothing is
 ///   advertised or decoded again: the codings named are still checked, and the delivered body
 ///   is held to the ratio against the announced length.
-struct BridgeLink: BindableLink {
+struct BridgeLink: Sendable {
     let decompression: Decompression
     let transportDecodes: Bool
-
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        guard decompression.isEnabled else { return next }
-        return { request, body, context in
-            try decodedIfEncoded(try await next(request, body, context), to: request, context: context)
-        }
-    }
 
     /// The link's work on a response to `request`: decoded when it is encoded and the caller did
     /// not choose its own `Accept-Encoding`; otherwise as it came.

@@ -30,11 +30,10 @@ final class ChainInternals: Sendable {
     /// A context outside a client: no queue, cache or budget.
     static let none = ChainInternals(placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false)
 
-    /// These internals for one call: this instance for a buffered call without a queue, else a copy
-    /// with the call's placement and reading.
+    /// These internals for a call with a queue or a streamed body: a copy with its placement and
+    /// reading. (A buffered call without a queue shares its client's instance.)
     func forCall(placement: QueuePlacement?, streams: Bool) -> ChainInternals {
-        guard placement != nil || streams != streamsBody else { return self }
-        return ChainInternals(
+        ChainInternals(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams)
     }
 }

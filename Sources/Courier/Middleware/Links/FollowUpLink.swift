@@ -36,17 +36,9 @@ public enum FollowUp {
 
 /// The chain's follow-up link: follows redirects with ``FollowUp``'s rules by calling the rest of
 /// the chain once per hop.
-struct FollowUpLink: BindableLink {
+struct FollowUpLink: Sendable {
     /// A redirect's own body is read up to this much (so the connection can be reused), then dropped.
     static let drainedBytes = 64 * 1024
-
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in
-            let response = try await next(request, body, context)
-            guard Self.redirects(response) else { return response }
-            return try await follow(response, of: request, body: body, context: context, next: next)
-        }
-    }
 
     /// Whether the link follows `response`: a redirect status with a `Location`. (The Location
     /// check first: reading the status parses it, and most responses have no Location.)

@@ -14,7 +14,7 @@ import Logging
 /// Retries draw on a ``RetryBudget`` per host (the request's authority), shared by every call of
 /// this middleware, so by every call of one client: when the host's budget is spent, a failed
 /// attempt ends the call as it is.
-public struct RetryMiddleware: Middleware, BindableLink {
+public struct RetryMiddleware: Middleware {
     /// The policy.
     public let policy: RetryPolicy
     private let wallClock: @Sendable () -> Date
@@ -54,20 +54,6 @@ public struct RetryMiddleware: Middleware, BindableLink {
 
     /// Runs `next`, again after a backoff while the policy allows it.
     public func intercept(
-        _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
-    ) async throws -> TransportResponse {
-        try await run(request, body: body, context: context, next: next)
-    }
-
-    /// Retry's layer of the chain: ``run(_:body:context:next:)`` with the rest of the chain bound.
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in try await run(request, body: body, context: context, next: next) }
-    }
-
-    /// The work of ``intercept(_:body:context:next:)``, inlined into the chain's closure so that
-    /// retry costs one async frame per call rather than two.
-    @inline(__always)
-    func run(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
         guard policy.maxAttempts > 1, RetryPolicy.mayRepeat(request, body: body) else {

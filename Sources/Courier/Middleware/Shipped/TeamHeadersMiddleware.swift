@@ -7,7 +7,7 @@ import HTTPTypes
 /// empty; rules can also come from the configuration file (`headerRules`). Values of rules marked
 /// secret join the call's secret header names, so they are redacted and never follow a redirect
 /// to another origin.
-public struct TeamHeadersMiddleware: Middleware, BindableLink {
+public struct TeamHeadersMiddleware: Middleware {
     /// One header of a rule, ready to add: a fixed value is turned into a field once, here.
     private enum Addition: Sendable {
         case field(HTTPField)
@@ -26,32 +26,10 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
     private final class PreparedRule: Sendable {
         let rule: HeaderRule
         let additions: [Addition]
-        /// The rule's fields in order, for the fast path: fixed values as they are, a request-id
-        /// header with an empty value that is filled in per call.
-        let template: [HTTPField]
-        /// The positions in `template` that take the request id.
-        let requestIDSlots: [Int]
-        /// Whether a header is computed per call (those rules always take the general path).
-        let hasComputed: Bool
 
         init(rule: HeaderRule, additions: [Addition]) {
             self.rule = rule
             self.additions = additions
-            var template: [HTTPField] = []
-            var requestIDSlots: [Int] = []
-            var hasComputed = false
-            for addition in additions {
-                switch addition {
-                case .field(let field): template.append(field)
-                case .requestID(let name):
-                    requestIDSlots.append(template.count)
-                    template.append(HTTPField(name: name, value: ""))
-                case .computed: hasComputed = true
-                }
-            }
-            self.template = template
-            self.requestIDSlots = requestIDSlots
-            self.hasComputed = hasComputed
         }
     }
 
@@ -61,9 +39,6 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
     private let needsPath: Bool
     /// The most headers the rules can add to one request.
     private let maxAdditions: Int
-    /// Whether no header name appears twice across all rules, so any set of matching rules can be
-    /// appended without one replacing another (the fast path).
-    private let namesAreDistinct: Bool
 
     /// Creates the middleware.
     /// - Parameter rules: The rules, in the order given (later wins between equally specific rules).
@@ -82,8 +57,6 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
         }
         needsPath = rules.contains { $0.pathPrefix != nil }
         maxAdditions = rules.reduce(0) { $0 + $1.headers.count }
-        let names = rules.flatMap { $0.headers.map(\.name.canonicalName) }
-        namesAreDistinct = Set(names).count == names.count && rules.count <= 64
     }
 
     /// Adds the matching rules' headers, then continues.
@@ -94,16 +67,6 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
         var context = context
         try rewrite(&request, context: &context)
         return try await next(request, body, context)
-    }
-
-    /// Team headers' layer of the chain: the rewrite, then `next`, in one async frame.
-    func bound(to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in
-            var request = request
-            var context = context
-            try rewrite(&request, context: &context)
-            return try await next(request, body, context)
-        }
     }
 
     /// Applies the rules to a request (the work of ``intercept(_:body:context:next:)`` before `next`).
@@ -117,55 +80,12 @@ public struct TeamHeadersMiddleware: Middleware, BindableLink {
             let fullPath = request.path ?? "/"
             path = fullPath[..<(fullPath.firstIndex(of: "?") ?? fullPath.endIndex)]
         }
-        // The API object's own headers are on the request, so the fast path sees them as conflicts.
-        if namesAreDistinct, appendTemplates(&request, context: &context, path: path) { return }
-        try applyOneByOne(&request, context: &context, path: path)
+        try apply(&request, context: &context, path: path)
     }
 
-    /// The fast path: when no added header can meet another of the same name (names distinct
-    /// across rules, none already on the request, no computed values), each matching rule's
-    /// fields are appended as one block and the request id is written into its slots.
-    /// - Returns: `false`, having changed nothing, when the general path must run instead.
-    private func appendTemplates(_ request: inout HTTPRequest, context: inout RequestContext, path: Substring) -> Bool {
-        var matched: UInt64 = 0
-        var count = 0
-        for index in ordered.indices {
-            let prepared = ordered[index]
-            guard prepared.rule.matches(request, team: context.team, path: path) else { continue }
-            if prepared.hasComputed { return false }
-            matched |= 1 << UInt64(index)
-            count += prepared.template.count
-        }
-        guard matched != 0 else { return true }
-        if !request.headerFields.isEmpty {
-            for field in request.headerFields {
-                for index in ordered.indices where matched & (1 << UInt64(index)) != 0 {
-                    for added in ordered[index].template where added.name == field.name { return false }
-                }
-            }
-        }
-        let base = request.headerFields.count
-        request.headerFields.reserveCapacity(base + count)
-        var requestIDField: HTTPField?
-        for index in ordered.indices where matched & (1 << UInt64(index)) != 0 {
-            let prepared = ordered[index]
-            let start = request.headerFields.count
-            request.headerFields.append(contentsOf: prepared.template)
-            for slot in prepared.requestIDSlots {
-                let name = prepared.template[slot].name
-                if requestIDField?.name != name { requestIDField = HTTPField(name: name, value: context.requestID) }
-                if let requestIDField { request.headerFields[start + slot] = requestIDField }
-            }
-            if prepared.rule.isSecret {
-                for field in prepared.template { context.secretHeaderNames.insert(field.name.canonicalName) }
-            }
-        }
-        return true
-    }
-
-    /// The general path: each header of each matching rule, weakest rule first, replacing any
-    /// value of the same name from a weaker source and never one the API object set.
-    private func applyOneByOne(_ request: inout HTTPRequest, context: inout RequestContext, path: Substring) throws(NetworkError) {
+    /// Each header of each matching rule, weakest rule first, replacing any value of the same name
+    /// from a weaker source and never one the API object set.
+    private func apply(_ request: inout HTTPRequest, context: inout RequestContext, path: Substring) throws(NetworkError) {
         let checksOwnNames = !context.ownHeaderNames.isEmpty
         var reserved = false
         for prepared in ordered where prepared.rule.matches(request, team: context.team, path: path) {
