@@ -66,15 +66,15 @@ struct DescriptionParityTests {
         }
         #expect(plain.context.team == nil && plain.context.endpointName == nil && plain.context.placement == nil)
 
-        let valueRequest = try fromValue.built.get()
-        let objectRequest = try fromObject.built.get()
-        #expect(valueRequest.request == objectRequest.request)
-        #expect(valueRequest.request.url?.absoluteString == "https://other.test/v2/items/7?q=1")
-        #expect(valueRequest.request.method == .put)
-        #expect(valueRequest.request.headerFields[HTTPField.Name("X-Own")!] == "yes")
-        #expect(valueRequest.ownHeaderNames == objectRequest.ownHeaderNames)
-        #expect(valueRequest.body?.bufferedData == objectRequest.body?.bufferedData)
-        #expect(valueRequest.body != nil)
+        #expect(fromValue.buildFailure == nil && fromObject.buildFailure == nil)
+        #expect(fromValue.request == fromObject.request)
+        #expect(fromValue.request.url?.absoluteString == "https://other.test/v2/items/7?q=1")
+        #expect(fromValue.request.method == .put)
+        #expect(fromValue.request.headerFields[HTTPField.Name("X-Own")!] == "yes")
+        #expect(fromValue.context.ownHeaderNames == fromObject.context.ownHeaderNames)
+        #expect(fromValue.context.ownHeaderNames.contains(HTTPField.Name("X-Own")!))
+        #expect(fromValue.body?.bufferedData == fromObject.body?.bufferedData)
+        #expect(fromValue.body?.bufferedData == parityBody)
 
         // The decoders are the endpoints': both turn the body into the same value.
         let head = HTTPResponse(status: .ok)

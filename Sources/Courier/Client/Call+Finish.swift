@@ -11,19 +11,15 @@ extension Call {
         case failed(NetworkError, sent: HTTPRequest?)
     }
 
-    /// The network part of a buffered call: the call opened (see ``open(_:)``), its whole body read
+    /// The network part of a buffered call: the call opened (see ``open()``), its whole body read
     /// under the same deadline, then the call closed.
     func readWhole() async -> Exchange {
-        let built: BuiltRequest
-        switch self.built {
-        case .success(let request): built = request
-        case .failure(let error): return .failed(error, sent: nil)
-        }
+        if let buildFailure { return .failed(buildFailure, sent: nil) }
         let opened: OpenedCall
         do throws(NetworkError) {
-            opened = try await open(built)
+            opened = try await open()
         } catch {
-            return .failed(error, sent: built.request)
+            return .failed(error, sent: request)
         }
         let scope = opened.scope
         defer { scope.close() }
@@ -37,10 +33,10 @@ extension Call {
                 data = try await response.body.collect(upTo: scope.maxResponseBytes)
             }
             scope.disarm()
-            return .received(response.head, data, sent: built.request, networkStart: scope.networkStart)
+            return .received(response.head, data, sent: request, networkStart: scope.networkStart)
         } catch {
             scope.disarm()
-            return .failed(scope.failure(error), sent: built.request)
+            return .failed(scope.failure(error), sent: request)
         }
     }
 

@@ -6,18 +6,16 @@ extension Call {
     /// to the response head. The scope it returns holds the deadline and the place until it is
     /// closed, after the body (a buffered call reads it at once; a streamed call hands it over).
     /// - Throws: ``NetworkError`` (the call is closed already).
-    func open(_ built: BuiltRequest) async throws(NetworkError) -> OpenedCall {
-        let signal = CallDeadline()
+    func open() async throws(NetworkError) -> OpenedCall {
+        let signal = context.deadlineSignal
         guard let slot = client.admission.enter(signal) else {
             throw NetworkError(
                 kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
         }
-        var context = context
-        context.deadlineSignal = signal
         // The phase moves on before anything else, so a deadline that strikes before the transport
         // runs does not report the call as still being built.
-        recorder.update(entering: context.placement == nil ? .sending : .queued) { $0.bytesSent = built.body?.length ?? 0 }
-        if logger.logLevel <= .trace { traceStart(built.request) }
+        recorder.update(entering: context.placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
+        if logger.logLevel <= .trace { traceStart(request) }
 
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
@@ -25,7 +23,7 @@ extension Call {
         let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: client.onSystemClock ? nil : context.clock, now: networkStart)
         let scope = CallScope(self, signal: signal, slot: slot, alarm: alarm, networkStart: networkStart)
         do {
-            return OpenedCall(response: try await client.chain.run(built.request, built.body, context), scope: scope)
+            return OpenedCall(response: try await client.chain.run(request, body, context), scope: scope)
         } catch {
             scope.disarm()
             let failure = scope.failure(error)
@@ -35,7 +33,7 @@ extension Call {
     }
 }
 
-/// A call opened up to its response head (see ``Call/open(_:)``), with the scope that must be
+/// A call opened up to its response head (see ``Call/open()``), with the scope that must be
 /// closed once the body is done.
 struct OpenedCall: Sendable {
     let response: TransportResponse

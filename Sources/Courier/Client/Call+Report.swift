@@ -48,12 +48,7 @@ extension Call {
     }
 
     /// The request's method as described, for the call's record.
-    private var methodName: String {
-        switch built {
-        case .success(let built): built.request.method.rawValue
-        case .failure(let error): error.request?.method ?? ""
-        }
-    }
+    private var methodName: String { buildFailure?.request?.method ?? request.method.rawValue }
 
     /// The call's logger with its id in the metadata (made only when a line is logged).
     private var taggedLogger: Logger { RequestContext.logger(logger, taggedWith: requestID) }

@@ -2,18 +2,13 @@ import Foundation
 import HTTPTypes
 
 extension Call {
-    /// A streamed call: opened (see ``open(_:)``), its status checked, and its body handed over
+    /// A streamed call: opened (see ``open()``), its status checked, and its body handed over
     /// wrapped so that the body's end closes and reports the call.
     func openStream() async throws(NetworkError) -> StreamedResponse {
-        let built: BuiltRequest
-        switch self.built {
-        case .success(let request): built = request
-        case .failure(let error): throw fail(error, sent: nil)
-        }
-        let request = built.request
+        if let buildFailure { throw fail(buildFailure, sent: nil) }
         let opened: OpenedCall
         do throws(NetworkError) {
-            opened = try await open(built)
+            opened = try await open()
         } catch {
             throw fail(error, sent: request)
         }

@@ -24,8 +24,12 @@ struct Call: Sendable {
     /// The call's context as the chain receives it: its id, team, endpoint name, deadline,
     /// limits, logger, recorder and the chain's internals (the deadline signal is added at open).
     let context: RequestContext
-    /// The request as built, or why it could not be (the call then fails without opening).
-    let built: Result<BuiltRequest, NetworkError>
+    /// The request as built (see ``RequestBuilder``); meaningful only without a ``buildFailure``.
+    let request: HTTPRequest
+    /// The request body, if any.
+    let body: RequestBody?
+    /// Why the request could not be built: the call then fails without opening.
+    let buildFailure: NetworkError?
     /// What the call needs besides its context and request: how its outcome is judged and labelled.
     let settings: CallSettings
     /// When the call began, on the configuration's clock.
@@ -58,10 +62,20 @@ struct Call: Sendable {
                 onStart: assigned?.onStart)
         }
         if placement != nil || streams { context.internals = context.internals.forCall(placement: placement, streams: streams) }
-        let built = RequestBuilder.build(endpoint, client: client)
-        if case .success(let request) = built, !request.ownHeaderNames.isEmpty { context.ownHeaderNames = request.ownHeaderNames }
+        // The deadline's signal, which the chain's waits watch, is the call's from the start.
+        context.deadlineSignal = CallDeadline()
+        switch RequestBuilder.build(endpoint, client: client) {
+        case .success(let built):
+            request = built.request
+            body = built.body
+            buildFailure = nil
+            if !built.ownHeaderNames.isEmpty { context.ownHeaderNames = built.ownHeaderNames }
+        case .failure(let error):
+            request = HTTPRequest(method: endpoint.method, scheme: nil, authority: nil, path: nil)
+            body = nil
+            buildFailure = error
+        }
         self.context = context
-        self.built = built
     }
 
     /// The call's id, for logs and tracing.
