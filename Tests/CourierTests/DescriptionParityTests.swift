@@ -58,6 +58,7 @@ struct DescriptionParityTests {
             #expect(context.endpointName == "items.put")
             #expect(context.httpVersion == .http2)
             #expect(context.cachePolicy == .reloadIgnoringCache)
+            #expect(context.maxResponseBytes == 4096)
             #expect(call.start.duration(to: context.deadlineMoment) == .seconds(7))
             #expect(call.logger.label == "parity")
             #expect(context.placement?.queue === queue)
@@ -144,6 +145,7 @@ private struct FullEndpoint: Endpoint {
     var tags: Set<String> { ["nightly"] }
     var deduplication: Deduplication { .never }
     var endpointName: String? { "items.put" }
+    var maxResponseBytes: Int? { 4096 }
 }
 
 private final class FullAPI: BaseAPI<String>, @unchecked Sendable {
@@ -171,6 +173,7 @@ private final class FullAPI: BaseAPI<String>, @unchecked Sendable {
     override var tags: Set<String> { ["nightly"] }
     override var deduplication: Deduplication { .never }
     override var endpointName: String? { "items.put" }
+    override var maxResponseBytes: Int? { 4096 }
 }
 
 private final class NamedAPI: BaseAPI<String>, @unchecked Sendable {

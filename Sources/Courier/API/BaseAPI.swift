@@ -119,6 +119,8 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     /// The name metrics labels, logs and middleware use for this call; `nil` (the default) labels
     /// metrics by the class's name.
     open var endpointName: String? { nil }
+    /// The largest response body this call accepts, in bytes; `nil` (the default) uses the client's.
+    open var maxResponseBytes: Int? { nil }
 
     // MARK: Lifecycle
 

@@ -59,6 +59,10 @@ public protocol Endpoint: Sendable {
     /// The name metrics labels, logs and middleware use for this call (an OpenAPI `operationID`,
     /// say); `nil` (the default) labels metrics by the endpoint's type name.
     var endpointName: String? { get }
+    /// The largest response body this call accepts, in bytes (1 to 16 GiB: see
+    /// ``ClientConfiguration/maxResponseBytesRange``), for one call that returns more or less than
+    /// the others; `nil` (the default) uses the client's ``ClientConfiguration/maxResponseBytes``.
+    var maxResponseBytes: Int? { get }
 }
 
 extension Endpoint {
@@ -98,4 +102,6 @@ extension Endpoint {
     public var deduplication: Deduplication { .automatic }
     /// None: metrics are labelled by the type's name.
     public var endpointName: String? { nil }
+    /// The client's limit.
+    public var maxResponseBytes: Int? { nil }
 }

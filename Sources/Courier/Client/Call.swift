@@ -55,6 +55,7 @@ struct Call: Sendable {
         context.endpointName = endpoint.endpointName
         context.httpVersion = endpoint.httpVersion
         if let policy = endpoint.cachePolicy { context.cachePolicy = policy }
+        if let limit = endpoint.maxResponseBytes { context.maxResponseBytes = limit }
         // A streamed call never shares an identical call's transfer: each reader needs its own body.
         let placement = (assigned?.queue ?? endpoint.requestQueue ?? client.queue).map {
             QueuePlacement(
@@ -64,7 +65,7 @@ struct Call: Sendable {
         if placement != nil || streams { context.internals = context.internals.forCall(placement: placement, streams: streams) }
         // The deadline's signal, which the chain's waits watch, is the call's from the start.
         context.deadlineSignal = CallDeadline()
-        switch RequestBuilder.build(endpoint, client: client) {
+        switch RequestBuilder.build(endpoint, client: client, limits: context) {
         case .success(let built):
             request = built.request
             body = built.body

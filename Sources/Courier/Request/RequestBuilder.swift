@@ -13,8 +13,13 @@ struct BuiltRequest: Sendable {
 enum RequestBuilder {
     /// The request for `endpoint` on `client`, or why it cannot be built (a
     /// ``NetworkError/Kind/invalidRequest`` naming the call's method and URL as described).
-    static func build(_ endpoint: some Endpoint, client: NetworkClient) -> Result<BuiltRequest, NetworkError> {
+    /// - Parameters:
+    ///   - endpoint: The call's description.
+    ///   - client: The client, for its base URL and default headers.
+    ///   - limits: The call's context, whose per-call limits are checked here.
+    static func build(_ endpoint: some Endpoint, client: NetworkClient, limits: RequestContext) -> Result<BuiltRequest, NetworkError> {
         do throws(NetworkError) {
+            try checkLimits(of: limits)
             return .success(try compose(endpoint, client: client))
         } catch {
             var error = error
@@ -23,6 +28,16 @@ enum RequestBuilder {
                 error.request = NetworkError.RequestSummary(method: endpoint.method.rawValue, url: base + "/" + endpoint.path)
             }
             return .failure(error)
+        }
+    }
+
+    /// The call's own limits, once its endpoint has set them, in the ranges the configuration's
+    /// have (a value out of range is the caller's mistake: nothing is sent).
+    private static func checkLimits(of context: RequestContext) throws(NetworkError) {
+        guard ClientConfiguration.maxResponseBytesRange.contains(context.maxResponseBytes) else {
+            throw .invalidRequest(
+                "maxResponseBytes is \(context.maxResponseBytes); a call's limit must be 1 to \(ClientConfiguration.maxResponseBytesRange.upperBound)"
+            )
         }
     }
 
