@@ -81,19 +81,19 @@
             if let version = client.httpVersion {
                 guard version != .http2PriorKnowledge else {
                     throw ClientConfiguration.unsupported(
-                        "httpVersion", value: "\(version)", by: name, "AsyncHTTPClient does not speak cleartext HTTP/2; use curl")
+                        ConfigurationKey.httpVersion.name, value: "\(version)", by: name, "AsyncHTTPClient does not speak cleartext HTTP/2; use curl")
                 }
                 combined.httpVersion = version
             }
             if let limit = client.maxConnections {
                 throw ClientConfiguration.unsupported(
-                    "connections.maxTotal", value: "\(limit)", by: name,
+                    ConfigurationKey.connectionsMaxTotal.name, value: "\(limit)", by: name,
                     "AsyncHTTPClient limits connections per host only (connections.maxPerHost)")
             }
             if let limit = client.maxConnectionsPerHost {
                 guard limit <= 1024 else {
                     throw ClientConfiguration.unsupported(
-                        "connections.maxPerHost", value: "\(limit)", by: name, "AsyncHTTPClient keeps at most 1024 connections per host")
+                        ConfigurationKey.connectionsMaxPerHost.name, value: "\(limit)", by: name, "AsyncHTTPClient keeps at most 1024 connections per host")
                 }
                 combined.maxConnectionsPerHost = limit
             }
@@ -101,7 +101,7 @@
             let tls = client.tls
             if tls.pinnedPublicKey != nil {
                 throw ClientConfiguration.unsupported(
-                    "tls.pinnedPublicKey", by: name, "AsyncHTTPClient cannot pin a public key; use curl")
+                    ConfigurationKey.tlsPinnedPublicKey.name, by: name, "AsyncHTTPClient cannot pin a public key; use curl")
             }
             if let value = tls.caFile { combined.caFile = value }
             if let value = tls.caPEM { combined.caPEM = value }

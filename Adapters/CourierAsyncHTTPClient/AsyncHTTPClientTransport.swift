@@ -249,12 +249,12 @@
             let wanted = try configuration.applying(client)
             let own = configuration
             let same: [(String, Bool)] = [
-                ("httpVersion", own.httpVersion == wanted.httpVersion), ("timeouts.connect", own.connectTimeout == wanted.connectTimeout),
-                ("connections.maxPerHost", own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-                ("timeouts.stall", own.stallTimeout == wanted.stallTimeout), ("tls.caFile", own.caFile == wanted.caFile),
-                ("tls.caPEM", own.caPEM == wanted.caPEM),
-                ("tls.clientCertificateFile", own.clientCertificateFile == wanted.clientCertificateFile),
-                ("tls.clientKeyFile", own.clientKeyFile == wanted.clientKeyFile),
+                (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion), (ConfigurationKey.timeoutsConnect.name, own.connectTimeout == wanted.connectTimeout),
+                (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
+                (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout), (ConfigurationKey.tlsCAFile.name, own.caFile == wanted.caFile),
+                (ConfigurationKey.tlsCAPEM.name, own.caPEM == wanted.caPEM),
+                (ConfigurationKey.tlsClientCertificateFile.name, own.clientCertificateFile == wanted.clientCertificateFile),
+                (ConfigurationKey.tlsClientKeyFile.name, own.clientKeyFile == wanted.clientKeyFile),
             ]
             if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
         }

@@ -65,7 +65,7 @@ public final class CurlTransport: Transport {
         do {
             engine = try CurlEngine(configuration: configuration)
         } catch {
-            throw ConfigurationError(key: "transport", value: "curl", allowed: "a working libcurl (\(error))", source: "code")
+            throw ConfigurationError(key: ConfigurationKey.transport.name, value: "curl", allowed: "a working libcurl (\(error))", source: "code")
         }
     }
 
@@ -145,13 +145,13 @@ extension CurlTransport {
         let wanted = configuration.applying(client)
         let own = configuration
         let same: [(String, Bool)] = [
-            ("httpVersion", own.httpVersion == wanted.httpVersion), ("connections.maxTotal", own.maxConnections == wanted.maxConnections),
-            ("connections.maxPerHost", own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-            ("timeouts.stall", own.stallTimeout == wanted.stallTimeout), ("tls.caFile", own.tls.caFile == wanted.tls.caFile),
-            ("tls.caPEM", own.tls.caPEM == wanted.tls.caPEM),
-            ("tls.clientCertificateFile", own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
-            ("tls.clientKeyFile", own.tls.clientKeyFile == wanted.tls.clientKeyFile),
-            ("tls.pinnedPublicKey", own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
+            (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion), (ConfigurationKey.connectionsMaxTotal.name, own.maxConnections == wanted.maxConnections),
+            (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
+            (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout), (ConfigurationKey.tlsCAFile.name, own.tls.caFile == wanted.tls.caFile),
+            (ConfigurationKey.tlsCAPEM.name, own.tls.caPEM == wanted.tls.caPEM),
+            (ConfigurationKey.tlsClientCertificateFile.name, own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
+            (ConfigurationKey.tlsClientKeyFile.name, own.tls.clientKeyFile == wanted.tls.clientKeyFile),
+            (ConfigurationKey.tlsPinnedPublicKey.name, own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
         ]
         if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
     }

@@ -70,12 +70,12 @@ public final class URLSessionTransport: Transport {
             var combined = self
             if let version = client.httpVersion, version != .http2 {
                 throw ClientConfiguration.unsupported(
-                    "httpVersion", value: "\(version)", by: name,
+                    ConfigurationKey.httpVersion.name, value: "\(version)", by: name,
                     "URLSession on Linux picks the version itself (HTTP/2 where TLS offers it); use curl or ahc to choose")
             }
             if let limit = client.maxConnections {
                 throw ClientConfiguration.unsupported(
-                    "connections.maxTotal", value: "\(limit)", by: name,
+                    ConfigurationKey.connectionsMaxTotal.name, value: "\(limit)", by: name,
                     "URLSession limits connections per host only (connections.maxPerHost)")
             }
             if let limit = client.maxConnectionsPerHost { combined.maxConnectionsPerHost = limit }
@@ -301,9 +301,9 @@ extension URLSessionTransport {
     public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
         let wanted = try configuration.applying(client)
         if wanted.maxConnectionsPerHost != configuration.maxConnectionsPerHost {
-            throw ClientConfiguration.notCarriedOut("connections.maxPerHost", by: name)
+            throw ClientConfiguration.notCarriedOut(ConfigurationKey.connectionsMaxPerHost.name, by: name)
         }
-        if wanted.stallTimeout != configuration.stallTimeout { throw ClientConfiguration.notCarriedOut("timeouts.stall", by: name) }
+        if wanted.stallTimeout != configuration.stallTimeout { throw ClientConfiguration.notCarriedOut(ConfigurationKey.timeoutsStall.name, by: name) }
     }
 }
 

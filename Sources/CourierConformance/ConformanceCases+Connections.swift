@@ -18,7 +18,7 @@ extension ConformanceCases {
                     _ = try transport.makeClient(server, configure: configure)
                     Issue.record("\(transport.name) accepted a private CA it cannot use")
                 } catch let error as ConfigurationError {
-                    #expect(error.key == "tls.caPEM")
+                    #expect(error.key == ConfigurationKey.tlsCAPEM.name)
                 }
                 return
             }

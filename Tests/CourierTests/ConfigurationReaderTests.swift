@@ -175,4 +175,22 @@ struct ConfigurationReaderTests {
         let error = #expect(throws: ConfigurationError.self) { try ClientConfiguration(reader: reader) }
         #expect(error?.key == key, "\(String(describing: error))")
     }
+
+    @Test("each key's environment variable is the name swift-configuration's environment provider reads for it")
+    func environmentNamesAgree() throws {
+        let environment = [
+            "COURIER_TRANSPORT": "mock", "COURIER_BASE_URL": "https://env.test", "COURIER_TIMEOUTS_CONNECT": "4",
+            "COURIER_MAX_RESPONSE_BYTES": "4096", "COURIER_FAILURE_LOG_LEVEL": "error", "COURIER_HTTP_VERSION": "1.1",
+            "COURIER_CONNECTIONS_MAX_PER_HOST": "3", "COURIER_RETRY_MAX_RETRY_AFTER": "9", "COURIER_QUEUE_MAX_CONCURRENT_PER_HOST": "5",
+            "COURIER_QUEUE_ADAPTIVE_ENABLED": "true", "COURIER_RESILIENCE_RETRY_BUDGET_MIN_PER_SECOND": "3",
+            "COURIER_RESILIENCE_HEDGING_MINIMUM_DELAY_MS": "7", "COURIER_RESILIENCE_CIRCUIT_BREAKER_OPEN_DURATION": "2",
+            "COURIER_RESILIENCE_DEADLINE_HEADER": "X-Left-Ms", "COURIER_HEADERS": "X-Team: pay",
+        ]
+        let fromEnvironment = try ClientConfiguration.load(environment: environment)
+        let provider = EnvironmentVariablesProvider(environmentVariables: environment)
+        let fromReader = try ClientConfiguration(reader: ConfigReader(provider: provider).scoped(to: "courier"))
+        #expect(fromReader.description == fromEnvironment.description)
+        #expect(fromReader.queue?.adaptive != nil && fromReader.resilience.hedging?.minimumDelay == .milliseconds(7))
+        #expect(fromReader.resilience.deadlineHeader == "X-Left-Ms" && fromReader.maxConnectionsPerHost == 3)
+    }
 }

@@ -146,7 +146,7 @@ struct HedgingTests {
             ({ (p: inout HedgingPolicy) in p.window = 5 }, "resilience.hedging.window"),
             ({ (p: inout HedgingPolicy) in p.minimumSamples = 500 }, "resilience.hedging.minimumSamples"),
             ({ (p: inout HedgingPolicy) in p.maxExtraShare = 0.9 }, "resilience.hedging.maxExtraShare"),
-            ({ (p: inout HedgingPolicy) in p.minimumDelay = .seconds(-1) }, "resilience.hedging.minimumDelay"),
+            ({ (p: inout HedgingPolicy) in p.minimumDelay = .seconds(-1) }, "resilience.hedging.minimumDelayMs"),
         ] as [((inout HedgingPolicy) -> Void, String)] {
             var policy = HedgingPolicy()
             change(&policy)

@@ -39,10 +39,10 @@ public final class DiskCacheStore: CacheStore {
     ///   may write it; (key `cache.maxBytes`) when `maxBytes` is not positive.
     public init(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) {
         guard maxBytes > 0 else {
-            throw ConfigurationError(key: "cache.maxBytes", value: "\(maxBytes)", allowed: "more than 0", source: "code")
+            throw ConfigurationError(key: ConfigurationKey.cacheMaxBytes.name, value: "\(maxBytes)", allowed: "more than 0", source: "code")
         }
         func refuse(_ allowed: String) -> ConfigurationError {
-            ConfigurationError(key: "cache.directory", value: directory, allowed: allowed, source: "code")
+            ConfigurationError(key: ConfigurationKey.cacheDirectory.name, value: directory, allowed: allowed, source: "code")
         }
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, (try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)) == nil {

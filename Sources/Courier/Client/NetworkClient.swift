@@ -80,7 +80,8 @@ public final class NetworkClient: Sendable {
             }
             defaultFields = fields
         } catch {
-            throw ConfigurationError(key: "headers", value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
+            throw ConfigurationError(
+                key: ConfigurationKey.headers.name, value: nil, allowed: "valid header names and values: \(error.message)", source: "code")
         }
         configuredBase = configuration.baseURL.map(ParsedBase.init)
         onSystemClock = configuration.timeSource is SystemTimeSource

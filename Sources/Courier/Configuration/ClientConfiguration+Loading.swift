@@ -7,11 +7,14 @@ extension ClientConfiguration {
     /// The environment variable that names a JSON configuration file.
     public static let fileVariable = "COURIER_CONFIG"
 
-    /// The keys a configuration file may contain.
-    public static let fileKeys = [
-        "transport", "baseURL", "timeouts", "maxResponseBytes", "maxRedirects", "secretHeaders", "headers", "headerRules", "retry",
-        "failureLogLevel", "metrics", "queue", "httpVersion", "connections", "tls", "cache", "resilience",
-    ]
+    /// The keys a configuration file may contain at its top level (see ``ConfigurationKey/all``).
+    public static var fileKeys: [String] {
+        var seen = Set<String>()
+        return ConfigurationKey.all.compactMap { key in
+            let top = String(key.name.split(separator: ".")[0])
+            return seen.insert(top).inserted ? top : nil
+        }
+    }
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
     /// `COURIER_CONFIG` if set, then `COURIER_TRANSPORT` if set. Later sources win, so operators
@@ -30,17 +33,32 @@ extension ClientConfiguration {
         if let path = environment[fileVariable], !path.isEmpty {
             configuration = try configuration.applyingFile(at: path)
         }
-        if let name = environment[transportVariable] {
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else {
-                throw ConfigurationError(
-                    key: transportVariable, value: name, allowed: TransportRegistry.knownNames.joined(separator: ", "),
-                    source: "environment")
-            }
-            configuration.transport = trimmed.lowercased()
-        }
+        configuration = try configuration.applyingEnvironment(environment)
         try configuration.validate(source: environment[fileVariable] ?? "code")
         return configuration
+    }
+
+    /// Applies the environment's `COURIER_*` variables on top of this configuration: each key's
+    /// ``ConfigurationKey/environmentVariable`` (`COURIER_TIMEOUTS_REQUEST`, and
+    /// `COURIER_RETRY_ENABLED` for a section), read as its kind takes it (lists separated by
+    /// commas, header rules as JSON). Variables that name no key are left alone.
+    /// - Parameter environment: The environment.
+    /// - Returns: The combined configuration.
+    /// - Throws: ``ConfigurationError`` naming the key and the variable.
+    public func applyingEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> ClientConfiguration {
+        var load = ConfigurationLoad(self, source: "environment")
+        for key in ConfigurationKey.all {
+            let variable = key.environmentVariable
+            guard let text = environment[variable] else { continue }
+            load.variable = variable
+            guard let value = ConfigurationValue(text: text, as: key.kind) else {
+                throw load.error(key.name, text, allowed: "a value of kind \(key.kind.description)")
+            }
+            try key.apply(&load, value)
+        }
+        load.variable = nil
+        try load.finishCache()
+        return load.configuration
     }
 
     /// Applies the JSON configuration file at `path` on top of this configuration.
@@ -100,354 +118,123 @@ extension ClientConfiguration {
     /// - Returns: The combined configuration.
     /// - Throws: ``ConfigurationError`` naming the key.
     public func applyingJSON(_ data: Data, source: String) throws(ConfigurationError) -> ClientConfiguration {
-        // Key names are checked on the untyped object so that a typo is reported by name;
-        // values are read through Codable so a wrong type names its key path.
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            var failure = ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object", source: source)
+            (failure.line, failure.column) = Self.position(of: error, in: data)
+            throw failure
+        }
+        guard case .object(let fields) = ConfigurationValue(json: object) else {
             throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object at the top level", source: source)
         }
-        for key in object.keys.sorted() where !Self.fileKeys.contains(key) {
-            throw ConfigurationError(
-                key: key, value: nil, allowed: "one of the keys " + Self.fileKeys.joined(separator: ", "), source: source)
-        }
-        try Self.checkKeys(object["timeouts"], allowed: ["request", "connect", "stall"], prefix: "timeouts", source: source)
-        try Self.checkKeys(object["connections"], allowed: ["maxTotal", "maxPerHost"], prefix: "connections", source: source)
-        try Self.checkKeys(
-            object["tls"], allowed: ["caFile", "caPEM", "clientCertificateFile", "clientKeyFile", "pinnedPublicKey"], prefix: "tls",
-            source: source)
-        try Self.checkKeys(
-            object["retry"], allowed: ["maxAttempts", "baseDelay", "maxDelay", "maxRetryAfter", "statuses"], prefix: "retry", source: source
-        )
-        try Self.checkKeys(
-            object["resilience"], allowed: ["retryBudget", "circuitBreaker", "deadlineHeader", "hedging", "retriesUnsentRequests"],
-            prefix: "resilience",
-            source: source)
-        let resilience = object["resilience"] as? [String: Any]
-        try Self.checkKeys(
-            resilience?["retryBudget"], allowed: ["share", "minPerSecond", "window"], prefix: "resilience.retryBudget", source: source)
-        try Self.checkKeys(
-            resilience?["circuitBreaker"],
-            allowed: ["consecutiveFailures", "failureRatio", "minimumCalls", "window", "openDuration", "statuses"],
-            prefix: "resilience.circuitBreaker", source: source)
-        try Self.checkKeys(
-            resilience?["hedging"], allowed: ["percentile", "window", "minimumSamples", "maxExtraShare", "minimumDelayMs"],
-            prefix: "resilience.hedging", source: source)
-        try Self.checkKeys(
-            object["queue"],
-            allowed: ["maxConcurrent", "maxConcurrentPerHost", "maxWaiting", "deduplicates", "shedsLateCalls", "adaptive"],
-            prefix: "queue",
-            source: source)
-        try Self.checkKeys(
-            (object["queue"] as? [String: Any])?["adaptive"],
-            allowed: ["initialLimit", "minimumLimit", "latencyTolerance", "backoffRatio"], prefix: "queue.adaptive", source: source)
-        try Self.checkKeys(
-            object["cache"], allowed: ["memoryBytes", "maxEntries", "directory", "maxBytes", "maxEntryBytes", "policy", "maxStale"],
-            prefix: "cache", source: source)
-        for (index, rule) in ((object["headerRules"] as? [Any]) ?? []).enumerated() {
-            try Self.checkKeys(
-                rule, allowed: ["team", "host", "pathPrefix", "headers", "secret"], prefix: "headerRules.\(index)", source: source)
-        }
-        let file: ConfigurationFile
-        do {
-            file = try JSONDecoder().decode(ConfigurationFile.self, from: data)
-        } catch let DecodingError.typeMismatch(type, context) {
-            throw ConfigurationError(key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of type \(type)", source: source)
-        } catch let DecodingError.valueNotFound(type, context) {
-            throw ConfigurationError(
-                key: Self.keyPath(context.codingPath), value: "null", allowed: "a value of type \(type)", source: source)
-        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw ConfigurationError(
-                key: Self.keyPath(context.codingPath), value: nil, allowed: "a value of the documented type", source: source)
-        } catch {
-            throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object: \(error)", source: source)
-        }
-
-        var configuration = self
-        if let name = file.transport { configuration.transport = name.lowercased() }
-        if let base = file.baseURL { configuration.baseURL = base }
-        if let seconds = file.timeouts?.request {
-            configuration.requestTimeout = try Self.duration(seconds: seconds, key: "timeouts.request", source: source)
-        }
-        if let seconds = file.timeouts?.connect {
-            configuration.connectTimeout = try Self.duration(seconds: seconds, key: "timeouts.connect", source: source)
-        }
-        if let seconds = file.timeouts?.stall {
-            configuration.stallTimeout = try Self.duration(seconds: seconds, key: "timeouts.stall", source: source)
-        }
-        if let name = file.httpVersion {
-            let versions: [String: HTTPVersionPreference] = ["1.1": .http1_1, "2": .http2, "2-prior-knowledge": .http2PriorKnowledge]
-            guard let version = versions[name.lowercased()] else {
-                throw ConfigurationError(key: "httpVersion", value: name, allowed: "1.1, 2 or 2-prior-knowledge", source: source)
-            }
-            configuration.httpVersion = version
-        }
-        if let value = file.connections?.maxTotal {
-            configuration.maxConnections = try Self.wholeNumber(value, key: "connections.maxTotal", source: source)
-        }
-        if let value = file.connections?.maxPerHost {
-            configuration.maxConnectionsPerHost = try Self.wholeNumber(value, key: "connections.maxPerHost", source: source)
-        }
-        if let tls = file.tls {
-            if let value = tls.caFile { configuration.tls.caFile = value }
-            if let value = tls.caPEM { configuration.tls.caPEM = value }
-            if let value = tls.clientCertificateFile { configuration.tls.clientCertificateFile = value }
-            if let value = tls.clientKeyFile { configuration.tls.clientKeyFile = value }
-            if let value = tls.pinnedPublicKey { configuration.tls.pinnedPublicKey = value }
-        }
-        if let bytes = file.maxResponseBytes {
-            configuration.maxResponseBytes = try Self.wholeNumber(bytes, key: "maxResponseBytes", source: source)
-        }
-        if let redirects = file.maxRedirects {
-            configuration.maxRedirects = try Self.wholeNumber(redirects, key: "maxRedirects", source: source)
-        }
-        if let names = file.secretHeaders { configuration.secretHeaderNames.formUnion(names.map { $0.lowercased() }) }
-        for (name, value) in (file.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            do {
-                _ = try HeaderValidation.field(name: name, value: value)
-            } catch {
-                throw ConfigurationError(
-                    key: "headers.\(name)", value: nil, allowed: "a valid header name and a value without control characters",
-                    source: source)
-            }
-            configuration.defaultHeaders.add(name, value)
-        }
-        for (index, rule) in (file.headerRules ?? []).enumerated() {
-            let headers = (rule.headers ?? [:]).sorted { $0.key < $1.key }.map { name, value -> (String, HeaderRule.Value) in
-                (name, value == "{requestID}" ? .requestID : .fixed(value))
-            }
-            do {
-                configuration.headerRules.append(
-                    try HeaderRule(
-                        team: rule.team, host: rule.host, pathPrefix: rule.pathPrefix, headerList: headers, secret: rule.secret ?? false))
-            } catch {
-                throw ConfigurationError(key: "headerRules.\(index)", value: error.value, allowed: error.allowed, source: source)
-            }
-        }
-        if let retry = file.retry {
-            var policy = configuration.retry ?? RetryPolicy()
-            if let attempts = retry.maxAttempts {
-                policy.maxAttempts = try Self.wholeNumber(attempts, key: "retry.maxAttempts", source: source)
-            }
-            if let seconds = retry.baseDelay {
-                policy.baseDelay = try Self.duration(seconds: seconds, key: "retry.baseDelay", source: source)
-            }
-            if let seconds = retry.maxDelay { policy.maxDelay = try Self.duration(seconds: seconds, key: "retry.maxDelay", source: source) }
-            if let seconds = retry.maxRetryAfter {
-                policy.maxRetryAfter = try Self.duration(seconds: seconds, key: "retry.maxRetryAfter", source: source)
-            }
-            if let statuses = retry.statuses {
-                policy.retryableStatuses = Set(
-                    try statuses.map { value throws(ConfigurationError) in
-                        try Self.wholeNumber(value, key: "retry.statuses", source: source)
-                    })
-            }
-            configuration.retry = policy
-        }
-        if let name = file.failureLogLevel {
-            guard let level = Logger.Level(rawValue: name.lowercased()) else {
-                throw ConfigurationError(
-                    key: "failureLogLevel", value: name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "),
-                    source: source)
-            }
-            configuration.failureLogLevel = level
-        }
-        if let metrics = file.metrics { configuration.exportsMetrics = metrics }
-        if let queue = file.queue {
-            var limits = configuration.queue ?? RequestQueue.Limits()
-            if let value = queue.maxConcurrent {
-                limits.maxConcurrent = try Self.wholeNumber(value, key: "queue.maxConcurrent", source: source)
-            }
-            if let value = queue.maxConcurrentPerHost {
-                limits.maxConcurrentPerHost = try Self.wholeNumber(value, key: "queue.maxConcurrentPerHost", source: source)
-            }
-            if let value = queue.maxWaiting {
-                limits.maxWaiting = try Self.wholeNumber(value, key: "queue.maxWaiting", source: source)
-            }
-            if let value = queue.deduplicates { limits.deduplicates = value }
-            if let value = queue.shedsLateCalls { limits.shedsLateCalls = value }
-            if let adaptive = queue.adaptive {
-                var policy = limits.adaptive ?? AdaptiveConcurrency()
-                if let value = adaptive.initialLimit {
-                    policy.initialLimit = try Self.wholeNumber(value, key: "queue.adaptive.initialLimit", source: source)
-                }
-                if let value = adaptive.minimumLimit {
-                    policy.minimumLimit = try Self.wholeNumber(value, key: "queue.adaptive.minimumLimit", source: source)
-                }
-                if let value = adaptive.latencyTolerance { policy.latencyTolerance = value }
-                if let value = adaptive.backoffRatio { policy.backoffRatio = value }
-                limits.adaptive = policy
-            }
-            configuration.queue = limits
-        }
-        if let cache = file.cache { try configuration.applyCache(cache, source: source) }
-        if let resilience = file.resilience { try configuration.applyResilience(resilience, source: source) }
-        try configuration.validate(source: source)
-        return configuration
+        var load = ConfigurationLoad(self, source: source)
+        try load.apply(fields, under: "")
+        try load.finishCache()
+        try load.configuration.validate(source: source)
+        return load.configuration
     }
 
-    /// The `cache` object: the store, its bounds, and the default policy.
-    private mutating func applyCache(_ cache: ConfigurationFile.Cache, source: String) throws(ConfigurationError) {
-        func bytes(_ value: Double?, _ key: String, default fallback: Int) throws(ConfigurationError) -> Int {
-            guard let value else { return fallback }
-            let count = try Self.wholeNumber(value, key: "cache.\(key)", source: source)
-            guard count > 0 else {
-                throw ConfigurationError(key: "cache.\(key)", value: "\(count)", allowed: "more than 0", source: source)
-            }
-            return count
-        }
-        let maxEntryBytes = try cache.maxEntryBytes.map { value throws(ConfigurationError) in
-            try bytes(value, "maxEntryBytes", default: 0)
-        }
-        let store: any CacheStore
-        if let directory = cache.directory {
-            guard cache.memoryBytes == nil, cache.maxEntries == nil else {
-                throw ConfigurationError(
-                    key: "cache.directory", value: directory, allowed: "either directory (with maxBytes) or memoryBytes, not both",
-                    source: source)
-            }
-            do {
-                store = try DiskCacheStore(directory: directory, maxBytes: try bytes(cache.maxBytes, "maxBytes", default: 256 << 20))
-            } catch {
-                throw ConfigurationError(key: error.key, value: error.value, allowed: error.allowed, source: source)
-            }
-        } else {
-            guard cache.maxBytes == nil else {
-                throw ConfigurationError(key: "cache.maxBytes", value: nil, allowed: "only with cache.directory", source: source)
-            }
-            store = MemoryCacheStore(
-                maxBytes: try bytes(cache.memoryBytes, "memoryBytes", default: 64 << 20),
-                maxEntries: try bytes(cache.maxEntries, "maxEntries", default: 10_000))
-        }
-        self.cache = maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
-        let policies: [String: CachePolicy] = [
-            "useprotocol": .useProtocol, "reloadignoringcache": .reloadIgnoringCache, "revalidatealways": .revalidateAlways,
-            "returncacheelseload": .returnCacheElseLoad, "cacheonly": .cacheOnly,
-        ]
-        if let name = cache.policy {
-            if name.lowercased() == "staleiferror" {
-                cachePolicy = .staleIfError(
-                    maxStale: try Self.duration(seconds: cache.maxStale ?? 300, key: "cache.maxStale", source: source))
-            } else if let policy = policies[name.lowercased()] {
-                cachePolicy = policy
+    /// Applies values a source read key by key (the swift-configuration reader does), in order.
+    /// - Parameters:
+    ///   - values: Each key with its value.
+    ///   - source: Where they came from, for errors.
+    /// - Returns: The combined configuration (not yet range-checked).
+    package func applying(_ values: [(ConfigurationKey, ConfigurationValue)], source: String) throws(ConfigurationError)
+        -> ClientConfiguration
+    {
+        var load = ConfigurationLoad(self, source: source)
+        for (key, value) in values { try key.apply(&load, value) }
+        try load.finishCache()
+        return load.configuration
+    }
+
+    /// The line and column (from 1) of a JSON parse error's offset (`around character N`).
+    private static func position(of error: any Error, in data: Data) -> (Int?, Int?) {
+        let text = "\(error)"
+        guard let range = text.range(of: "character "),
+            let offset = Int(text[range.upperBound...].prefix { $0.isNumber }), offset <= data.count
+        else { return (nil, nil) }
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
             } else {
-                throw ConfigurationError(
-                    key: "cache.policy", value: name,
-                    allowed: "useProtocol, reloadIgnoringCache, revalidateAlways, returnCacheElseLoad, cacheOnly or staleIfError",
-                    source: source)
+                column += 1
             }
         }
-        if cache.maxStale != nil, cache.policy?.lowercased() != "staleiferror" {
-            throw ConfigurationError(key: "cache.maxStale", value: nil, allowed: "only with cache.policy staleIfError", source: source)
-        }
-    }
-
-    /// Refuses unknown keys inside a nested object, naming them (`retry.maxAtempts`).
-    private static func checkKeys(_ value: Any?, allowed: [String], prefix: String, source: String) throws(ConfigurationError) {
-        guard let object = value as? [String: Any] else { return }
-        for key in object.keys.sorted() where !allowed.contains(key) {
-            throw ConfigurationError(
-                key: "\(prefix).\(key)", value: nil, allowed: "the keys " + allowed.joined(separator: ", "), source: source)
-        }
-    }
-
-    private static func keyPath(_ path: [any CodingKey]) -> String {
-        path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-    }
-
-    /// Numbers are read as `Double` (Foundation reports a fractional value given for an `Int`
-    /// without naming the key) and checked here.
-    static func wholeNumber(_ value: Double, key: String, source: String) throws(ConfigurationError) -> Int {
-        guard value.isFinite, value == value.rounded(), abs(value) < 1e15 else {
-            throw ConfigurationError(key: key, value: "\(value)", allowed: "a whole number", source: source)
-        }
-        return Int(value)
-    }
-
-    static func duration(seconds: Double, key: String, source: String) throws(ConfigurationError) -> Duration {
-        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-            throw ConfigurationError(key: key, value: "\(seconds)", allowed: "a number of seconds above 0", source: source)
-        }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        return (line, column)
     }
 }
 
-/// The shape of a configuration file.
-private struct ConfigurationFile: Decodable {
-    struct Timeouts: Decodable {
-        var request: Double?
-        var connect: Double?
-        var stall: Double?
-    }
+extension ConfigurationLoad {
+    /// The cache policies by their lowercase names (`staleIfError`, which takes `cache.maxStale`, aside).
+    static let cachePolicies: [(String, CachePolicy)] = [
+        ("useProtocol", .useProtocol), ("reloadIgnoringCache", .reloadIgnoringCache), ("revalidateAlways", .revalidateAlways),
+        ("returnCacheElseLoad", .returnCacheElseLoad), ("cacheOnly", .cacheOnly),
+    ]
 
-    struct Connections: Decodable {
-        var maxTotal: Double?
-        var maxPerHost: Double?
-    }
-
-    struct TLS: Decodable {
-        var caFile: String?
-        var caPEM: String?
-        var clientCertificateFile: String?
-        var clientKeyFile: String?
-        var pinnedPublicKey: String?
-    }
-
-    var transport: String?
-    var baseURL: String?
-    var timeouts: Timeouts?
-    var maxResponseBytes: Double?
-    var maxRedirects: Double?
-    var secretHeaders: [String]?
-    var headers: [String: String]?
-    var headerRules: [Rule]?
-    var retry: Retry?
-    var failureLogLevel: String?
-    var metrics: Bool?
-    var queue: Queue?
-    var httpVersion: String?
-    var connections: Connections?
-    var tls: TLS?
-    var cache: Cache?
-    var resilience: ResilienceFile?
-
-    struct Cache: Decodable {
-        var memoryBytes: Double?
-        var maxEntries: Double?
-        var directory: String?
-        var maxBytes: Double?
-        var maxEntryBytes: Double?
-        var policy: String?
-        var maxStale: Double?
-    }
-
-    struct Queue: Decodable {
-        var maxConcurrent: Double?
-        var maxConcurrentPerHost: Double?
-        var maxWaiting: Double?
-        var deduplicates: Bool?
-        var shedsLateCalls: Bool?
-        var adaptive: Adaptive?
-
-        struct Adaptive: Decodable {
-            var initialLimit: Double?
-            var minimumLimit: Double?
-            var latencyTolerance: Double?
-            var backoffRatio: Double?
+    /// Applies a file's object: each field a key, a group (`timeouts`) or a section (`retry`);
+    /// anything else is an unknown key, named with the nearest known one.
+    mutating func apply(_ fields: [String: ConfigurationValue], under prefix: String) throws(ConfigurationError) {
+        for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
+            let name = prefix + field
+            let key = ConfigurationKey.byName[name]
+            if let key, key.kind != .section {
+                try key.apply(&self, value)
+                continue
+            }
+            guard key != nil || ConfigurationKey.groups.contains(name) else {
+                var failure = error(name, nil, allowed: "one of the keys in ConfigurationKey.all")
+                failure.suggestion = ConfigurationKey.suggestion(for: name)
+                throw failure
+            }
+            guard case .object(let inner) = value else { throw error(name, value.describedValue, allowed: "an object") }
+            try key?.apply(&self, .flag(true))
+            try apply(inner, under: name + ".")
         }
     }
 
-    struct Rule: Decodable {
-        var team: String?
-        var host: String?
-        var pathPrefix: String?
-        var headers: [String: String]?
-        var secret: Bool?
-    }
-
-    struct Retry: Decodable {
-        var maxAttempts: Double?
-        var baseDelay: Double?
-        var maxDelay: Double?
-        var maxRetryAfter: Double?
-        var statuses: [Double]?
+    /// Builds the response cache the `cache.*` keys describe, when the source named any.
+    mutating func finishCache() throws(ConfigurationError) {
+        guard let spec = cache else { return }
+        cache = nil
+        let store: any CacheStore
+        if let directory = spec.directory {
+            guard spec.memoryBytes == nil, spec.maxEntries == nil else {
+                throw error(
+                    ConfigurationKey.cacheDirectory.name, directory, allowed: "either directory (with maxBytes) or memoryBytes, not both")
+            }
+            do {
+                store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? 256 << 20)
+            } catch {
+                throw self.error(error.key, error.value, allowed: error.allowed)
+            }
+        } else {
+            guard spec.maxBytes == nil else { throw error(ConfigurationKey.cacheMaxBytes.name, nil, allowed: "only with cache.directory") }
+            store = MemoryCacheStore(maxBytes: spec.memoryBytes ?? 64 << 20, maxEntries: spec.maxEntries ?? 10_000)
+        }
+        configuration.cache = spec.maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
+        if let name = spec.policy {
+            if name.lowercased() == "staleiferror" {
+                let maxStale = spec.maxStale ?? .seconds(300)
+                guard maxStale > .zero else {
+                    throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "a number of seconds above 0")
+                }
+                configuration.cachePolicy = .staleIfError(maxStale: maxStale)
+            } else if let policy = Self.cachePolicies.first(where: { $0.0.lowercased() == name.lowercased() })?.1 {
+                configuration.cachePolicy = policy
+            } else {
+                throw error(
+                    ConfigurationKey.cachePolicy.name, name,
+                    allowed: (Self.cachePolicies.map(\.0) + ["staleIfError"]).joined(separator: ", "))
+            }
+        }
+        if spec.maxStale != nil, spec.policy?.lowercased() != "staleiferror" {
+            throw error(ConfigurationKey.cacheMaxStale.name, nil, allowed: "only with cache.policy staleIfError")
+        }
     }
 }

@@ -121,12 +121,16 @@ public struct ClientConfiguration: Sendable {
     /// - Throws: ``ConfigurationError`` naming the first value out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         try ConfigurationError.check(
-            requestTimeout, in: Self.requestTimeoutRange, key: "timeouts.request", allowed: "0.001 to 86400 seconds", source: source)
+            requestTimeout, in: Self.requestTimeoutRange, key: ConfigurationKey.timeoutsRequest.name, allowed: "0.001 to 86400 seconds",
+            source: source)
         try ConfigurationError.check(
-            connectTimeout, in: Self.connectTimeoutRange, key: "timeouts.connect", allowed: "0.001 to 3600 seconds", source: source)
+            connectTimeout, in: Self.connectTimeoutRange, key: ConfigurationKey.timeoutsConnect.name, allowed: "0.001 to 3600 seconds",
+            source: source)
         try ConfigurationError.check(
-            maxResponseBytes, in: Self.maxResponseBytesRange, key: "maxResponseBytes", allowed: "1 to \(16 << 30)", source: source)
-        try ConfigurationError.check(maxRedirects, in: Self.maxRedirectsRange, key: "maxRedirects", allowed: "0 to 50", source: source)
+            maxResponseBytes, in: Self.maxResponseBytesRange, key: ConfigurationKey.maxResponseBytes.name, allowed: "1 to \(16 << 30)",
+            source: source)
+        try ConfigurationError.check(
+            maxRedirects, in: Self.maxRedirectsRange, key: ConfigurationKey.maxRedirects.name, allowed: "0 to 50", source: source)
         try responseHeadLimits.validate(source: source)
         try decompression.validate(source: source)
         try validateTransportSettings(source: source)

@@ -11,6 +11,14 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equa
     public var allowed: String
     /// Where the value came from (`code`, `environment`, or the file's path).
     public var source: String
+    /// The line of a malformed JSON document where reading stopped (from 1), when known.
+    public var line: Int?
+    /// The column on ``line`` (from 1), when known.
+    public var column: Int?
+    /// The nearest known key, for an unknown one.
+    public var suggestion: String?
+    /// The environment variable the value came from, when it came from one.
+    public var variable: String?
 
     /// Creates an error.
     public init(key: String, value: String?, allowed: String, source: String) {
@@ -23,7 +31,11 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equa
     /// One line naming the key, the value, the allowed values and the source.
     public var description: String {
         let found = value.map { "'\($0)'" } ?? "nothing usable"
-        return "invalid configuration: \(key) is \(found) (from \(source)); allowed: \(allowed)"
+        var origin = variable.map { "\($0) in the \(source)" } ?? source
+        if let line { origin += ":\(line)" + (column.map { ":\($0)" } ?? "") }
+        var text = "invalid configuration: \(key) is \(found) (from \(origin)); allowed: \(allowed)"
+        if let suggestion { text += "; did you mean '\(suggestion)'?" }
+        return text
     }
 }
 

@@ -28,26 +28,30 @@ public struct TLSSettings: Sendable, Hashable {
     /// The names of the fields that are set, as configuration keys (`tls.caFile`, …).
     public var setKeys: [String] {
         [
-            ("caFile", caFile), ("caPEM", caPEM), ("clientCertificateFile", clientCertificateFile),
-            ("clientKeyFile", clientKeyFile), ("pinnedPublicKey", pinnedPublicKey),
-        ].compactMap { $0.1 == nil ? nil : "tls.\($0.0)" }
+            (ConfigurationKey.tlsCAFile, caFile), (.tlsCAPEM, caPEM), (.tlsClientCertificateFile, clientCertificateFile),
+            (.tlsClientKeyFile, clientKeyFile), (.tlsPinnedPublicKey, pinnedPublicKey),
+        ].compactMap { $0.1 == nil ? nil : $0.0.name }
     }
 
     /// Checks the files exist and the values have their documented shapes.
     /// - Parameter source: Where the values came from, for errors.
     /// - Throws: ``ConfigurationError`` naming the key.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        for (key, path) in [("caFile", caFile), ("clientCertificateFile", clientCertificateFile), ("clientKeyFile", clientKeyFile)] {
+        for (key, path) in [
+            (ConfigurationKey.tlsCAFile, caFile), (.tlsClientCertificateFile, clientCertificateFile), (.tlsClientKeyFile, clientKeyFile),
+        ] {
             if let path, !FileManager.default.isReadableFile(atPath: path) {
-                throw ConfigurationError(key: "tls.\(key)", value: path, allowed: "the path of a readable PEM file", source: source)
+                throw ConfigurationError(key: key.name, value: path, allowed: "the path of a readable PEM file", source: source)
             }
         }
         if let caPEM, !caPEM.contains("-----BEGIN CERTIFICATE-----") {
-            throw ConfigurationError(key: "tls.caPEM", value: nil, allowed: "one or more PEM certificates", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.tlsCAPEM.name, value: nil, allowed: "one or more PEM certificates", source: source)
         }
         if (clientCertificateFile == nil) != (clientKeyFile == nil) {
             throw ConfigurationError(
-                key: clientCertificateFile == nil ? "tls.clientCertificateFile" : "tls.clientKeyFile", value: nil,
+                key: clientCertificateFile == nil ? ConfigurationKey.tlsClientCertificateFile.name : ConfigurationKey.tlsClientKeyFile.name,
+                value: nil,
                 allowed: "set together with tls.\(clientCertificateFile == nil ? "clientKeyFile" : "clientCertificateFile")", source: source
             )
         }
@@ -58,7 +62,8 @@ public struct TLSSettings: Sendable, Hashable {
             }
             if !wellFormed {
                 throw ConfigurationError(
-                    key: "tls.pinnedPublicKey", value: pinnedPublicKey, allowed: "sha256//<base64 SHA-256>, several joined with ;",
+                    key: ConfigurationKey.tlsPinnedPublicKey.name, value: pinnedPublicKey,
+                    allowed: "sha256//<base64 SHA-256>, several joined with ;",
                     source: source)
             }
         }
@@ -78,8 +83,9 @@ extension ClientConfiguration {
     /// connect timeout of its own, bounds connecting by its stall limit.)
     public var transportSettingKeys: [String] {
         let optional: [(String, Bool)] = [
-            ("httpVersion", httpVersion != nil), ("connections.maxTotal", maxConnections != nil),
-            ("connections.maxPerHost", maxConnectionsPerHost != nil), ("timeouts.stall", stallTimeout != nil),
+            (ConfigurationKey.httpVersion.name, httpVersion != nil), (ConfigurationKey.connectionsMaxTotal.name, maxConnections != nil),
+            (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost != nil),
+            (ConfigurationKey.timeoutsStall.name, stallTimeout != nil),
         ]
         return optional.filter(\.1).map(\.0) + tls.setKeys
     }
@@ -112,13 +118,17 @@ extension ClientConfiguration {
 
     /// Checks the transport settings (HTTP version needs none).
     func validateTransportSettings(source: String) throws(ConfigurationError) {
-        for (key, limit) in [("connections.maxTotal", maxConnections), ("connections.maxPerHost", maxConnectionsPerHost)] {
+        for (key, limit) in [
+            (ConfigurationKey.connectionsMaxTotal.name, maxConnections),
+            (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost),
+        ] {
             if let limit, !Self.connectionLimitRange.contains(limit) {
                 throw ConfigurationError(key: key, value: "\(limit)", allowed: "1 to 100000", source: source)
             }
         }
         if let stallTimeout, !Self.stallTimeoutRange.contains(stallTimeout) {
-            throw ConfigurationError(key: "timeouts.stall", value: "\(stallTimeout)", allowed: "1 to 86400 seconds", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.timeoutsStall.name, value: "\(stallTimeout)", allowed: "1 to 86400 seconds", source: source)
         }
         try tls.validate(source: source)
     }

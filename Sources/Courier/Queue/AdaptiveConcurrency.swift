@@ -31,17 +31,19 @@ public struct AdaptiveConcurrency: Sendable, Hashable {
     ///   - source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `queue.adaptive.*` key out of range.
     public func validate(maximum: Int, source: String = "code") throws(ConfigurationError) {
-        func bad(_ key: String, _ value: String, _ allowed: String) -> ConfigurationError {
-            ConfigurationError(key: "queue.adaptive." + key, value: value, allowed: allowed, source: source)
+        func bad(_ key: ConfigurationKey, _ value: String, _ allowed: String) -> ConfigurationError {
+            ConfigurationError(key: key.name, value: value, allowed: allowed, source: source)
         }
         guard minimumLimit >= 1, minimumLimit <= maximum else {
-            throw bad("minimumLimit", "\(minimumLimit)", "1 to maxConcurrentPerHost (\(maximum))")
+            throw bad(.adaptiveMinimumLimit, "\(minimumLimit)", "1 to maxConcurrentPerHost (\(maximum))")
         }
         guard initialLimit >= minimumLimit, initialLimit <= maximum else {
-            throw bad("initialLimit", "\(initialLimit)", "minimumLimit to maxConcurrentPerHost (\(maximum))")
+            throw bad(.adaptiveInitialLimit, "\(initialLimit)", "minimumLimit to maxConcurrentPerHost (\(maximum))")
         }
-        guard latencyTolerance >= 1.1, latencyTolerance <= 100 else { throw bad("latencyTolerance", "\(latencyTolerance)", "1.1 to 100") }
-        guard backoffRatio >= 0.5, backoffRatio <= 0.99 else { throw bad("backoffRatio", "\(backoffRatio)", "0.5 to 0.99") }
+        guard latencyTolerance >= 1.1, latencyTolerance <= 100 else {
+            throw bad(.adaptiveLatencyTolerance, "\(latencyTolerance)", "1.1 to 100")
+        }
+        guard backoffRatio >= 0.5, backoffRatio <= 0.99 else { throw bad(.adaptiveBackoffRatio, "\(backoffRatio)", "0.5 to 0.99") }
     }
 }
 

@@ -54,16 +54,19 @@ extension RequestQueue {
         public func validate(source: String = "code") throws(ConfigurationError) {
             let allowed = "\(Self.concurrencyRange.lowerBound) to \(Self.concurrencyRange.upperBound)"
             if !Self.concurrencyRange.contains(maxConcurrent) {
-                throw ConfigurationError(key: "queue.maxConcurrent", value: "\(maxConcurrent)", allowed: allowed, source: source)
+                throw ConfigurationError(
+                    key: ConfigurationKey.queueMaxConcurrent.name, value: "\(maxConcurrent)", allowed: allowed, source: source)
             }
             if !Self.concurrencyRange.contains(maxConcurrentPerHost) {
                 throw ConfigurationError(
-                    key: "queue.maxConcurrentPerHost", value: "\(maxConcurrentPerHost)", allowed: allowed, source: source)
+                    key: ConfigurationKey.queueMaxConcurrentPerHost.name, value: "\(maxConcurrentPerHost)", allowed: allowed, source: source
+                )
             }
             try adaptive?.validate(maximum: maxConcurrentPerHost, source: source)
             if !Self.waitingRange.contains(maxWaiting) {
                 throw ConfigurationError(
-                    key: "queue.maxWaiting", value: "\(maxWaiting)", allowed: "0 to \(Self.waitingRange.upperBound)", source: source)
+                    key: ConfigurationKey.queueMaxWaiting.name, value: "\(maxWaiting)", allowed: "0 to \(Self.waitingRange.upperBound)",
+                    source: source)
             }
         }
     }

@@ -46,7 +46,7 @@ public struct Resilience: Sendable, Hashable {
         try hedging?.validate(source: source)
         if let deadlineHeader, deadlineHeaderName == nil {
             throw ConfigurationError(
-                key: "resilience.deadlineHeader", value: deadlineHeader,
+                key: ConfigurationKey.deadlineHeader.name, value: deadlineHeader,
                 allowed:
                     "a header name (a token) other than a framing header (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive)",
                 source: source)

@@ -41,14 +41,15 @@ public struct RetryBudget: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the `resilience.retryBudget.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         if !(0...1).contains(share) {
-            throw ConfigurationError(key: "resilience.retryBudget.share", value: "\(share)", allowed: "0 to 1", source: source)
+            throw ConfigurationError(key: ConfigurationKey.budgetShare.name, value: "\(share)", allowed: "0 to 1", source: source)
         }
         if !(0...1000).contains(minPerSecond) {
             throw ConfigurationError(
-                key: "resilience.retryBudget.minPerSecond", value: "\(minPerSecond)", allowed: "0 to 1000", source: source)
+                key: ConfigurationKey.budgetMinPerSecond.name, value: "\(minPerSecond)", allowed: "0 to 1000", source: source)
         }
         if window < .seconds(1) || window > .seconds(300) {
-            throw ConfigurationError(key: "resilience.retryBudget.window", value: "\(window)", allowed: "1 to 300 seconds", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.budgetWindow.name, value: "\(window)", allowed: "1 to 300 seconds", source: source)
         }
     }
 

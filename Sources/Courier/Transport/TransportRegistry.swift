@@ -61,7 +61,7 @@ public struct TransportRegistry: Sendable {
     public func makeTransport(for configuration: ClientConfiguration) throws -> any Transport {
         guard let name = configuration.transport?.lowercased() ?? defaultName else {
             throw ConfigurationError(
-                key: "transport", value: nil,
+                key: ConfigurationKey.transport.name, value: nil,
                 allowed: "a linked transport: add the CourierCurl product (or CourierAsyncHTTPClient, CourierURLSession) "
                     + "to the target, or list an entry in the registry",
                 source: "configuration")
@@ -69,7 +69,7 @@ public struct TransportRegistry: Sendable {
         guard let entry = entries.first(where: { $0.name == name }) else {
             let allowed = names.isEmpty ? "none is linked" : names.joined(separator: ", ")
             let why = Self.knownNames.contains(name) ? " (\(name) is a Courier transport, but this program does not link it)" : ""
-            throw ConfigurationError(key: "transport", value: name, allowed: allowed + why, source: "configuration")
+            throw ConfigurationError(key: ConfigurationKey.transport.name, value: name, allowed: allowed + why, source: "configuration")
         }
         return try entry.make(configuration)
     }

@@ -61,7 +61,7 @@ public struct HeaderRule: Sendable {
     /// - Throws: ``ConfigurationError`` as that initializer does.
     public init(team: String?, host: String?, pathPrefix: String?, headerList: [(String, Value)], secret: Bool) throws(ConfigurationError) {
         func invalid(_ what: String, _ value: String?) -> ConfigurationError {
-            ConfigurationError(key: "headerRules", value: value, allowed: what, source: "code")
+            ConfigurationError(key: ConfigurationKey.headerRules.name, value: value, allowed: what, source: "code")
         }
         if let team, team.isEmpty { throw invalid("a non-empty team name", team) }
         // The one host rule (`RequestTarget`): the rule's host is compared with request hosts it wrote.

@@ -44,19 +44,24 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the `retry.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         if !Self.maxAttemptsRange.contains(maxAttempts) {
-            throw ConfigurationError(key: "retry.maxAttempts", value: "\(maxAttempts)", allowed: "1 to 10", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.retryMaxAttempts.name, value: "\(maxAttempts)", allowed: "1 to 10", source: source)
         }
         if baseDelay <= .zero || baseDelay > .seconds(60) {
-            throw ConfigurationError(key: "retry.baseDelay", value: "\(baseDelay)", allowed: "above 0, at most 60 seconds", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.retryBaseDelay.name, value: "\(baseDelay)", allowed: "above 0, at most 60 seconds", source: source)
         }
         if maxDelay < baseDelay || maxDelay > .seconds(300) {
-            throw ConfigurationError(key: "retry.maxDelay", value: "\(maxDelay)", allowed: "baseDelay to 300 seconds", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.retryMaxDelay.name, value: "\(maxDelay)", allowed: "baseDelay to 300 seconds", source: source)
         }
         if maxRetryAfter < .zero || maxRetryAfter > .seconds(3600) {
-            throw ConfigurationError(key: "retry.maxRetryAfter", value: "\(maxRetryAfter)", allowed: "0 to 3600 seconds", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.retryMaxRetryAfter.name, value: "\(maxRetryAfter)", allowed: "0 to 3600 seconds", source: source)
         }
         if let bad = retryableStatuses.first(where: { !(100...599).contains($0) }) {
-            throw ConfigurationError(key: "retry.statuses", value: "\(bad)", allowed: "HTTP statuses 100 to 599", source: source)
+            throw ConfigurationError(
+                key: ConfigurationKey.retryStatuses.name, value: "\(bad)", allowed: "HTTP statuses 100 to 599", source: source)
         }
     }
 

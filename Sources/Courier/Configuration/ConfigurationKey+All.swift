@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+
+// The one table of configuration keys. Adding a key is one entry here (and, for a new setting,
+// its property on the configuration); the loaders, the reader, the docs and the errors follow.
+
+extension ConfigurationKey {
+    /// Every key, in the order the documentation lists them.
+    public static let all: [ConfigurationKey] = [
+        transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
+        headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, tlsCAFile, tlsCAPEM,
+        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, retry, retryMaxAttempts, retryBaseDelay, retryMaxDelay,
+        retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
+        queueShedsLateCalls, queueAdaptive, adaptiveInitialLimit, adaptiveMinimumLimit, adaptiveLatencyTolerance, adaptiveBackoffRatio,
+        cache, cacheMemoryBytes, cacheMaxEntries, cacheDirectory, cacheMaxBytes, cacheMaxEntryBytes, cachePolicy, cacheMaxStale,
+        budgetShare, budgetMinPerSecond, budgetWindow, breaker, breakerConsecutiveFailures, breakerFailureRatio, breakerMinimumCalls,
+        breakerWindow, breakerOpenDuration, breakerStatuses, hedging, hedgingPercentile, hedgingWindow, hedgingMinimumSamples,
+        hedgingMaxExtraShare, hedgingMinimumDelay, deadlineHeader, retriesUnsentRequests,
+    ]
+
+    // MARK: The client
+
+    public static let transport = ConfigurationKey(
+        "transport", .string, default: "the preferred linked one", "The transport's registered name (`curl`, `ahc`, `urlsession`, `mock`)."
+    ) { load, value throws(ConfigurationError) in
+        let name = try value.text("transport", load).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw load.error("transport", "", allowed: TransportRegistry.knownNames.joined(separator: ", ")) }
+        load.configuration.transport = name.lowercased()
+    }
+    public static let baseURL = text("baseURL", \.baseURL, default: "none", "The URL calls are relative to.")
+    public static let timeoutsRequest = seconds("timeouts.request", \.requestTimeout, default: "60", "Each call's deadline.")
+    public static let timeoutsConnect = seconds(
+        "timeouts.connect", \.connectTimeout, default: "10", "The longest a transport may take to connect.")
+    public static let timeoutsStall = optionalSeconds(
+        "timeouts.stall", \.stallTimeout, default: "the transport's (30 for curl)", "How long a transfer may receive nothing.")
+    public static let maxResponseBytes = integer(
+        "maxResponseBytes", \.maxResponseBytes, default: "16777216", "The largest response body a call accepts.")
+    public static let maxRedirects = integer("maxRedirects", \.maxRedirects, default: "10", "The most redirects a call follows.")
+    public static let secretHeaders = ConfigurationKey(
+        "secretHeaders", .strings, default: "none", "More header names that carry credentials (added to the standard ones)."
+    ) { load, value throws(ConfigurationError) in
+        load.configuration.secretHeaderNames.formUnion(try value.texts("secretHeaders", load).map { $0.lowercased() })
+    }
+    public static let headers = ConfigurationKey(
+        "headers", .headers, default: "none", "Headers every call sends (a call's own of the same name win)."
+    ) { load, value throws(ConfigurationError) in
+        for (name, text) in try value.headerPairs("headers", load) {
+            do {
+                _ = try HeaderValidation.field(name: name, value: text)
+            } catch {
+                throw load.error("headers.\(name)", nil, allowed: "a valid header name and a value without control characters")
+            }
+            load.configuration.defaultHeaders.add(name, text)
+        }
+    }
+    public static let headerRules = ConfigurationKey(
+        "headerRules", .headerRules, default: "none",
+        "Team header rules: `team`, `host`, `pathPrefix`, `headers` (`{requestID}` is the call's id), `secret`."
+    ) { load, value throws(ConfigurationError) in
+        guard case .list(let rules) = value else { throw load.error("headerRules", nil, allowed: "an array of rules") }
+        for (index, rule) in rules.enumerated() {
+            load.configuration.headerRules.append(try HeaderRule(configuration: rule, key: "headerRules.\(index)", load))
+        }
+    }
+    public static let failureLogLevel = ConfigurationKey(
+        "failureLogLevel", .choice(Logger.Level.allCases.map(\.rawValue)), default: "debug", "The level failed calls are logged at."
+    ) { load, value throws(ConfigurationError) in
+        let name = try value.text("failureLogLevel", load)
+        guard let level = Logger.Level(rawValue: name.lowercased()) else {
+            throw load.error("failureLogLevel", name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        load.configuration.failureLogLevel = level
+    }
+    public static let metrics = flag("metrics", \.exportsMetrics, default: "true", "Whether calls are exported as swift-metrics.")
+    public static let httpVersion = ConfigurationKey(
+        "httpVersion", .choice(["1.1", "2", "2-prior-knowledge"]), default: "the transport's", "The HTTP version calls ask for."
+    ) { load, value throws(ConfigurationError) in
+        let name = try value.text("httpVersion", load)
+        let versions: [String: HTTPVersionPreference] = ["1.1": .http1_1, "2": .http2, "2-prior-knowledge": .http2PriorKnowledge]
+        guard let version = versions[name.lowercased()] else {
+            throw load.error("httpVersion", name, allowed: "1.1, 2 or 2-prior-knowledge")
+        }
+        load.configuration.httpVersion = version
+    }
+    public static let connectionsMaxTotal = optionalInteger(
+        "connections.maxTotal", \.maxConnections, default: "the transport's", "The most connections open at once.")
+    public static let connectionsMaxPerHost = optionalInteger(
+        "connections.maxPerHost", \.maxConnectionsPerHost, default: "the transport's", "The most connections to one host.")
+    public static let tlsCAFile = text("tls.caFile", \.tls.caFile, default: "none", "A PEM file of roots to trust besides the system's.")
+    public static let tlsCAPEM = text("tls.caPEM", \.tls.caPEM, default: "none", "PEM roots to trust besides the system's.")
+    public static let tlsClientCertificateFile = text(
+        "tls.clientCertificateFile", \.tls.clientCertificateFile, default: "none", "A PEM client certificate to present.")
+    public static let tlsClientKeyFile = text("tls.clientKeyFile", \.tls.clientKeyFile, default: "none", "The client certificate's key.")
+    public static let tlsPinnedPublicKey = text(
+        "tls.pinnedPublicKey", \.tls.pinnedPublicKey, default: "none", "The server's key pin, `sha256//<base64>` (`;` between several).")
+
+    // MARK: Retry
+
+    public static let retry = section("retry", \.retry, "Retries failed idempotent calls (see `RetryPolicy`).")
+    public static let retryMaxAttempts = integer(
+        "retry.maxAttempts", \.retry.orDefault.maxAttempts, default: "3", "Attempts per call, the first included.")
+    public static let retryBaseDelay = seconds(
+        "retry.baseDelay", \.retry.orDefault.baseDelay, default: "0.1", "The first backoff's ceiling.")
+    public static let retryMaxDelay = seconds("retry.maxDelay", \.retry.orDefault.maxDelay, default: "5", "The largest backoff.")
+    public static let retryMaxRetryAfter = seconds(
+        "retry.maxRetryAfter", \.retry.orDefault.maxRetryAfter, default: "30", "The longest `Retry-After` honoured.")
+    public static let retryStatuses = statuses(
+        "retry.statuses", \.retry.orDefault.retryableStatuses, default: "408, 429, 500, 502, 503, 504", "The statuses retried.")
+
+    // MARK: Queue
+
+    public static let queue = section("queue", \.queue, "Gives the client a default `RequestQueue`.")
+    public static let queueMaxConcurrent = integer(
+        "queue.maxConcurrent", \.queue.orDefault.maxConcurrent, default: "16", "Calls running at once, all hosts.")
+    public static let queueMaxConcurrentPerHost = integer(
+        "queue.maxConcurrentPerHost", \.queue.orDefault.maxConcurrentPerHost, default: "6", "Calls running at once per host.")
+    public static let queueMaxWaiting = integer(
+        "queue.maxWaiting", \.queue.orDefault.maxWaiting, default: "1000", "Calls waiting; more fail as `queue_full`.")
+    public static let queueDeduplicates = flag(
+        "queue.deduplicates", \.queue.orDefault.deduplicates, default: "true", "Whether identical calls share one transfer.")
+    public static let queueShedsLateCalls = flag(
+        "queue.shedsLateCalls", \.queue.orDefault.shedsLateCalls, default: "true",
+        "Whether a call that cannot start before its deadline fails at once.")
+    public static let queueAdaptive = section(
+        "queue.adaptive", \.queue.orDefault.adaptive, "Adapts each host's limit to its latency (see `AdaptiveConcurrency`).")
+    public static let adaptiveInitialLimit = integer(
+        "queue.adaptive.initialLimit", \.queue.orDefault.adaptive.orDefault.initialLimit, default: "4", "Each host's first limit.")
+    public static let adaptiveMinimumLimit = integer(
+        "queue.adaptive.minimumLimit", \.queue.orDefault.adaptive.orDefault.minimumLimit, default: "1", "The lowest limit.")
+    public static let adaptiveLatencyTolerance = number(
+        "queue.adaptive.latencyTolerance", \.queue.orDefault.adaptive.orDefault.latencyTolerance, default: "2",
+        "How far above its best latency a host may go before its limit falls.")
+    public static let adaptiveBackoffRatio = number(
+        "queue.adaptive.backoffRatio", \.queue.orDefault.adaptive.orDefault.backoffRatio, default: "0.9",
+        "What a falling limit is multiplied by.")
+
+    // MARK: Cache
+
+    public static let cache = ConfigurationKey(
+        "cache", .section, default: "off", "Turns the response cache on: in memory, or on disk with `cache.directory`."
+    ) { load, value throws(ConfigurationError) in
+        if try value.flag("cache", load) { load.cache = load.cache ?? ConfigurationLoad.CacheSpec() }
+    }
+    public static let cacheMemoryBytes = cacheSize("cache.memoryBytes", \.memoryBytes, default: "67108864", "The memory store's size.")
+    public static let cacheMaxEntries = cacheSize("cache.maxEntries", \.maxEntries, default: "10000", "The memory store's entries.")
+    public static let cacheDirectory = ConfigurationKey(
+        "cache.directory", .string, default: "none", "A directory for a disk store (instead of memory)."
+    ) { load, value throws(ConfigurationError) in
+        let directory = try value.text("cache.directory", load)
+        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
+        load.cache?.directory = directory
+    }
+    public static let cacheMaxBytes = cacheSize("cache.maxBytes", \.maxBytes, default: "268435456", "The disk store's size.")
+    public static let cacheMaxEntryBytes = cacheSize("cache.maxEntryBytes", \.maxEntryBytes, default: "8388608", "The largest body stored.")
+    public static let cachePolicy = ConfigurationKey(
+        "cache.policy", .choice(ConfigurationLoad.cachePolicies.map(\.0) + ["staleIfError"]), default: "useProtocol",
+        "How calls use the cache, unless they say otherwise."
+    ) { load, value throws(ConfigurationError) in
+        let policy = try value.text("cache.policy", load)
+        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
+        load.cache?.policy = policy
+    }
+    public static let cacheMaxStale = ConfigurationKey(
+        "cache.maxStale", .seconds, default: "300", "How stale an answer `staleIfError` may give."
+    ) { load, value throws(ConfigurationError) in
+        let maxStale = try value.seconds("cache.maxStale", load)
+        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
+        load.cache?.maxStale = maxStale
+    }
+
+    // MARK: Resilience
+
+    public static let budgetShare = number(
+        "resilience.retryBudget.share", \.resilience.retryBudget.share, default: "0.2", "Retries as a share of each host's calls.")
+    public static let budgetMinPerSecond = integer(
+        "resilience.retryBudget.minPerSecond", \.resilience.retryBudget.minPerSecond, default: "10", "Retries a host may always get.")
+    public static let budgetWindow = seconds(
+        "resilience.retryBudget.window", \.resilience.retryBudget.window, default: "10", "The window the share is counted over.")
+    public static let breaker = section(
+        "resilience.circuitBreaker", \.resilience.circuitBreaker, "Fails calls to a failing host at once (see `CircuitBreakerPolicy`).")
+    public static let breakerConsecutiveFailures = integer(
+        "resilience.circuitBreaker.consecutiveFailures", \.resilience.circuitBreaker.orDefault.consecutiveFailures, default: "5",
+        "Failures in a row that open the circuit.")
+    public static let breakerFailureRatio = number(
+        "resilience.circuitBreaker.failureRatio", \.resilience.circuitBreaker.orDefault.failureRatio, default: "0.5",
+        "The share of failures in the window that opens it.")
+    public static let breakerMinimumCalls = integer(
+        "resilience.circuitBreaker.minimumCalls", \.resilience.circuitBreaker.orDefault.minimumCalls, default: "20",
+        "Calls in the window before the ratio counts.")
+    public static let breakerWindow = seconds(
+        "resilience.circuitBreaker.window", \.resilience.circuitBreaker.orDefault.window, default: "30", "The window calls are counted in.")
+    public static let breakerOpenDuration = seconds(
+        "resilience.circuitBreaker.openDuration", \.resilience.circuitBreaker.orDefault.openDuration, default: "5",
+        "How long an open circuit fails calls before it tries one.")
+    public static let breakerStatuses = statuses(
+        "resilience.circuitBreaker.statuses", \.resilience.circuitBreaker.orDefault.failingStatuses, default: "500, 502, 503, 504",
+        "The statuses that count as failures.")
+    public static let hedging = section(
+        "resilience.hedging", \.resilience.hedging, "Sends a slow idempotent call's second copy (see `HedgingPolicy`).")
+    public static let hedgingPercentile = number(
+        "resilience.hedging.percentile", \.resilience.hedging.orDefault.percentile, default: "0.95", "The latency a copy waits for.")
+    public static let hedgingWindow = integer(
+        "resilience.hedging.window", \.resilience.hedging.orDefault.window, default: "100", "The latencies kept, per endpoint (a count).")
+    public static let hedgingMinimumSamples = integer(
+        "resilience.hedging.minimumSamples", \.resilience.hedging.orDefault.minimumSamples, default: "20",
+        "Latencies needed before hedging starts.")
+    public static let hedgingMaxExtraShare = number(
+        "resilience.hedging.maxExtraShare", \.resilience.hedging.orDefault.maxExtraShare, default: "0.05",
+        "The most extra traffic hedging may add.")
+    public static let hedgingMinimumDelay = ConfigurationKey(
+        "resilience.hedging.minimumDelayMs", .milliseconds, default: "1", "The shortest wait before a copy (0 to 60000)."
+    ) { load, value throws(ConfigurationError) in
+        let milliseconds = try value.number("resilience.hedging.minimumDelayMs", load)
+        guard milliseconds.isFinite, (0...60_000).contains(milliseconds) else {
+            throw load.error("resilience.hedging.minimumDelayMs", "\(milliseconds)", allowed: "0 to 60000")
+        }
+        load.configuration.resilience.hedging.orDefault.minimumDelay = .milliseconds(Int64(milliseconds))
+    }
+    public static let deadlineHeader = text(
+        "resilience.deadlineHeader", \.resilience.deadlineHeader, default: "none",
+        "A header each attempt carries the time left in, in milliseconds.")
+    public static let retriesUnsentRequests = flag(
+        "resilience.retriesUnsentRequests", \.resilience.retriesUnsentRequests, default: "true",
+        "Whether an attempt that never reached the server is sent once more.")
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+// How the table's entries are made: one constructor per kind of value, each reading the value
+// (with an error naming the key) and writing it through a key path.
+
+extension ConfigurationKey {
+    init(
+        _ name: String, _ kind: Kind, default defaultValue: String, _ summary: String,
+        apply: @escaping @Sendable (inout ConfigurationLoad, ConfigurationValue) throws(ConfigurationError) -> Void
+    ) {
+        self.name = name
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.summary = summary
+        self.apply = apply
+    }
+
+    typealias Path<Value> = any WritableKeyPath<ClientConfiguration, Value> & Sendable
+
+    static func text(_ name: String, _ path: Path<String?>, default value: String, _ summary: String) -> Self {
+        Self(name, .string, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.text(name, load)
+        }
+    }
+
+    static func integer(_ name: String, _ path: Path<Int>, default value: String, _ summary: String) -> Self {
+        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.wholeNumber(name, load)
+        }
+    }
+
+    static func optionalInteger(_ name: String, _ path: Path<Int?>, default value: String, _ summary: String) -> Self {
+        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.wholeNumber(name, load)
+        }
+    }
+
+    static func number(_ name: String, _ path: Path<Double>, default value: String, _ summary: String) -> Self {
+        Self(name, .number, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.number(name, load)
+        }
+    }
+
+    static func seconds(_ name: String, _ path: Path<Duration>, default value: String, _ summary: String) -> Self {
+        Self(name, .seconds, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.seconds(name, load)
+        }
+    }
+
+    static func optionalSeconds(_ name: String, _ path: Path<Duration?>, default value: String, _ summary: String) -> Self {
+        Self(name, .seconds, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.seconds(name, load)
+        }
+    }
+
+    static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
+        Self(name, .bool, default: value, summary) { load, value throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try value.flag(name, load)
+        }
+    }
+
+    static func statuses(_ name: String, _ path: Path<Set<Int>>, default value: String, _ summary: String) -> Self {
+        Self(name, .integers, default: value, summary) { load, value throws(ConfigurationError) in
+            guard case .list(let items) = value else { throw load.error(name, nil, allowed: "a list of whole numbers") }
+            var statuses = Set<Int>()
+            for item in items { statuses.insert(try item.wholeNumber(name, load)) }
+            load.configuration[keyPath: path] = statuses
+        }
+    }
+
+    /// A section that is off until a source names it: a file's object (even `{}`), or
+    /// `<name>.enabled` from the environment or a reader.
+    static func section<Section: DefaultConstructible & SendableMetatype>(_ name: String, _ path: Path<Section?>, _ summary: String) -> Self
+    {
+        Self(name, .section, default: "off", summary) { load, value throws(ConfigurationError) in
+            if try value.flag(name, load) {
+                if load.configuration[keyPath: path] == nil { load.configuration[keyPath: path] = Section() }
+            } else {
+                load.configuration[keyPath: path] = nil
+            }
+        }
+    }
+
+    static func cacheSize(
+        _ name: String, _ path: any WritableKeyPath<ConfigurationLoad.CacheSpec, Int?> & Sendable, default value: String, _ summary: String
+    ) -> Self {
+        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+            let count = try value.wholeNumber(name, load)
+            guard count > 0 else { throw load.error(name, "\(count)", allowed: "more than 0") }
+            load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
+            load.cache?[keyPath: path] = count
+        }
+    }
+}
+
+/// A section's settings, made with their defaults when a source turns the section on.
+package protocol DefaultConstructible {
+    init()
+}
+
+extension RetryPolicy: DefaultConstructible {}
+extension RequestQueue.Limits: DefaultConstructible {}
+extension AdaptiveConcurrency: DefaultConstructible {}
+extension CircuitBreakerPolicy: DefaultConstructible {}
+extension HedgingPolicy: DefaultConstructible {}
+
+extension Optional where Wrapped: DefaultConstructible {
+    /// The section's settings, made with their defaults when it is off: a key inside a section
+    /// turns the section on.
+    package var orDefault: Wrapped {
+        get { self ?? Wrapped() }
+        set { self = newValue }
+    }
+}
+
+extension ConfigurationValue {
+    func text(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> String {
+        guard case .text(let text) = self else { throw load.error(key, describedValue, allowed: "a string") }
+        return text
+    }
+
+    func texts(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> [String] {
+        guard case .list(let items) = self else { throw load.error(key, describedValue, allowed: "a list of strings") }
+        var texts: [String] = []
+        for item in items { texts.append(try item.text(key, load)) }
+        return texts
+    }
+
+    func flag(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Bool {
+        switch self {
+        case .flag(let value): return value
+        default: throw load.error(key, describedValue, allowed: "true or false")
+        }
+    }
+
+    func number(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Double {
+        guard case .number(let number) = self, number.isFinite else { throw load.error(key, describedValue, allowed: "a number") }
+        return number
+    }
+
+    /// Numbers are read as `Double` and must be whole.
+    func wholeNumber(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Int {
+        let number = try number(key, load)
+        guard number == number.rounded(), abs(number) < 1e15 else { throw load.error(key, "\(number)", allowed: "a whole number") }
+        return Int(number)
+    }
+
+    /// Seconds, fractions allowed (kept to the millisecond); each key's own range is checked by
+    /// the configuration's `validate`.
+    func seconds(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Duration {
+        let seconds = try number(key, load)
+        guard seconds >= 0, seconds <= 86_400 * 365 else { throw load.error(key, "\(seconds)", allowed: "a number of seconds, 0 or more") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// Header names and values: an object (a file), or `Name: value` entries (the environment, a reader).
+    func headerPairs(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> [(String, String)] {
+        switch self {
+        case .object(let fields):
+            var pairs: [(String, String)] = []
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { pairs.append((name, try value.text("\(key).\(name)", load))) }
+            return pairs
+        case .list:
+            var pairs: [(String, String)] = []
+            for line in try texts(key, load) {
+                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                    throw load.error(key, line, allowed: "entries of the form `Name: value`")
+                }
+                pairs.append(
+                    (
+                        line[..<colon].trimmingCharacters(in: .whitespaces),
+                        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    ))
+            }
+            return pairs
+        default:
+            throw load.error(key, describedValue, allowed: "an object of header names and values")
+        }
+    }
+
+    /// The value as an error shows it.
+    var describedValue: String? {
+        switch self {
+        case .text(let text): text
+        case .number(let number): "\(number)"
+        case .flag(let flag): "\(flag)"
+        case .list: "a list"
+        case .object: "an object"
+        case .null: "null"
+        }
+    }
+}
+
+extension HeaderRule {
+    /// A rule from a configuration's object (`team`, `host`, `pathPrefix`, `headers`, `secret`).
+    init(configuration value: ConfigurationValue, key: String, _ load: ConfigurationLoad) throws(ConfigurationError) {
+        guard case .object(let fields) = value else { throw load.error(key, value.describedValue, allowed: "an object") }
+        let known = ["team", "host", "pathPrefix", "headers", "secret"]
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw load.error("\(key).\(unknown)", nil, allowed: "the keys " + known.joined(separator: ", "))
+        }
+        func text(_ name: String) throws(ConfigurationError) -> String? {
+            try fields[name].map { value throws(ConfigurationError) in try value.text("\(key).\(name)", load) }
+        }
+        let headers = try (fields["headers"] ?? .object([:])).headerPairs("\(key).headers", load).map { name, text in
+            (name, text == "{requestID}" ? HeaderRule.Value.requestID : .fixed(text))
+        }
+        let secret = try fields["secret"].map { value throws(ConfigurationError) in try value.flag("\(key).secret", load) } ?? false
+        do {
+            try self.init(
+                team: try text("team"), host: try text("host"), pathPrefix: try text("pathPrefix"), headerList: headers, secret: secret)
+        } catch {
+            throw load.error(key, error.value, allowed: error.allowed)
+        }
+    }
+}

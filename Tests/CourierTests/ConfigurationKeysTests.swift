@@ -1,0 +1,106 @@
+import Courier
+import Foundation
+import Testing
+
+/// The one table of configuration keys drives the file, the environment, the docs and the errors.
+@Suite("Configuration keys")
+struct ConfigurationKeysTests {
+    @Test("each key is declared once, with a distinct name and environment variable")
+    func distinct() {
+        let names = ConfigurationKey.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        let variables = ConfigurationKey.all.map(\.environmentVariable)
+        #expect(Set(variables).count == variables.count)
+        #expect(ConfigurationKey.queueShedsLateCalls.environmentVariable == "COURIER_QUEUE_SHEDS_LATE_CALLS")
+        #expect(ConfigurationKey.baseURL.environmentVariable == "COURIER_BASE_URL")
+        #expect(ConfigurationKey.tlsCAPEM.environmentVariable == "COURIER_TLS_CA_PEM")
+        #expect(ConfigurationKey.retry.environmentVariable == "COURIER_RETRY_ENABLED")
+        #expect(ConfigurationKey.hedgingMinimumDelay.environmentVariable == "COURIER_RESILIENCE_HEDGING_MINIMUM_DELAY_MS")
+    }
+
+    @Test("malformed JSON names the line and column where reading stopped")
+    func malformedPosition() throws {
+        let json = "{\n  \"maxRedirects\": 3,\n  \"retry\": { \"maxAttempts\": 2,, }\n}"
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration().applyingJSON(Data(json.utf8), source: "c.json")
+        }
+        #expect(error?.key == "(file)")
+        #expect(error?.line == 3)
+        #expect(error?.column != nil)
+        #expect(error?.description.contains("c.json:3:") == true)
+    }
+
+    @Test(
+        "an unknown key names the nearest known one",
+        arguments: [
+            ("{\"maxRedirect\": 3}", "maxRedirects"),
+            ("{\"retry\": {\"maxAtempts\": 2}}", "retry.maxAttempts"),
+            ("{\"queue\": {\"shedLateCalls\": true}}", "queue.shedsLateCalls"),
+            ("{\"maxAttempts\": 2}", "retry.maxAttempts"),
+        ])
+    func didYouMean(json: String, suggestion: String) throws {
+        let error = #expect(throws: ConfigurationError.self) { _ = try ClientConfiguration().applyingJSON(Data(json.utf8), source: "f") }
+        #expect(error?.suggestion == suggestion)
+        #expect(error?.description.contains("did you mean '\(suggestion)'") == true)
+    }
+
+    @Test("the environment sets every kind of key, after the file, and names the variable in errors")
+    func environment() throws {
+        let configuration = try ClientConfiguration.load(environment: [
+            "COURIER_TRANSPORT": " MOCK ", "COURIER_BASE_URL": "https://env.test", "COURIER_TIMEOUTS_REQUEST": "2.5",
+            "COURIER_MAX_REDIRECTS": "3", "COURIER_SECRET_HEADERS": "X-A, X-B", "COURIER_HEADERS": "X-Team: pay, X-Zone: eu",
+            "COURIER_RETRY_STATUSES": "500,503", "COURIER_QUEUE_SHEDS_LATE_CALLS": "false",
+            "COURIER_RESILIENCE_CIRCUIT_BREAKER_ENABLED": "true",
+            "COURIER_HTTP_VERSION": "2", "COURIER_HEADER_RULES": "[{\"team\": \"pay\", \"headers\": {\"X-Id\": \"{requestID}\"}}]",
+            "COURIER_CACHE_POLICY": "cacheOnly", "COURIER_UNRELATED": "ignored",
+        ])
+        #expect(configuration.transport == "mock")
+        #expect(configuration.baseURL == "https://env.test")
+        #expect(configuration.requestTimeout == .milliseconds(2500))
+        #expect(configuration.maxRedirects == 3)
+        #expect(configuration.secretHeaderNames.isSuperset(of: ["x-a", "x-b"]))
+        #expect(configuration.defaultHeaders.entries.count == 2 && configuration.defaultHeaders["X-Zone"] == "eu")
+        #expect(configuration.retry?.retryableStatuses == [500, 503])
+        #expect(configuration.queue?.shedsLateCalls == false)
+        #expect(configuration.resilience.circuitBreaker != nil)
+        #expect(configuration.httpVersion == .http2)
+        #expect(configuration.headerRules.count == 1)
+        #expect(configuration.cache != nil && configuration.cachePolicy == .cacheOnly)
+
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration.load(environment: ["COURIER_RETRY_MAX_ATTEMPTS": "many"])
+        }
+        #expect(error?.key == "retry.maxAttempts")
+        #expect(error?.variable == "COURIER_RETRY_MAX_ATTEMPTS")
+        #expect(error?.description.contains("COURIER_RETRY_MAX_ATTEMPTS") == true)
+        let range = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration.load(environment: ["COURIER_MAX_REDIRECTS": "51"])
+        }
+        #expect(range?.key == "maxRedirects")
+    }
+
+    @Test("the environment wins over the file")
+    func environmentOverFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-keys-\(UInt64.random(in: 0...UInt64.max)).json")
+            .path
+        try Data("{\"maxRedirects\": 4, \"timeouts\": {\"connect\": 3}}".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path, "COURIER_MAX_REDIRECTS": "7"])
+        #expect(configuration.maxRedirects == 7)
+        #expect(configuration.connectTimeout == .seconds(3))
+    }
+
+    @Test("the documentation's key list is the table's")
+    func documentation() throws {
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Courier/Courier.docc/ConfigurationKeys.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        let marker = "## Keys\n\n"
+        let head = try #require(text.components(separatedBy: marker).first)
+        let expected = head + marker + ConfigurationKey.markdownTable
+        if ProcessInfo.processInfo.environment["COURIER_UPDATE_DOCS"] == "1" {
+            try expected.write(to: article, atomically: true, encoding: .utf8)
+        }
+        #expect(text == expected, "the key list is out of date: run with COURIER_UPDATE_DOCS=1 to rewrite it")
+    }
+}
