@@ -17,8 +17,9 @@ extension ClientConfiguration {
     }
 
     /// Loads a configuration: `defaults` (set in code), then the JSON file named by
-    /// `COURIER_CONFIG` if set, then `COURIER_TRANSPORT` if set. Later sources win, so operators
-    /// can switch the transport without a code change.
+    /// `COURIER_CONFIG` if set, then each key's environment variable that is set
+    /// (``applyingEnvironment(_:)``: `COURIER_TRANSPORT`, `COURIER_TIMEOUTS_REQUEST`, …). Later
+    /// sources win, so operators can change a setting without a code change.
     ///
     /// - Parameters:
     ///   - environment: The environment; the process's by default.
@@ -84,21 +85,13 @@ extension ClientConfiguration {
     ///   "cache": { "memoryBytes": 33554432, "maxEntries": 10000, "maxEntryBytes": 8388608,
     ///              "policy": "staleIfError", "maxStale": 300 } }
     /// ```
-    /// `cache` turns the response cache on (``ResponseCache``): in memory (`memoryBytes`,
-    /// `maxEntries`; 64 MiB and 10,000 by default), or on disk with `directory` and `maxBytes`
-    /// (256 MiB by default); `"cache": {}` is a memory cache with the defaults. `policy` is
-    /// `useProtocol` (the default), `reloadIgnoringCache`, `revalidateAlways`,
-    /// `returnCacheElseLoad`, `cacheOnly` or `staleIfError` (with `maxStale` seconds, 300 by default).
-    /// `resilience` holds ``Resilience``: `retryBudget` caps the retries a host receives
-    /// (``RetryBudget``: `share` of its calls plus `minPerSecond` over `window` seconds), and
-    /// `circuitBreaker` turns the breaker on (``CircuitBreakerPolicy``: `consecutiveFailures`,
-    /// `failureRatio`, `minimumCalls`, `window`, `openDuration`, `statuses`; `{}` takes the defaults);
-    /// `deadlineHeader` names a header that carries the time left, in milliseconds, on every attempt.
-    /// `timeouts` also takes `stall` (seconds without a received byte). `httpVersion` is `1.1`,
-    /// `2` or `2-prior-knowledge`. A transport that cannot honour a transport setting refuses to
-    /// start and names the key.
-    /// Timeouts and delays are in seconds. `queue` gives the client a default ``RequestQueue``. A header rule value `{requestID}` is the call's request
-    /// id. Unknown keys are errors, so typos do not pass silently.
+    /// Every key, its kind, its default and its meaning are listed in <doc:ConfigurationKeys>
+    /// (generated from ``ConfigurationKey/all``). Timeouts and delays are in seconds. A section
+    /// (`retry`, `queue`, `cache`, `resilience.circuitBreaker`, `resilience.hedging`,
+    /// `queue.adaptive`) is on when the file names it, even as `{}`. A transport that cannot
+    /// honour a transport setting refuses to start and names the key. Unknown keys are errors
+    /// that name the nearest known key, so typos do not pass silently; malformed JSON is reported
+    /// with its line and column.
     ///
     /// - Parameter path: The file's path.
     /// - Returns: The combined configuration (not yet range-checked; see ``validate(source:)``).
