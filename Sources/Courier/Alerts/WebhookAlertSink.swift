@@ -33,6 +33,18 @@ public struct WebhookAlertSink: AlertSink {
         var calls: Int
         var lastError: String?
         var sampleRequestID: String
+
+        init(_ alert: Alert) {
+            kind = alert.kind.rawValue
+            rule = alert.rule
+            group = alert.group
+            endpoint = alert.endpoint
+            team = alert.team
+            failures = alert.failures
+            calls = alert.calls
+            lastError = alert.lastError
+            sampleRequestID = alert.sampleRequestID
+        }
     }
 
     /// The plain client the posts go through, or why it could not be made.
@@ -56,9 +68,7 @@ public struct WebhookAlertSink: AlertSink {
 
     /// Posts the alert; logs and drops it when the post fails.
     public func deliver(_ alert: Alert) async {
-        let payload = Payload(
-            kind: alert.kind.rawValue, rule: alert.rule, group: alert.group, endpoint: alert.endpoint, team: alert.team,
-            failures: alert.failures, calls: alert.calls, lastError: alert.lastError, sampleRequestID: alert.sampleRequestID)
+        let payload = Payload(alert)
         do {
             _ = try await poster.get().send(Post(baseURL: url, body: .json(payload)))
         } catch {

@@ -80,6 +80,11 @@ public final class Batch<Output: Sendable>: Sendable {
         var bytesReceived: Int64 = 0
         var cancelling = false
         var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
+
+        init(count: Int) {
+            itemStarted = Array(repeating: false, count: count)
+            results = Array(repeating: nil, count: count)
+        }
     }
 
     private let state: Locked<State>
@@ -98,7 +103,7 @@ public final class Batch<Output: Sendable>: Sendable {
         self.queue = queue
         self.failurePolicy = failurePolicy
         self.callbackQueue = DispatchQueue(label: "courier.batch", target: callbackQueue)
-        state = Locked(State(itemStarted: Array(repeating: false, count: items.count), results: Array(repeating: nil, count: items.count)))
+        state = Locked(State(count: items.count))
     }
 
     /// The per-item callbacks; changing them after the start has no effect.

@@ -101,16 +101,27 @@ public final class RequestQueue: Sendable {
         /// Each host's adaptive limit now (only with ``Limits/adaptive``; hosts not measured yet
         /// are at ``AdaptiveConcurrency/initialLimit``).
         public var adaptiveLimitByHost: [String: Int] = [:]
+
+        init(running: Int, waiting: Int, calls: Int, sharedTransfers: Int, sharingCallers: Int, isSuspended: Bool) {
+            self.running = running
+            self.waiting = waiting
+            self.calls = calls
+            self.sharedTransfers = sharedTransfers
+            self.sharingCallers = sharingCallers
+            self.isSuspended = isSuspended
+        }
     }
 
     /// A snapshot of the queue.
     public var status: Status {
         state.withLock {
-            Status(
+            var status = Status(
                 running: $0.slots.running, waiting: $0.slots.waitingCount, calls: $0.calls.count, sharedTransfers: $0.shared.count,
-                sharingCallers: $0.shared.values.reduce(0) { $0 + $1.callers.count },
-                isSuspended: $0.slots.isSuspended, runningByHost: $0.slots.runningByHost.filter { $0.value > 0 },
-                waitingByHost: $0.slots.waitingByHost, adaptiveLimitByHost: $0.slots.adaptiveLimits.mapValues(\.allowed))
+                sharingCallers: $0.shared.values.reduce(0) { $0 + $1.callers.count }, isSuspended: $0.slots.isSuspended)
+            status.runningByHost = $0.slots.runningByHost.filter { $0.value > 0 }
+            status.waitingByHost = $0.slots.waitingByHost
+            status.adaptiveLimitByHost = $0.slots.adaptiveLimits.mapValues(\.allowed)
+            return status
         }
     }
 
