@@ -81,7 +81,8 @@
             if let version = client.httpVersion {
                 guard version != .http2PriorKnowledge else {
                     throw ClientConfiguration.unsupported(
-                        ConfigurationKey.httpVersion.name, value: "\(version)", by: name, "AsyncHTTPClient does not speak cleartext HTTP/2; use curl")
+                        ConfigurationKey.httpVersion.name, value: "\(version)", by: name,
+                        "AsyncHTTPClient does not speak cleartext HTTP/2; use curl")
                 }
                 combined.httpVersion = version
             }
@@ -93,7 +94,8 @@
             if let limit = client.maxConnectionsPerHost {
                 guard limit <= 1024 else {
                     throw ClientConfiguration.unsupported(
-                        ConfigurationKey.connectionsMaxPerHost.name, value: "\(limit)", by: name, "AsyncHTTPClient keeps at most 1024 connections per host")
+                        ConfigurationKey.connectionsMaxPerHost.name, value: "\(limit)", by: name,
+                        "AsyncHTTPClient keeps at most 1024 connections per host")
                 }
                 combined.maxConnectionsPerHost = limit
             }

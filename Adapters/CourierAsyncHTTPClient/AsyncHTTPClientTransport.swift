@@ -249,9 +249,11 @@
             let wanted = try configuration.applying(client)
             let own = configuration
             let same: [(String, Bool)] = [
-                (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion), (ConfigurationKey.timeoutsConnect.name, own.connectTimeout == wanted.connectTimeout),
+                (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion),
+                (ConfigurationKey.timeoutsConnect.name, own.connectTimeout == wanted.connectTimeout),
                 (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-                (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout), (ConfigurationKey.tlsCAFile.name, own.caFile == wanted.caFile),
+                (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout),
+                (ConfigurationKey.tlsCAFile.name, own.caFile == wanted.caFile),
                 (ConfigurationKey.tlsCAPEM.name, own.caPEM == wanted.caPEM),
                 (ConfigurationKey.tlsClientCertificateFile.name, own.clientCertificateFile == wanted.clientCertificateFile),
                 (ConfigurationKey.tlsClientKeyFile.name, own.clientKeyFile == wanted.clientKeyFile),

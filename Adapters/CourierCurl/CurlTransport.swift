@@ -65,7 +65,8 @@ public final class CurlTransport: Transport {
         do {
             engine = try CurlEngine(configuration: configuration)
         } catch {
-            throw ConfigurationError(key: ConfigurationKey.transport.name, value: "curl", allowed: "a working libcurl (\(error))", source: "code")
+            throw ConfigurationError(
+                key: ConfigurationKey.transport.name, value: "curl", allowed: "a working libcurl (\(error))", source: "code")
         }
     }
 
@@ -145,9 +146,11 @@ extension CurlTransport {
         let wanted = configuration.applying(client)
         let own = configuration
         let same: [(String, Bool)] = [
-            (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion), (ConfigurationKey.connectionsMaxTotal.name, own.maxConnections == wanted.maxConnections),
+            (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion),
+            (ConfigurationKey.connectionsMaxTotal.name, own.maxConnections == wanted.maxConnections),
             (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-            (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout), (ConfigurationKey.tlsCAFile.name, own.tls.caFile == wanted.tls.caFile),
+            (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout),
+            (ConfigurationKey.tlsCAFile.name, own.tls.caFile == wanted.tls.caFile),
             (ConfigurationKey.tlsCAPEM.name, own.tls.caPEM == wanted.tls.caPEM),
             (ConfigurationKey.tlsClientCertificateFile.name, own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
             (ConfigurationKey.tlsClientKeyFile.name, own.tls.clientKeyFile == wanted.tls.clientKeyFile),

@@ -303,7 +303,9 @@ extension URLSessionTransport {
         if wanted.maxConnectionsPerHost != configuration.maxConnectionsPerHost {
             throw ClientConfiguration.notCarriedOut(ConfigurationKey.connectionsMaxPerHost.name, by: name)
         }
-        if wanted.stallTimeout != configuration.stallTimeout { throw ClientConfiguration.notCarriedOut(ConfigurationKey.timeoutsStall.name, by: name) }
+        if wanted.stallTimeout != configuration.stallTimeout {
+            throw ClientConfiguration.notCarriedOut(ConfigurationKey.timeoutsStall.name, by: name)
+        }
     }
 }
 

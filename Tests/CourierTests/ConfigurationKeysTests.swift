@@ -103,4 +103,56 @@ struct ConfigurationKeysTests {
         }
         #expect(text == expected, "the key list is out of date: run with COURIER_UPDATE_DOCS=1 to rewrite it")
     }
+
+    @Test("the environment's cache policy keeps a file's store; a section turned off stays off")
+    func environmentOverSections() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-env-cache-\(UInt64.random(in: 0...UInt64.max))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.path + ".json"
+        try Data("{\"cache\": {\"directory\": \"\(directory.path)\", \"policy\": \"staleIfError\"}, \"retry\": {}}".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let kept = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path, "COURIER_CACHE_MAX_STALE": "40"])
+        #expect(kept.cache?.store is DiskCacheStore)
+        #expect(kept.cachePolicy == .staleIfError(maxStale: .seconds(40)))
+        let policy = try ClientConfiguration.load(environment: ["COURIER_CONFIG": path, "COURIER_CACHE_POLICY": "cacheOnly"])
+        #expect(policy.cache?.store is DiskCacheStore && policy.cachePolicy == .cacheOnly)
+        let off = try ClientConfiguration.load(environment: [
+            "COURIER_CONFIG": path, "COURIER_CACHE_ENABLED": "false", "COURIER_RETRY_ENABLED": "false", "COURIER_RETRY_MAX_ATTEMPTS": "2",
+        ])
+        #expect(off.cache == nil)
+        #expect(off.retry == nil)
+    }
+
+    @Test("headers from the environment: a JSON object for values with commas; a later source replaces a header")
+    func environmentHeaders() throws {
+        var defaults = ClientConfiguration()
+        defaults.defaultHeaders.add("X-Team", "code")
+        let configuration = try ClientConfiguration.load(
+            environment: ["COURIER_HEADERS": #"{"X-Team": "env", "Cache-Control": "no-cache, no-store"}"#], defaults: defaults)
+        #expect(configuration.defaultHeaders.entries.filter { $0.name == "X-Team" }.map(\.value) == ["env"])
+        #expect(configuration.defaultHeaders["cache-control"] == "no-cache, no-store")
+        let secret = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration.load(environment: ["COURIER_HEADER_RULES": #"[{"headers": {"Authorization": "Bearer sk-1"#])
+        }
+        #expect(secret?.key == "headerRules" && secret?.value == nil)
+        #expect(secret?.description.contains("sk-1") == false)
+    }
+
+    @Test("a range error names the environment variable its value came from; null leaves a key as it was")
+    func validationNamesTheVariable() throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration.load(environment: ["COURIER_TIMEOUTS_REQUEST": "0"])
+        }
+        #expect(error?.key == "timeouts.request")
+        #expect(error?.source == "environment" && error?.variable == "COURIER_TIMEOUTS_REQUEST")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-keys-null-\(UInt64.random(in: 0...UInt64.max)).json")
+        try Data(#"{"timeouts": {"stall": null}, "retry": null, "maxRedirects": null, "headerRules": [{"team": null}]}"#.utf8).write(
+            to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let nulls = try ClientConfiguration.load(environment: ["COURIER_CONFIG": file.path])
+        #expect(nulls.stallTimeout == nil && nulls.retry == nil && nulls.maxRedirects == 10 && nulls.headerRules.count == 1)
+    }
 }

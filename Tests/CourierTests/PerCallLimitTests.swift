@@ -42,4 +42,19 @@ struct PerCallLimitTests {
         #expect(error?.phase == .building)
         #expect(mock.recordedRequests.isEmpty)
     }
+
+    @Test("identical queued calls with different limits never share one transfer")
+    func limitsDoNotShare() async throws {
+        let mock = MockTransport()
+        mock.stub(.get, "report", .status(200, body: Data(repeating: 7, count: 500), delay: .milliseconds(100)))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.queue = RequestQueue.Limits()
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        let small = Task { try await client.response(for: Report(limit: 100)) }
+        let whole = Task { try await client.response(for: Report(limit: nil)) }
+        #expect(try await whole.value.value.count == 500)
+        let refused = await small.result
+        #expect((try? refused.get()) == nil)
+        #expect(mock.recordedRequests.count == 2)
+    }
 }

@@ -3,7 +3,7 @@ import Logging
 
 extension ClientConfiguration {
     /// The environment variable that names the transport.
-    public static let transportVariable = "COURIER_TRANSPORT"
+    public static var transportVariable: String { ConfigurationKey.transport.environmentVariable }
     /// The environment variable that names a JSON configuration file.
     public static let fileVariable = "COURIER_CONFIG"
 
@@ -31,11 +31,27 @@ extension ClientConfiguration {
         defaults: ClientConfiguration = ClientConfiguration()
     ) throws(ConfigurationError) -> ClientConfiguration {
         var configuration = defaults
-        if let path = environment[fileVariable], !path.isEmpty {
-            configuration = try configuration.applyingFile(at: path)
+        let file = environment[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError(
+                    key: fileVariable, value: file, allowed: "the path of a readable JSON file", source: "environment")
+            }
+            configuration = try configuration.applying(json: data, source: file)
         }
-        configuration = try configuration.applyingEnvironment(environment)
-        try configuration.validate(source: environment[fileVariable] ?? "code")
+        var fromEnvironment: [String: String] = [:]
+        configuration = try configuration.applying(environment: environment, setKeys: &fromEnvironment)
+        // Checked once, with every source applied; an error names the source of its key's value.
+        do {
+            try configuration.validate(source: file ?? "code")
+        } catch {
+            var error = error
+            if let variable = fromEnvironment[error.key] {
+                error.source = "environment"
+                error.variable = variable
+            }
+            throw error
+        }
         return configuration
     }
 
@@ -47,17 +63,25 @@ extension ClientConfiguration {
     /// - Returns: The combined configuration.
     /// - Throws: ``ConfigurationError`` naming the key and the variable.
     public func applyingEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> ClientConfiguration {
+        var setKeys: [String: String] = [:]
+        return try applying(environment: environment, setKeys: &setKeys)
+    }
+
+    /// ``applyingEnvironment(_:)``, telling which keys it set, by name, with their variables.
+    private func applying(environment: [String: String], setKeys: inout [String: String]) throws(ConfigurationError)
+        -> ClientConfiguration
+    {
         var load = ConfigurationLoad(self, source: "environment")
-        for key in ConfigurationKey.all {
+        for key in ConfigurationKey.applicationOrder {
             let variable = key.environmentVariable
             guard let text = environment[variable] else { continue }
             load.variable = variable
+            setKeys[key.name] = variable
             guard let value = ConfigurationValue(text: text, as: key.kind) else {
-                throw load.error(key.name, text, allowed: "a value of kind \(key.kind.description)")
+                throw load.error(key.name, key.mayHoldSecrets ? nil : text, allowed: "a value of kind \(key.kind.description)")
             }
             try key.apply(&load, value)
         }
-        load.variable = nil
         try load.finishCache()
         return load.configuration
     }
@@ -111,6 +135,14 @@ extension ClientConfiguration {
     /// - Returns: The combined configuration.
     /// - Throws: ``ConfigurationError`` naming the key.
     public func applyingJSON(_ data: Data, source: String) throws(ConfigurationError) -> ClientConfiguration {
+        let configuration = try applying(json: data, source: source)
+        try configuration.validate(source: source)
+        return configuration
+    }
+
+    /// ``applyingJSON(_:source:)`` without the range check (``load(environment:defaults:)`` checks
+    /// once, after the environment).
+    private func applying(json data: Data, source: String) throws(ConfigurationError) -> ClientConfiguration {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -125,7 +157,6 @@ extension ClientConfiguration {
         var load = ConfigurationLoad(self, source: source)
         try load.apply(fields, under: "")
         try load.finishCache()
-        try load.configuration.validate(source: source)
         return load.configuration
     }
 
@@ -138,7 +169,10 @@ extension ClientConfiguration {
         -> ClientConfiguration
     {
         var load = ConfigurationLoad(self, source: source)
-        for (key, value) in values { try key.apply(&load, value) }
+        let order = ConfigurationKey.applicationOrder.map(\.name)
+        for (key, value) in values.sorted(by: { order.firstIndex(of: $0.0.name) ?? 0 < order.firstIndex(of: $1.0.name) ?? 0 }) {
+            try key.apply(&load, value)
+        }
         try load.finishCache()
         return load.configuration
     }
@@ -174,6 +208,7 @@ extension ConfigurationLoad {
     /// anything else is an unknown key, named with the nearest known one.
     mutating func apply(_ fields: [String: ConfigurationValue], under prefix: String) throws(ConfigurationError) {
         for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
+            if case .null = value { continue }  // `null` leaves a key as it was
             let name = prefix + field
             let key = ConfigurationKey.byName[name]
             if let key, key.kind != .section {
@@ -191,43 +226,61 @@ extension ConfigurationLoad {
         }
     }
 
-    /// Builds the response cache the `cache.*` keys describe, when the source named any.
+    /// Applies what the source's `cache.*` keys say, once it has named any. A new store is built
+    /// when the source describes one (any of its size or place keys, which then describe the whole
+    /// store) or when the configuration has none yet; `cache.policy` and `cache.maxStale` alone
+    /// keep the store a file or code set and change only the policy.
     mutating func finishCache() throws(ConfigurationError) {
         guard let spec = cache else { return }
         cache = nil
-        let store: any CacheStore
-        if let directory = spec.directory {
-            guard spec.memoryBytes == nil, spec.maxEntries == nil else {
-                throw error(
-                    ConfigurationKey.cacheDirectory.name, directory, allowed: "either directory (with maxBytes) or memoryBytes, not both")
+        let describesStore =
+            spec.memoryBytes != nil || spec.maxEntries != nil || spec.directory != nil || spec.maxBytes != nil
+            || spec.maxEntryBytes != nil
+        if describesStore || configuration.cache == nil {
+            let store: any CacheStore
+            if let directory = spec.directory {
+                guard spec.memoryBytes == nil, spec.maxEntries == nil else {
+                    throw error(
+                        ConfigurationKey.cacheDirectory.name, directory,
+                        allowed: "either directory (with maxBytes) or memoryBytes, not both")
+                }
+                do {
+                    store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? 256 << 20)
+                } catch {
+                    throw self.error(error.key, error.value, allowed: error.allowed)
+                }
+            } else {
+                guard spec.maxBytes == nil else {
+                    throw error(ConfigurationKey.cacheMaxBytes.name, nil, allowed: "only with cache.directory (from the same source)")
+                }
+                store = MemoryCacheStore(maxBytes: spec.memoryBytes ?? 64 << 20, maxEntries: spec.maxEntries ?? 10_000)
             }
-            do {
-                store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? 256 << 20)
-            } catch {
-                throw self.error(error.key, error.value, allowed: error.allowed)
-            }
-        } else {
-            guard spec.maxBytes == nil else { throw error(ConfigurationKey.cacheMaxBytes.name, nil, allowed: "only with cache.directory") }
-            store = MemoryCacheStore(maxBytes: spec.memoryBytes ?? 64 << 20, maxEntries: spec.maxEntries ?? 10_000)
+            configuration.cache =
+                spec.maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
         }
-        configuration.cache = spec.maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
+        let staleIfError = "staleiferror"
         if let name = spec.policy {
-            if name.lowercased() == "staleiferror" {
+            if name.lowercased() == staleIfError {
                 let maxStale = spec.maxStale ?? .seconds(300)
                 guard maxStale > .zero else {
                     throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "a number of seconds above 0")
                 }
                 configuration.cachePolicy = .staleIfError(maxStale: maxStale)
             } else if let policy = Self.cachePolicies.first(where: { $0.0.lowercased() == name.lowercased() })?.1 {
+                guard spec.maxStale == nil else {
+                    throw error(ConfigurationKey.cacheMaxStale.name, nil, allowed: "only with cache.policy staleIfError")
+                }
                 configuration.cachePolicy = policy
             } else {
                 throw error(
                     ConfigurationKey.cachePolicy.name, name,
                     allowed: (Self.cachePolicies.map(\.0) + ["staleIfError"]).joined(separator: ", "))
             }
-        }
-        if spec.maxStale != nil, spec.policy?.lowercased() != "staleiferror" {
-            throw error(ConfigurationKey.cacheMaxStale.name, nil, allowed: "only with cache.policy staleIfError")
+        } else if let maxStale = spec.maxStale {
+            guard case .staleIfError = configuration.cachePolicy, maxStale > .zero else {
+                throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "above 0, only with cache.policy staleIfError")
+            }
+            configuration.cachePolicy = .staleIfError(maxStale: maxStale)
         }
     }
 }

@@ -22,10 +22,10 @@ extension ConfigurationKey {
 
     public static let transport = ConfigurationKey(
         "transport", .string, default: "the preferred linked one", "The transport's registered name (`curl`, `ahc`, `urlsession`, `mock`)."
-    ) { load, value throws(ConfigurationError) in
-        let name = try value.text("transport", load).trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw load.error("transport", "", allowed: TransportRegistry.knownNames.joined(separator: ", ")) }
-        load.configuration.transport = name.lowercased()
+    ) { load, value, name throws(ConfigurationError) in
+        let transport = try value.text(name, load).trimmingCharacters(in: .whitespaces)
+        guard !transport.isEmpty else { throw load.error(name, "", allowed: TransportRegistry.knownNames.joined(separator: ", ")) }
+        load.configuration.transport = transport.lowercased()
     }
     public static let baseURL = text("baseURL", \.baseURL, default: "none", "The URL calls are relative to.")
     public static let timeoutsRequest = seconds("timeouts.request", \.requestTimeout, default: "60", "Each call's deadline.")
@@ -38,47 +38,48 @@ extension ConfigurationKey {
     public static let maxRedirects = integer("maxRedirects", \.maxRedirects, default: "10", "The most redirects a call follows.")
     public static let secretHeaders = ConfigurationKey(
         "secretHeaders", .strings, default: "none", "More header names that carry credentials (added to the standard ones)."
-    ) { load, value throws(ConfigurationError) in
-        load.configuration.secretHeaderNames.formUnion(try value.texts("secretHeaders", load).map { $0.lowercased() })
+    ) { load, value, name throws(ConfigurationError) in
+        load.configuration.secretHeaderNames.formUnion(try value.texts(name, load).map { $0.lowercased() })
     }
     public static let headers = ConfigurationKey(
         "headers", .headers, default: "none", "Headers every call sends (a call's own of the same name win)."
-    ) { load, value throws(ConfigurationError) in
-        for (name, text) in try value.headerPairs("headers", load) {
+    ) { load, value, name throws(ConfigurationError) in
+        for (header, text) in try value.headerPairs(name, load) {
             do {
-                _ = try HeaderValidation.field(name: name, value: text)
+                _ = try HeaderValidation.field(name: header, value: text)
             } catch {
-                throw load.error("headers.\(name)", nil, allowed: "a valid header name and a value without control characters")
+                throw load.error("\(name).\(header)", nil, allowed: "a valid header name and a value without control characters")
             }
-            load.configuration.defaultHeaders.add(name, text)
+            // A later source replaces a header of the same name.
+            load.configuration.defaultHeaders.replace(header, text)
         }
     }
     public static let headerRules = ConfigurationKey(
         "headerRules", .headerRules, default: "none",
         "Team header rules: `team`, `host`, `pathPrefix`, `headers` (`{requestID}` is the call's id), `secret`."
-    ) { load, value throws(ConfigurationError) in
-        guard case .list(let rules) = value else { throw load.error("headerRules", nil, allowed: "an array of rules") }
+    ) { load, value, name throws(ConfigurationError) in
+        guard case .list(let rules) = value else { throw load.error(name, nil, allowed: "an array of rules") }
         for (index, rule) in rules.enumerated() {
-            load.configuration.headerRules.append(try HeaderRule(configuration: rule, key: "headerRules.\(index)", load))
+            load.configuration.headerRules.append(try HeaderRule(configuration: rule, key: "\(name).\(index)", load))
         }
     }
     public static let failureLogLevel = ConfigurationKey(
         "failureLogLevel", .choice(Logger.Level.allCases.map(\.rawValue)), default: "debug", "The level failed calls are logged at."
-    ) { load, value throws(ConfigurationError) in
-        let name = try value.text("failureLogLevel", load)
-        guard let level = Logger.Level(rawValue: name.lowercased()) else {
-            throw load.error("failureLogLevel", name, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+    ) { load, value, name throws(ConfigurationError) in
+        let text = try value.text(name, load)
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw load.error(name, text, allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
         }
         load.configuration.failureLogLevel = level
     }
     public static let metrics = flag("metrics", \.exportsMetrics, default: "true", "Whether calls are exported as swift-metrics.")
     public static let httpVersion = ConfigurationKey(
         "httpVersion", .choice(["1.1", "2", "2-prior-knowledge"]), default: "the transport's", "The HTTP version calls ask for."
-    ) { load, value throws(ConfigurationError) in
-        let name = try value.text("httpVersion", load)
+    ) { load, value, name throws(ConfigurationError) in
+        let text = try value.text(name, load)
         let versions: [String: HTTPVersionPreference] = ["1.1": .http1_1, "2": .http2, "2-prior-knowledge": .http2PriorKnowledge]
-        guard let version = versions[name.lowercased()] else {
-            throw load.error("httpVersion", name, allowed: "1.1, 2 or 2-prior-knowledge")
+        guard let version = versions[text.lowercased()] else {
+            throw load.error(name, text, allowed: "1.1, 2 or 2-prior-knowledge")
         }
         load.configuration.httpVersion = version
     }
@@ -138,15 +139,20 @@ extension ConfigurationKey {
 
     public static let cache = ConfigurationKey(
         "cache", .section, default: "off", "Turns the response cache on: in memory, or on disk with `cache.directory`."
-    ) { load, value throws(ConfigurationError) in
-        if try value.flag("cache", load) { load.cache = load.cache ?? ConfigurationLoad.CacheSpec() }
+    ) { load, value, name throws(ConfigurationError) in
+        if try value.flag(name, load) {
+            load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
+        } else {
+            load.cache = nil
+            load.configuration.cache = nil
+        }
     }
     public static let cacheMemoryBytes = cacheSize("cache.memoryBytes", \.memoryBytes, default: "67108864", "The memory store's size.")
     public static let cacheMaxEntries = cacheSize("cache.maxEntries", \.maxEntries, default: "10000", "The memory store's entries.")
     public static let cacheDirectory = ConfigurationKey(
         "cache.directory", .string, default: "none", "A directory for a disk store (instead of memory)."
-    ) { load, value throws(ConfigurationError) in
-        let directory = try value.text("cache.directory", load)
+    ) { load, value, name throws(ConfigurationError) in
+        let directory = try value.text(name, load)
         load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
         load.cache?.directory = directory
     }
@@ -155,15 +161,15 @@ extension ConfigurationKey {
     public static let cachePolicy = ConfigurationKey(
         "cache.policy", .choice(ConfigurationLoad.cachePolicies.map(\.0) + ["staleIfError"]), default: "useProtocol",
         "How calls use the cache, unless they say otherwise."
-    ) { load, value throws(ConfigurationError) in
-        let policy = try value.text("cache.policy", load)
+    ) { load, value, name throws(ConfigurationError) in
+        let policy = try value.text(name, load)
         load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
         load.cache?.policy = policy
     }
     public static let cacheMaxStale = ConfigurationKey(
         "cache.maxStale", .seconds, default: "300", "How stale an answer `staleIfError` may give."
-    ) { load, value throws(ConfigurationError) in
-        let maxStale = try value.seconds("cache.maxStale", load)
+    ) { load, value, name throws(ConfigurationError) in
+        let maxStale = try value.seconds(name, load)
         load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
         load.cache?.maxStale = maxStale
     }
@@ -209,10 +215,10 @@ extension ConfigurationKey {
         "The most extra traffic hedging may add.")
     public static let hedgingMinimumDelay = ConfigurationKey(
         "resilience.hedging.minimumDelayMs", .milliseconds, default: "1", "The shortest wait before a copy (0 to 60000)."
-    ) { load, value throws(ConfigurationError) in
-        let milliseconds = try value.number("resilience.hedging.minimumDelayMs", load)
+    ) { load, value, name throws(ConfigurationError) in
+        let milliseconds = try value.number(name, load)
         guard milliseconds.isFinite, (0...60_000).contains(milliseconds) else {
-            throw load.error("resilience.hedging.minimumDelayMs", "\(milliseconds)", allowed: "0 to 60000")
+            throw load.error(name, "\(milliseconds)", allowed: "0 to 60000")
         }
         load.configuration.resilience.hedging.orDefault.minimumDelay = .milliseconds(Int64(milliseconds))
     }

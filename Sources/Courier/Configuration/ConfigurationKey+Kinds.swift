@@ -6,61 +6,61 @@ import Foundation
 extension ConfigurationKey {
     init(
         _ name: String, _ kind: Kind, default defaultValue: String, _ summary: String,
-        apply: @escaping @Sendable (inout ConfigurationLoad, ConfigurationValue) throws(ConfigurationError) -> Void
+        apply: @escaping @Sendable (inout ConfigurationLoad, ConfigurationValue, String) throws(ConfigurationError) -> Void
     ) {
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
         self.summary = summary
-        self.apply = apply
+        set = apply
     }
 
     typealias Path<Value> = any WritableKeyPath<ClientConfiguration, Value> & Sendable
 
     static func text(_ name: String, _ path: Path<String?>, default value: String, _ summary: String) -> Self {
-        Self(name, .string, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .string, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.text(name, load)
         }
     }
 
     static func integer(_ name: String, _ path: Path<Int>, default value: String, _ summary: String) -> Self {
-        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.wholeNumber(name, load)
         }
     }
 
     static func optionalInteger(_ name: String, _ path: Path<Int?>, default value: String, _ summary: String) -> Self {
-        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.wholeNumber(name, load)
         }
     }
 
     static func number(_ name: String, _ path: Path<Double>, default value: String, _ summary: String) -> Self {
-        Self(name, .number, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .number, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.number(name, load)
         }
     }
 
     static func seconds(_ name: String, _ path: Path<Duration>, default value: String, _ summary: String) -> Self {
-        Self(name, .seconds, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .seconds, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.seconds(name, load)
         }
     }
 
     static func optionalSeconds(_ name: String, _ path: Path<Duration?>, default value: String, _ summary: String) -> Self {
-        Self(name, .seconds, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .seconds, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.seconds(name, load)
         }
     }
 
     static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
-        Self(name, .bool, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .bool, default: value, summary) { load, value, _ throws(ConfigurationError) in
             load.configuration[keyPath: path] = try value.flag(name, load)
         }
     }
 
     static func statuses(_ name: String, _ path: Path<Set<Int>>, default value: String, _ summary: String) -> Self {
-        Self(name, .integers, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .integers, default: value, summary) { load, value, _ throws(ConfigurationError) in
             guard case .list(let items) = value else { throw load.error(name, nil, allowed: "a list of whole numbers") }
             var statuses = Set<Int>()
             for item in items { statuses.insert(try item.wholeNumber(name, load)) }
@@ -72,7 +72,7 @@ extension ConfigurationKey {
     /// `<name>.enabled` from the environment or a reader.
     static func section<Section: DefaultConstructible & SendableMetatype>(_ name: String, _ path: Path<Section?>, _ summary: String) -> Self
     {
-        Self(name, .section, default: "off", summary) { load, value throws(ConfigurationError) in
+        Self(name, .section, default: "off", summary) { load, value, _ throws(ConfigurationError) in
             if try value.flag(name, load) {
                 if load.configuration[keyPath: path] == nil { load.configuration[keyPath: path] = Section() }
             } else {
@@ -84,7 +84,7 @@ extension ConfigurationKey {
     static func cacheSize(
         _ name: String, _ path: any WritableKeyPath<ConfigurationLoad.CacheSpec, Int?> & Sendable, default value: String, _ summary: String
     ) -> Self {
-        Self(name, .integer, default: value, summary) { load, value throws(ConfigurationError) in
+        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
             let count = try value.wholeNumber(name, load)
             guard count > 0 else { throw load.error(name, "\(count)", allowed: "more than 0") }
             load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
@@ -194,7 +194,8 @@ extension ConfigurationValue {
 extension HeaderRule {
     /// A rule from a configuration's object (`team`, `host`, `pathPrefix`, `headers`, `secret`).
     init(configuration value: ConfigurationValue, key: String, _ load: ConfigurationLoad) throws(ConfigurationError) {
-        guard case .object(let fields) = value else { throw load.error(key, value.describedValue, allowed: "an object") }
+        guard case .object(let given) = value else { throw load.error(key, value.describedValue, allowed: "an object") }
+        let fields = given.filter { if case .null = $0.value { false } else { true } }
         let known = ["team", "host", "pathPrefix", "headers", "secret"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             throw load.error("\(key).\(unknown)", nil, allowed: "the keys " + known.joined(separator: ", "))

@@ -8,6 +8,15 @@ import Foundation
 /// swift-configuration reader in `CourierConfiguration`, the key list in the documentation, and
 /// the errors, which name the key (and the variable a value came from).
 public struct ConfigurationKey: Sendable {
+    /// Whether a value of this key may hold a secret (header values), so errors never show it.
+    var mayHoldSecrets: Bool { kind == .headers || kind == .headerRules }
+
+    /// The keys to apply from one source, each section after the keys inside it, so that a
+    /// section turned off stays off whatever else the source sets in it.
+    package static var applicationOrder: [ConfigurationKey] {
+        all.filter { $0.kind != .section } + all.filter { $0.kind == .section }
+    }
+
     /// The key as a configuration file nests it, with dots: `queue.shedsLateCalls`.
     public let name: String
     /// The kind of value it takes.
@@ -16,8 +25,14 @@ public struct ConfigurationKey: Sendable {
     public let defaultValue: String
     /// What the key sets, in one sentence.
     public let summary: String
-    /// Sets the key's value on a configuration being loaded.
-    let apply: @Sendable (inout ConfigurationLoad, ConfigurationValue) throws(ConfigurationError) -> Void
+    /// Sets the key's value on a configuration being loaded (given the key's name, for errors).
+    let set: @Sendable (inout ConfigurationLoad, ConfigurationValue, String) throws(ConfigurationError) -> Void
+
+    /// Sets the key's value on a configuration being loaded; `null` leaves it as it was.
+    func apply(_ load: inout ConfigurationLoad, _ value: ConfigurationValue) throws(ConfigurationError) {
+        if case .null = value { return }
+        try set(&load, value, name)
+    }
 
     /// The kinds of values keys take.
     public enum Kind: Sendable, Equatable {
@@ -129,6 +144,10 @@ package enum ConfigurationValue: Sendable {
             case "false", "0", "no": self = .flag(false)
             default: return nil
             }
+        case .headers where trimmed.hasPrefix("{"):
+            // Header values may hold commas: a JSON object of names and values says so.
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)), parsed is [String: Any] else { return nil }
+            self = ConfigurationValue(json: parsed)
         case .strings, .headers: self = .list(items.filter { !$0.isEmpty }.map(ConfigurationValue.text))
         case .integers:
             var numbers: [ConfigurationValue] = []

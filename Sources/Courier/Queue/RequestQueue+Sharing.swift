@@ -52,6 +52,8 @@ extension RequestQueue {
         {
             key += "\ncredentials: " + fingerprint
         }
+        // A shared body is read up to the first caller's limit: only calls with the same limit share.
+        key += "\nlimit: \(context.maxResponseBytes)"
         return key
     }
 

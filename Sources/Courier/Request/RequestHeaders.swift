@@ -38,6 +38,16 @@ public struct RequestHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral
         entries.append(Entry(name: name, value: value))
     }
 
+    /// Sets a header, removing every earlier one with the same name (compared case-insensitively).
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func replace(_ name: String, _ value: String) {
+        let lower = name.lowercased()
+        entries.removeAll { $0.name.lowercased() == lower }
+        entries.append(Entry(name: name, value: value))
+    }
+
     /// The first value for a name, compared case-insensitively.
     /// - Parameter name: The header name.
     public subscript(name: String) -> String? {
