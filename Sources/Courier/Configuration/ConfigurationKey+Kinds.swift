@@ -17,46 +17,50 @@ extension ConfigurationKey {
 
     typealias Path<Value> = any WritableKeyPath<ClientConfiguration, Value> & Sendable
 
-    static func text(_ name: String, _ path: Path<String?>, default value: String, _ summary: String) -> Self {
-        Self(name, .string, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.text(name, load)
+    /// A key whose value is read by `read` and written through `path`.
+    static func typed<Value>(
+        _ name: String, _ kind: Kind, _ path: Path<Value>, default value: String, _ summary: String,
+        read: @escaping @Sendable (ConfigurationValue, String, ConfigurationLoad) throws(ConfigurationError) -> Value
+    ) -> Self {
+        Self(name, kind, default: value, summary) { load, value, name throws(ConfigurationError) in
+            load.configuration[keyPath: path] = try read(value, name, load)
         }
     }
 
+    static func text(_ name: String, _ path: Path<String?>, default value: String, _ summary: String) -> Self {
+        typed(name, .string, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.text(name, load) }
+    }
+
     static func integer(_ name: String, _ path: Path<Int>, default value: String, _ summary: String) -> Self {
-        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.wholeNumber(name, load)
+        typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            try value.wholeNumber(name, load)
         }
     }
 
     static func optionalInteger(_ name: String, _ path: Path<Int?>, default value: String, _ summary: String) -> Self {
-        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.wholeNumber(name, load)
+        typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            try value.wholeNumber(name, load)
         }
     }
 
     static func number(_ name: String, _ path: Path<Double>, default value: String, _ summary: String) -> Self {
-        Self(name, .number, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.number(name, load)
-        }
+        typed(name, .number, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.number(name, load) }
     }
 
     static func seconds(_ name: String, _ path: Path<Duration>, default value: String, _ summary: String) -> Self {
-        Self(name, .seconds, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.seconds(name, load)
+        typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            try value.seconds(name, load)
         }
     }
 
     static func optionalSeconds(_ name: String, _ path: Path<Duration?>, default value: String, _ summary: String) -> Self {
-        Self(name, .seconds, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.seconds(name, load)
+        typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            try value.seconds(name, load)
         }
     }
 
     static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
-        Self(name, .bool, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            load.configuration[keyPath: path] = try value.flag(name, load)
-        }
+        typed(name, .bool, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.flag(name, load) }
     }
 
     static func statuses(_ name: String, _ path: Path<Set<Int>>, default value: String, _ summary: String) -> Self {
