@@ -155,4 +155,15 @@ struct ConfigurationKeysTests {
         let nulls = try ClientConfiguration.load(environment: ["COURIER_CONFIG": file.path])
         #expect(nulls.stallTimeout == nil && nulls.retry == nil && nulls.maxRedirects == 10 && nulls.headerRules.count == 1)
     }
+
+    @Test("every typed key's documented default is the value a default configuration has")
+    func documentedDefaults() {
+        var checked = 0
+        for key in ConfigurationKey.all {
+            guard let current = key.current, let value = current(ClientConfiguration()) else { continue }
+            #expect(value == key.defaultValue, "\(key.name): the docs say \(key.defaultValue), the default is \(value)")
+            checked += 1
+        }
+        #expect(checked >= 30)
+    }
 }

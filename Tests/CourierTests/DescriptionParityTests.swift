@@ -27,6 +27,14 @@ struct DescriptionParityTests {
         let overridable = Self.names(in: baseAPI, after: "    open var ")
         #expect(required.count >= 19)
         #expect(required.subtracting(overridable).isEmpty, "BaseAPI lacks open properties for \(required.subtracting(overridable))")
+        // And the call reads every one: in Call.init (and the request builder it calls), or, for
+        // the decoder, where each entry point hands it to `perform`.
+        let sources = api.deletingLastPathComponent()
+        let readers = try ["Client/Call.swift", "Request/RequestBuilder.swift"].map {
+            try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8)
+        }.joined()
+        let read = Set(required.filter { readers.contains("endpoint.\($0)") })
+        #expect(required.subtracting(read) == ["decoder"], "Call.init does not read \(required.subtracting(read).subtracting(["decoder"]))")
     }
 
     /// An API object and a value that set every field alike build the same call, field by field,

@@ -23,6 +23,9 @@ public final class DiskCacheStore: CacheStore {
     /// The files' suffix; nothing else in the directory is read or removed.
     static let suffix = ".courier-cache"
 
+    /// The size a store has unless told otherwise: 256 MiB.
+    public static let defaultMaxBytes = 256 << 20
+
     /// Opens (and creates, if needed) a store in `directory`.
     ///
     /// The entries hold answers meant for the service alone, so the directory is its user's: a
@@ -37,7 +40,7 @@ public final class DiskCacheStore: CacheStore {
     /// - Throws: ``ConfigurationError`` (key `cache.directory`) when the directory cannot be
     ///   created, is a symbolic link or not a directory, is not this user's, or group or others
     ///   may write it; (key `cache.maxBytes`) when `maxBytes` is not positive.
-    public init(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) {
+    public init(directory: String, maxBytes: Int = defaultMaxBytes) throws(ConfigurationError) {
         guard maxBytes > 0 else {
             throw ConfigurationError(key: ConfigurationKey.cacheMaxBytes.name, value: "\(maxBytes)", allowed: "more than 0", source: "code")
         }

@@ -29,11 +29,16 @@ public final class MemoryCacheStore: CacheStore {
     public let maxEntries: Int
     private let state = Mutex(State())
 
+    /// The size a store has unless told otherwise: 64 MiB.
+    public static let defaultMaxBytes = 64 << 20
+    /// The entries a store keeps unless told otherwise.
+    public static let defaultMaxEntries = 10_000
+
     /// Creates an empty store.
     /// - Parameters:
     ///   - maxBytes: The most bytes the entries may take together; 64 MiB by default, at least 1.
     ///   - maxEntries: The most entries; 10,000 by default, at least 1.
-    public init(maxBytes: Int = 64 << 20, maxEntries: Int = 10_000) {
+    public init(maxBytes: Int = defaultMaxBytes, maxEntries: Int = defaultMaxEntries) {
         self.maxBytes = max(1, maxBytes)
         self.maxEntries = max(1, maxEntries)
     }

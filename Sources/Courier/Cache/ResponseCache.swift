@@ -36,11 +36,14 @@ public final class ResponseCache: Sendable {
     /// by a later process; they age out of the store by its size limit.
     let credentialKey = FingerprintKey()
 
+    /// The largest body stored unless told otherwise: 8 MiB.
+    public static let defaultMaxEntryBytes = 8 << 20
+
     /// Creates a cache on a store.
     /// - Parameters:
     ///   - store: Where responses are kept (``MemoryCacheStore`` or ``DiskCacheStore``).
     ///   - maxEntryBytes: The largest body stored; 8 MiB by default, at least 0.
-    public init(store: any CacheStore, maxEntryBytes: Int = 8 << 20) {
+    public init(store: any CacheStore, maxEntryBytes: Int = defaultMaxEntryBytes) {
         self.store = store
         self.maxEntryBytes = max(0, maxEntryBytes)
     }

@@ -22,6 +22,32 @@ public struct StreamedResponse: Sendable {
     public let metrics: RequestMetrics
 }
 
+extension NetworkClient {
+    /// Runs an endpoint and returns its response head with a body the caller reads as it arrives,
+    /// through the same chain as ``send(_:)`` (headers, middleware, retry, redirects, the cache,
+    /// decompression, the queue and the deadline).
+    ///
+    /// The endpoint's ``Endpoint/decoder`` is not used. A status its ``Endpoint/statusValidation``
+    /// refuses fails as ``NetworkError/Kind/httpStatus`` with the start of the body, as in
+    /// ``send(_:)``; accept every status (``StatusValidation/any``) to read error bodies as streams too.
+    /// The request body may be a stream as well (``RequestBody/stream(_:length:contentType:)``).
+    /// In a queue, the call never shares an identical call's transfer (each reader needs its own
+    /// body); the queue tracks it until its head arrives and holds its slot until its body ends.
+    ///
+    /// ```swift
+    /// let response = try await client.stream(DownloadReport(id: 7))
+    /// for try await chunk in response.body { try file.write(contentsOf: chunk) }
+    /// ```
+    /// - Parameter endpoint: The call.
+    /// - Returns: The head, the body and the metrics at the head.
+    /// - Throws: ``NetworkError``, before the head; the body's reading throws after it.
+    @concurrent
+    public func stream<E: Endpoint>(_ endpoint: E) async throws(NetworkError) -> StreamedResponse {
+        let call = Call(endpoint, on: self, streams: true)
+        return try await call.tracked { () async throws(NetworkError) in try await call.openStream() }
+    }
+}
+
 /// A streamed call's body as its caller reads it: counted against the client's limit, and ending
 /// the call exactly once, when the body ends, fails, or is dropped unread.
 ///

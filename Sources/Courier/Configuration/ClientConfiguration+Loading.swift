@@ -230,6 +230,9 @@ extension ConfigurationLoad {
     /// when the source describes one (any of its size or place keys, which then describe the whole
     /// store) or when the configuration has none yet; `cache.policy` and `cache.maxStale` alone
     /// keep the store a file or code set and change only the policy.
+    /// How stale an answer `staleIfError` may give unless `cache.maxStale` says.
+    static let defaultMaxStale = Duration.seconds(300)
+
     mutating func finishCache() throws(ConfigurationError) {
         guard let spec = cache else { return }
         cache = nil
@@ -245,7 +248,7 @@ extension ConfigurationLoad {
                         allowed: "either directory (with maxBytes) or memoryBytes, not both")
                 }
                 do {
-                    store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? 256 << 20)
+                    store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? DiskCacheStore.defaultMaxBytes)
                 } catch {
                     throw self.error(error.key, error.value, allowed: error.allowed)
                 }
@@ -253,15 +256,17 @@ extension ConfigurationLoad {
                 guard spec.maxBytes == nil else {
                     throw error(ConfigurationKey.cacheMaxBytes.name, nil, allowed: "only with cache.directory (from the same source)")
                 }
-                store = MemoryCacheStore(maxBytes: spec.memoryBytes ?? 64 << 20, maxEntries: spec.maxEntries ?? 10_000)
+                store = MemoryCacheStore(
+                    maxBytes: spec.memoryBytes ?? MemoryCacheStore.defaultMaxBytes,
+                    maxEntries: spec.maxEntries ?? MemoryCacheStore.defaultMaxEntries)
             }
             configuration.cache =
-                spec.maxEntryBytes.map { ResponseCache(store: store, maxEntryBytes: $0) } ?? ResponseCache(store: store)
+                ResponseCache(store: store, maxEntryBytes: spec.maxEntryBytes ?? ResponseCache.defaultMaxEntryBytes)
         }
         let staleIfError = "staleiferror"
         if let name = spec.policy {
             if name.lowercased() == staleIfError {
-                let maxStale = spec.maxStale ?? .seconds(300)
+                let maxStale = spec.maxStale ?? ConfigurationLoad.defaultMaxStale
                 guard maxStale > .zero else {
                     throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "a number of seconds above 0")
                 }

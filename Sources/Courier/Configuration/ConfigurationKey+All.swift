@@ -147,8 +147,10 @@ extension ConfigurationKey {
             load.configuration.cache = nil
         }
     }
-    public static let cacheMemoryBytes = cacheSize("cache.memoryBytes", \.memoryBytes, default: "67108864", "The memory store's size.")
-    public static let cacheMaxEntries = cacheSize("cache.maxEntries", \.maxEntries, default: "10000", "The memory store's entries.")
+    public static let cacheMemoryBytes = cacheSize(
+        "cache.memoryBytes", \.memoryBytes, default: "\(MemoryCacheStore.defaultMaxBytes)", "The memory store's size.")
+    public static let cacheMaxEntries = cacheSize(
+        "cache.maxEntries", \.maxEntries, default: "\(MemoryCacheStore.defaultMaxEntries)", "The memory store's entries.")
     public static let cacheDirectory = ConfigurationKey(
         "cache.directory", .string, default: "none", "A directory for a disk store (instead of memory)."
     ) { load, value, name throws(ConfigurationError) in
@@ -156,8 +158,10 @@ extension ConfigurationKey {
         load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
         load.cache?.directory = directory
     }
-    public static let cacheMaxBytes = cacheSize("cache.maxBytes", \.maxBytes, default: "268435456", "The disk store's size.")
-    public static let cacheMaxEntryBytes = cacheSize("cache.maxEntryBytes", \.maxEntryBytes, default: "8388608", "The largest body stored.")
+    public static let cacheMaxBytes = cacheSize(
+        "cache.maxBytes", \.maxBytes, default: "\(DiskCacheStore.defaultMaxBytes)", "The disk store's size.")
+    public static let cacheMaxEntryBytes = cacheSize(
+        "cache.maxEntryBytes", \.maxEntryBytes, default: "\(ResponseCache.defaultMaxEntryBytes)", "The largest body stored.")
     public static let cachePolicy = ConfigurationKey(
         "cache.policy", .choice(ConfigurationLoad.cachePolicies.map(\.0) + ["staleIfError"]), default: "useProtocol",
         "How calls use the cache, unless they say otherwise."
@@ -167,7 +171,8 @@ extension ConfigurationKey {
         load.cache?.policy = policy
     }
     public static let cacheMaxStale = ConfigurationKey(
-        "cache.maxStale", .seconds, default: "300", "How stale an answer `staleIfError` may give."
+        "cache.maxStale", .seconds, default: ConfigurationKey.documented(ConfigurationLoad.defaultMaxStale) ?? "",
+        "How stale an answer `staleIfError` may give."
     ) { load, value, name throws(ConfigurationError) in
         let maxStale = try value.seconds(name, load)
         load.cache = load.cache ?? ConfigurationLoad.CacheSpec()

@@ -22,8 +22,23 @@ extension ConfigurationKey {
         _ name: String, _ kind: Kind, _ path: Path<Value>, default value: String, _ summary: String,
         read: @escaping @Sendable (ConfigurationValue, String, ConfigurationLoad) throws(ConfigurationError) -> Value
     ) -> Self {
-        Self(name, kind, default: value, summary) { load, value, name throws(ConfigurationError) in
+        var key = Self(name, kind, default: value, summary) { load, value, name throws(ConfigurationError) in
             load.configuration[keyPath: path] = try read(value, name, load)
+        }
+        key.current = { configuration in Self.documented(configuration[keyPath: path]) }
+        return key
+    }
+
+    /// A value as the table's defaults are written: whole numbers without a fraction, durations
+    /// in seconds, sets sorted and joined with commas; `nil` for a value that is not set.
+    static func documented(_ value: Any) -> String? {
+        switch value {
+        case let optional as any OptionalValue: optional.wrapped.flatMap(documented)
+        case let duration as Duration:
+            documented(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        case let number as Double: number == number.rounded() ? String(Int(number)) : String(number)
+        case let set as Set<Int>: set.sorted().map(String.init).joined(separator: ", ")
+        default: String(describing: value)
         }
     }
 
@@ -218,4 +233,13 @@ extension HeaderRule {
             throw load.error(key, error.value, allowed: error.allowed)
         }
     }
+}
+
+/// An optional seen through `Any`, to read what it wraps.
+protocol OptionalValue {
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    var wrapped: Any? { self.map { $0 as Any } }
 }

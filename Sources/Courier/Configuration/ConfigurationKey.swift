@@ -25,6 +25,10 @@ public struct ConfigurationKey: Sendable {
     public let defaultValue: String
     /// What the key sets, in one sentence.
     public let summary: String
+    /// The key's value in a configuration, as the documentation writes a default (`nil` for a key
+    /// that is not one typed value, or not set): `ConfigurationKeysTests` checks that the
+    /// documented defaults are the real ones.
+    package var current: (@Sendable (ClientConfiguration) -> String?)? = nil
     /// Sets the key's value on a configuration being loaded (given the key's name, for errors).
     let set: @Sendable (inout ConfigurationLoad, ConfigurationValue, String) throws(ConfigurationError) -> Void
 

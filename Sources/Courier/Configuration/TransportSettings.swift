@@ -52,7 +52,9 @@ public struct TLSSettings: Sendable, Hashable {
             throw ConfigurationError(
                 key: clientCertificateFile == nil ? ConfigurationKey.tlsClientCertificateFile.name : ConfigurationKey.tlsClientKeyFile.name,
                 value: nil,
-                allowed: "set together with tls.\(clientCertificateFile == nil ? "clientKeyFile" : "clientCertificateFile")", source: source
+                allowed: "set together with "
+                    + (clientCertificateFile == nil ? ConfigurationKey.tlsClientKeyFile : ConfigurationKey.tlsClientCertificateFile).name,
+                source: source
             )
         }
         if let pinnedPublicKey {
