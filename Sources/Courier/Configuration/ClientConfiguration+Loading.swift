@@ -160,7 +160,8 @@ extension ClientConfiguration {
         return load.configuration
     }
 
-    /// Applies values a source read key by key (the swift-configuration reader does), in order.
+    /// Applies values a source read key by key (the swift-configuration reader does), each section
+    /// after the keys inside it (see ``ConfigurationKey/applicationOrder``).
     /// - Parameters:
     ///   - values: Each key with its value.
     ///   - source: Where they came from, for errors.
@@ -169,9 +170,9 @@ extension ClientConfiguration {
         -> ClientConfiguration
     {
         var load = ConfigurationLoad(self, source: source)
-        let order = ConfigurationKey.applicationOrder.map(\.name)
-        for (key, value) in values.sorted(by: { order.firstIndex(of: $0.0.name) ?? 0 < order.firstIndex(of: $1.0.name) ?? 0 }) {
-            try key.apply(&load, value)
+        let given = Dictionary(values.map { ($0.0.name, $0.1) }, uniquingKeysWith: { $1 })
+        for key in ConfigurationKey.applicationOrder {
+            if let value = given[key.name] { try key.apply(&load, value) }
         }
         try load.finishCache()
         return load.configuration
@@ -236,9 +237,12 @@ extension ConfigurationLoad {
     mutating func finishCache() throws(ConfigurationError) {
         guard let spec = cache else { return }
         cache = nil
-        let describesStore =
-            spec.memoryBytes != nil || spec.maxEntries != nil || spec.directory != nil || spec.maxBytes != nil
-            || spec.maxEntryBytes != nil
+        let describesStore = spec.memoryBytes != nil || spec.maxEntries != nil || spec.directory != nil || spec.maxBytes != nil
+        // The largest entry is the cache's, not its store's: alone, it keeps the store.
+        let maxEntryBytes = spec.maxEntryBytes ?? configuration.cache?.maxEntryBytes ?? ResponseCache.defaultMaxEntryBytes
+        if !describesStore, let current = configuration.cache, spec.maxEntryBytes != nil {
+            configuration.cache = ResponseCache(store: current.store, maxEntryBytes: maxEntryBytes)
+        }
         if describesStore || configuration.cache == nil {
             let store: any CacheStore
             if let directory = spec.directory {
@@ -261,7 +265,7 @@ extension ConfigurationLoad {
                     maxEntries: spec.maxEntries ?? MemoryCacheStore.defaultMaxEntries)
             }
             configuration.cache =
-                ResponseCache(store: store, maxEntryBytes: spec.maxEntryBytes ?? ResponseCache.defaultMaxEntryBytes)
+                ResponseCache(store: store, maxEntryBytes: maxEntryBytes)
         }
         let staleIfError = "staleiferror"
         if let name = spec.policy {

@@ -36,7 +36,8 @@ extension ConfigurationKey {
         case let optional as any OptionalValue: optional.wrapped.flatMap(documented)
         case let duration as Duration:
             documented(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-        case let number as Double: number == number.rounded() ? String(Int(number)) : String(number)
+        case let number as Double:
+            number.isFinite && abs(number) < 1e15 && number == number.rounded() ? String(Int(number)) : String(number)
         case let set as Set<Int>: set.sorted().map(String.init).joined(separator: ", ")
         default: String(describing: value)
         }
@@ -183,7 +184,7 @@ extension ConfigurationValue {
             var pairs: [(String, String)] = []
             for line in try texts(key, load) {
                 guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                    throw load.error(key, line, allowed: "entries of the form `Name: value`")
+                    throw load.error(key, nil, allowed: "entries of the form `Name: value`")
                 }
                 pairs.append(
                     (
