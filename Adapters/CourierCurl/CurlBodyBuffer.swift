@@ -80,23 +80,6 @@ final class CurlBodyBuffer: Sendable {
         return accepted
     }
 
-    /// Everything buffered so far, taken out at once (for a body that completed before the
-    /// caller was given the head).
-    func takeAll() -> Data {
-        state.withLock { state in
-            defer {
-                state.chunks.removeAll()
-                state.head = 0
-                state.bytes = 0
-            }
-            // A small body usually came in one chunk: hand it over as it is.
-            if state.chunks.count - state.head == 1 { return state.chunks[state.head] }
-            var whole = Data(capacity: state.bytes)
-            for chunk in state.chunks[state.head...] { whole.append(chunk) }
-            return whole
-        }
-    }
-
     /// Ends the body: successfully, or with an error the consumer will see after the buffered bytes.
     func finish(_ end: Result<Void, NetworkError>) {
         let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in

@@ -6,12 +6,12 @@ import Foundation
 // wake-up of the loop (`curl_multi_wakeup`, only ever under the inbox lock).
 
 extension CurlEngine {
-    /// Hands a transfer to the engine; its ``CurlTransfer/headWaiter`` must already be set.
-    /// Fails the transfer at once when the engine is shutting down.
-    func submit(_ transfer: CurlTransfer) {
-        if !post(.start(transfer), requireAccepting: true) {
-            transfer.headWaiter?.resume(throwing: Self.shutDownError)
-            transfer.headWaiter = nil
+    /// Hands a transfer to the engine with the caller waiting for its head. Fails the caller at
+    /// once when the engine is shutting down (the engine then never had the continuation, so
+    /// nothing else resumes it).
+    func submit(_ transfer: CurlTransfer, waiter: CurlHeadWaiter) {
+        if !post(.start(transfer, waiter), requireAccepting: true) {
+            waiter.resume(throwing: Self.shutDownError)
         }
     }
 
@@ -96,37 +96,45 @@ extension CurlEngine {
         switch command {
         case .run(let job):
             jobs.append(job)
-        case .start(let transfer):
-            transfer.stallWatch = (transfer.activity, .now)
-            if shuttingDown { _ = transfer.lifecycle.stop(Self.shutDownError) }
-            apply(transfer.lifecycle.start(), to: transfer)
+        case .start(let transfer, let waiter):
+            apply(transfer.state.start(waiter, refusal: shuttingDown ? Self.shutDownError : nil), to: transfer)
         case .stop(let transfer, let error):
-            apply(transfer.lifecycle.stop(error), to: transfer)
+            stopNow(transfer, because: error)
         case .resume(let transfer):
-            guard let easy = transfer.easy, transfer.paused else { return }
-            transfer.paused = false
-            transfer.stallWatch = (transfer.activity, .now)
+            let easy = transfer.state.withAttempt { attempt -> UnsafeMutableRawPointer? in
+                guard attempt.receivePaused else { return nil }
+                attempt.receivePaused = false
+                attempt.restartStallWatch()
+                return attempt.easy
+            }
+            guard let easy = easy ?? nil else { return }
             counters.withLock { $0.resumes += 1 }
             unpause(transfer, easy)
         case .resumeUpload(let transfer):
-            guard let easy = transfer.easy, transfer.uploadPaused else { return }
-            transfer.uploadPaused = false
-            transfer.stallWatch = (transfer.activity, .now)
+            let easy = transfer.state.withAttempt { attempt -> UnsafeMutableRawPointer? in
+                guard attempt.upload.unpause() else { return nil }
+                attempt.restartStallWatch()
+                return attempt.easy
+            }
+            guard let easy = easy ?? nil else { return }
             unpause(transfer, easy)
         }
     }
 
     /// Sets the transfer's pause state to what is still paused (receiving for backpressure,
     /// sending for a producer that has nothing yet); failing the transfer if libcurl refuses.
+    /// Outside any transition: `curl_easy_pause` hands libcurl's held bytes to the write callback
+    /// at once, which changes the state itself.
     private func unpause(_ transfer: CurlTransfer, _ easy: UnsafeMutableRawPointer) {
-        let mask = (transfer.paused ? ccurl_pause_receiving : 0) | (transfer.uploadPaused ? ccurl_pause_sending : 0)
+        let mask = transfer.state.withAttempt { $0.pauseMask } ?? 0
         let code = curl_easy_pause(easy, mask)
-        if code != CURLE_OK {
-            // Resuming hands libcurl's held bytes to the write callback at once; when the
-            // callback refused them (the size limit), its own failure says why.
-            let error =
-                transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress(of: transfer))
-            apply(transfer.lifecycle.stop(error), to: transfer)
-        }
+        guard code != CURLE_OK else { return }
+        // When the write callback refused the held bytes (the size limit), its own failure says why.
+        let progress = progress(of: transfer)
+        let error =
+            transfer.state.withAttempt { attempt in
+                attempt.failure ?? CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
+            } ?? CurlErrorMapping.error(code: code, message: "", progress: progress)
+        stopNow(transfer, because: error)
     }
 }

@@ -27,7 +27,7 @@ extension CurlEngine {
             handleOwnCommands()
             if !accepting, !shuttingDown {
                 shuttingDown = true
-                for transfer in Array(active.values) { apply(transfer.lifecycle.stop(Self.shutDownError), to: transfer) }
+                for transfer in Array(active.values) { stopNow(transfer, because: Self.shutDownError) }
             }
             if shuttingDown, active.isEmpty, jobs.isEmpty, ownCommands.isEmpty, finishIfIdle() { break }
 
@@ -64,23 +64,27 @@ extension CurlEngine {
     }
 
     /// Fails every transfer that moved no byte for longer than the stall limit (paused ones are
-    /// waiting for their consumer, not for the server). libcurl's own low-speed check averages
-    /// over several seconds, so a body that stops after a few bytes would outlive the limit.
+    /// waiting for their consumer or producer, not for the server). libcurl's own low-speed check
+    /// averages over several seconds, so a body that stops after a few bytes would outlive the limit.
     func failStalledTransfers() {
         let now = ContinuousClock.now
         guard now >= nextStallCheck else { return }
         nextStallCheck = now.advanced(by: .milliseconds(200))
         let limit = configuration.stallTimeout
-        for transfer in Array(active.values) where !transfer.paused && !transfer.uploadPaused {
-            if transfer.activity != transfer.stallWatch.seen {
-                transfer.stallWatch = (transfer.activity, now)
-                continue
+        for transfer in Array(active.values) {
+            let stalled = transfer.state.withAttempt { attempt -> Bool in
+                guard !attempt.isPaused else { return false }
+                guard attempt.activity == attempt.stallWatch.seen else {
+                    attempt.stallWatch = (attempt.activity, now)
+                    return false
+                }
+                return attempt.stallWatch.since.duration(to: now) > limit
             }
-            guard transfer.stallWatch.since.duration(to: now) > limit else { continue }
+            guard stalled == true else { continue }
             let error = NetworkError(
                 kind: .timedOut, phase: transfer.context.recorder.phase,
                 message: "no byte was sent or received for \(limit) (the stall limit)")
-            apply(transfer.lifecycle.stop(error), to: transfer)
+            stopNow(transfer, because: error)
         }
     }
 
@@ -98,83 +102,69 @@ extension CurlEngine {
         guard !readyHeads.isEmpty else { return }
         var ready = takenHeads
         swap(&readyHeads, &ready)
-        for transfer in ready { apply(transfer.lifecycle.flush(), to: transfer) }
+        let highWater = configuration.responseBufferBytes
+        for transfer in ready {
+            let action = transfer.state.flush { early, paused in
+                CurlBodyBuffer(highWater: highWater, transfer: transfer, first: early, paused: paused)
+            }
+            apply(action, to: transfer)
+        }
         ready.removeAll(keepingCapacity: true)
         takenHeads = ready
     }
 
+    /// libcurl reported the transfer done with `code`.
     func complete(_ transfer: CurlTransfer, code: CURLcode) {
-        var failure: NetworkError?
-        transfer.handleFailed = code != CURLE_OK
         if code != CURLE_OK, transfer.mayResend(after: code) {
-            do {
-                try resend(transfer, after: code)
-                return
-            } catch {
-                failure = error.networkError
-            }
+            resend(transfer, after: code)
+            return
         }
+        var failure: NetworkError?
         // One read of libcurl's counters serves both the metrics and the error's phase.
         let reading = record(transfer)
         if code != CURLE_OK {
             var progress = reading?.progress ?? .init()
-            progress.headComplete = transfer.finalHead != nil
-            failure = transfer.failure ?? CurlErrorMapping.error(code: code, message: transfer.errorMessage, progress: progress)
+            progress.headComplete = transfer.state.hasFinalHead
+            failure = transfer.state.withAttempt { attempt in
+                attempt.failure ?? CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
+            }
         } else if let unproven = transfer.unprovenEnd {
             failure = unproven
         }
-        apply(transfer.lifecycle.completed(failure), to: transfer)
+        apply(transfer.state.completed(failure, handleFailed: code != CURLE_OK), to: transfer)
     }
 
-    /// Runs what the lifecycle decided.
-    func apply(_ action: CurlTransferLifecycle.Action, to transfer: CurlTransfer) {
+    /// Stops a transfer now, on the engine thread: its metrics are recorded while it still has
+    /// its handle, then the caller or the body reader gets `error`.
+    func stopNow(_ transfer: CurlTransfer, because error: NetworkError) {
+        record(transfer)
+        apply(transfer.state.stop(error), to: transfer)
+    }
+
+    /// Performs what a transition decided, releasing the attempt it gave up before anyone hears.
+    func apply(_ action: CurlTransferState.Action, to transfer: CurlTransfer) {
         switch action {
         case .none:
             break
-        case .add:
-            do {
-                try attach(transfer)
-            } catch {
-                detach(transfer)
-                apply(transfer.lifecycle.completed(error.networkError), to: transfer)
-            }
-        case .deliverBuffered:
-            let data = transfer.bodyBuffer?.takeAll() ?? transfer.earlyBody
-            transfer.earlyBody = Data()
-            detach(transfer)
-            deliver(transfer, body: ResponseBody(data: data))
-        case .deliverStream:
-            guard let head = transfer.finalHead else { return }
-            let buffer = CurlBodyBuffer(
-                highWater: configuration.responseBufferBytes, transfer: transfer, first: transfer.earlyBody,
-                paused: transfer.paused)
-            transfer.earlyBody = Data()
-            transfer.bodyBuffer = buffer
+        case .attach(let waiter):
+            attach(transfer, waiter)
+        case .failCaller(let waiter, let error, let attempt):
+            if let attempt { release(attempt) }
+            waiter.resume(throwing: error)
+        case .deliverWhole(let waiter, let head, let data, let attempt):
+            release(attempt)
+            waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: data)))
+        case .deliverStream(let waiter, let head, let buffer):
             // Pulled chunk by chunk on the reader's executor: an AsyncThrowingStream(unfolding:)
             // cost about nine executor switches per 16 KiB chunk.
             let expected = transfer.isHeadRequest ? nil : CurlTransfer.announcedLength(head)
-            deliver(transfer, body: ResponseBody(source: CurlBodyReader(buffer: buffer), expectedLength: expected))
-        case .failCaller(let error, let remove):
-            if remove { record(transfer) }
-            detach(transfer)
-            let waiter = transfer.headWaiter
-            transfer.headWaiter = nil
-            waiter?.resume(throwing: error)
-        case .finishBody:
-            detach(transfer)
-            transfer.bodyBuffer?.finish(.success(()))
-        case .failBody(let error, let remove):
-            if remove { record(transfer) }
-            detach(transfer)
-            transfer.bodyBuffer?.finish(.failure(error))
+            let body = ResponseBody(source: CurlBodyReader(buffer: buffer), expectedLength: expected)
+            waiter.resume(returning: TransportResponse(head: head, body: body))
+        case .endBody(let buffer, let end, let attempt):
+            buffer.releaseTransfer()
+            release(attempt)
+            buffer.finish(end)
         }
-    }
-
-    func deliver(_ transfer: CurlTransfer, body: ResponseBody) {
-        guard let head = transfer.finalHead else { return }
-        let waiter = transfer.headWaiter
-        transfer.headWaiter = nil
-        waiter?.resume(returning: TransportResponse(head: head, body: body))
     }
 
     /// A multi-handle failure leaves no transfer in a known state: fail them all.
@@ -183,6 +173,6 @@ extension CurlEngine {
         let error = NetworkError(
             kind: .transportFailure, phase: .transfer, message: "\(call) failed: \(text)",
             nativeCode: .init(domain: "CURLMcode", code: Int(code.rawValue)))
-        for transfer in Array(active.values) { apply(transfer.lifecycle.stop(error), to: transfer) }
+        for transfer in Array(active.values) { stopNow(transfer, because: error) }
     }
 }

@@ -6,14 +6,15 @@ import Foundation
 
 extension CurlEngine {
     func progress(of transfer: CurlTransfer) -> CurlErrorMapping.Progress {
-        guard let easy = transfer.easy else { return .init() }
+        guard let easy = transfer.state.easy else { return .init() }
         return CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses).progress
     }
 
-    /// Copies libcurl's figures into the call's recorder, and returns them.
+    /// Copies libcurl's figures into the call's recorder, and returns them (`nil` when the
+    /// transfer has no handle).
     @discardableResult
     func record(_ transfer: CurlTransfer) -> CurlMetrics.Reading? {
-        guard let easy = transfer.easy else { return nil }
+        guard let easy = transfer.state.easy else { return nil }
         let reading = CurlMetrics.read(easy, usesTLS: transfer.usesTLS, addresses: &addresses)
         transfer.context.recorder.update { metrics in
             metrics.phaseTimings = .available(reading.timings)

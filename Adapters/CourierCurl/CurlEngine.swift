@@ -24,7 +24,8 @@ import Synchronization
 /// outside the engine touches the fields marked "engine thread".
 final class CurlEngine: @unchecked Sendable {
     enum Command {
-        case start(CurlTransfer)
+        /// A transfer and its caller, waiting for the head.
+        case start(CurlTransfer, CurlHeadWaiter)
         case stop(CurlTransfer, NetworkError)
         case resume(CurlTransfer)
         case resumeUpload(CurlTransfer)
@@ -71,6 +72,7 @@ final class CurlEngine: @unchecked Sendable {
     var nextStallCheck = ContinuousClock.now
     /// Easy handles (with their error buffers) kept for the next transfers.
     var pool: [CurlHandle] = []
+    /// Transfers whose final head arrived in this round: handed over at its end.
     var readyHeads: [CurlTransfer] = []
     /// Commands given on the engine thread itself (by a task it runs): no lock, no wakeup.
     var ownCommands: [Command] = []
@@ -122,11 +124,5 @@ final class CurlEngine: @unchecked Sendable {
     /// Called from the write callback when backpressure pauses a transfer.
     func notePaused() {
         counters.withLock { $0.pauses += 1 }
-    }
-
-    /// Called from the header callback when a transfer's final head is complete.
-    func headCompleted(_ transfer: CurlTransfer) {
-        transfer.lifecycle.headCompleted()
-        readyHeads.append(transfer)
     }
 }

@@ -4,13 +4,15 @@ import Courier
 /// Sets every option one transfer needs on a fresh (or reset) easy handle. Every `setopt` code
 /// is checked; the first failure stops the setup.
 enum CurlRequestSetup {
-    ///
+    /// Configures `attempt`'s handle for `transfer`'s request. The header list it builds is the
+    /// attempt's from then on (freed when the attempt is released, also when a later option fails).
     /// - Parameter scratch: A buffer the URL is written into (libcurl copies it), reused from
     ///   call to call so that building it allocates nothing.
     static func configure(
-        _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, configuration: CurlTransport.Configuration,
+        _ attempt: inout CurlAttempt, for transfer: CurlTransfer, configuration: CurlTransport.Configuration,
         scratch: inout [CChar]
     ) throws(CurlCallFailure) {
+        let easy = attempt.easy
         let request = transfer.request
         let user = Unmanaged.passUnretained(transfer).toOpaque()
         func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
@@ -35,7 +37,7 @@ enum CurlRequestSetup {
                     bytes.withMemoryRebound(to: CChar.self) { ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, $0.baseAddress) }
                 }, "curl_easy_setopt(PROTOCOLS_STR)")
         }
-        try pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(transfer.errorBuffer), "ERRORBUFFER")
+        try pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(attempt.handle.errorBuffer), "ERRORBUFFER")
         try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "setopt(HEADERFUNCTION)")
         try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
         try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "setopt(WRITEFUNCTION)")
@@ -107,8 +109,9 @@ enum CurlRequestSetup {
 
         // Headers, exactly as built; libcurl adds nothing Courier did not ask for but Host, Accept
         // and Content-Length. `Expect:` turns off its 100-continue wait.
+        // The attempt owns the list from here on: released with it, even if a later option fails.
         let list = CurlHeaderList(fields: request.headerFields)
-        transfer.headerList = list
+        attempt.headerList = list
         try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
 
         try configureTLS(easy, configuration.tls)

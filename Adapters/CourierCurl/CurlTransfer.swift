@@ -3,12 +3,13 @@ import Courier
 import Foundation
 import Synchronization
 
-/// One request on its way through the engine: the easy handle, what libcurl's callbacks have
-/// delivered so far, and the caller waiting for the head.
+/// One request on its way through the engine: what the call asked for, and its state
+/// (``CurlTransferState``), which holds what exists in each phase: the caller's continuation, the
+/// attempt on the multi handle, the head, the body.
 ///
-/// Ownership: the calling task creates it and sets ``headWaiter`` before handing it to the
-/// engine; from then on every mutable field is used on the engine thread only (the engine's
-/// inbox lock orders the hand-over). That is why it is `@unchecked Sendable`.
+/// Ownership: the calling task creates it and hands it to the engine with its continuation; from
+/// then on ``state`` is used on the engine thread only (the engine's inbox lock orders the
+/// hand-over). That is why it is `@unchecked Sendable`.
 final class CurlTransfer: @unchecked Sendable {
     let context: RequestContext
     let version: HTTPVersionPreference
@@ -18,55 +19,12 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     /// The body, or `nil` for none.
     let body: RequestBody?
-    var lifecycle = CurlTransferLifecycle()
-    /// The caller waiting for the response head. Resumed exactly once: whoever resumes it takes it
-    /// out first (on the engine thread, or in ``CurlEngine/submit(_:)`` before the engine has it).
-    /// Unchecked because the check costs an allocation per call on the hot path; the lifecycle
-    /// tests and the cancel-race stress test pin the exactly-once rule instead.
-    var headWaiter: UnsafeContinuation<TransportResponse, any Error>?
-
-    // Engine-thread state.
-    var easy: UnsafeMutableRawPointer?
-    var headerList: CurlHeaderList?
-    var head: CurlResponseHead
-    var finalHead: HTTPResponse?
-    /// How often the request was sent again after libcurl's spurious HTTP/2 failures.
+    /// Where the transfer is, with what exists there (engine thread).
+    var state = CurlTransferState.created
+    /// How often the request was sent again after libcurl's spurious HTTP/2 failures (engine thread).
     var http2Resends = 0
     /// At most this many resends per request (two spurious failures in a row are already rare).
     static let maxHTTP2Resends = 2
-    /// The buffer a streamed body is read from; made when the caller is given the head.
-    var bodyBuffer: CurlBodyBuffer?
-    /// Body bytes that arrived before the caller was given the head. A small response usually
-    /// ends in the same round of libcurl work as its head: it is handed over from here whole,
-    /// without a ``CurlBodyBuffer``.
-    var earlyBody = Data()
-    /// The byte limit of ``earlyBody`` before the transfer pauses (the stream buffer's high water).
-    var earlyBodyLimit: Int { engine.configuration.responseBufferBytes }
-    var uploadReader: BodyReader?
-    /// The task reading a streamed body's producer; made at the first read callback.
-    var uploadPump: CurlUploadPump?
-    /// Whether the read callback paused the transfer because the producer had nothing yet.
-    var uploadPaused = false
-    var uploadChunk = Data()
-    var uploadOffset = 0
-    /// How often libcurl got ready to send the request since the transfer (re)started.
-    var requestsSent = 0
-    /// Whether libcurl ended the transfer with an error (its handle is then not reused).
-    var handleFailed = false
-    var receivedBytes = 0
-    /// Whether libcurl holds back bytes because the consumer is behind.
-    var paused = false
-    /// Counts callbacks that moved bytes either way (a counter, not a clock read, so the
-    /// callbacks stay cheap). The engine's stall check compares it with what it saw last.
-    var activity: UInt64 = 0
-    /// The engine's stall check: the count it saw last, and since when it has not changed (or
-    /// since the transfer started or resumed from a pause).
-    var stallWatch = (seen: UInt64(0), since: ContinuousClock.now)
-    /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
-    var failure: NetworkError?
-    /// libcurl's text for the last error (`CURLOPT_ERRORBUFFER`): the buffer of the easy handle
-    /// the transfer runs on, `nil` while it has none.
-    var errorBuffer: UnsafeMutablePointer<CChar>?
 
     init(request: HTTPRequest, body: RequestBody?, context: RequestContext, version: HTTPVersionPreference, engine: CurlEngine) {
         self.engine = engine
@@ -74,12 +32,10 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
-        self.head = CurlResponseHead(limits: context.responseHeadLimits)
         engine.liveTransfers.add(1, ordering: .relaxed)
     }
 
     deinit {
-        headerList?.free()
         engine.liveTransfers.subtract(1, ordering: .relaxed)
     }
 
@@ -106,8 +62,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// is dropped with the rest).
     func mayResend(after code: CURLcode) -> Bool {
         guard CurlRuntime.hasRandomHTTP2FramingErrors, mayUseHTTP2, http2Resends < Self.maxHTTP2Resends,
-            Self.brokenConnectionCodes.contains(code.rawValue), body == nil, failure == nil,
-            lifecycle.callerHasNothing
+            Self.brokenConnectionCodes.contains(code.rawValue), body == nil,
+            state.callerHasNothing, state.withAttempt({ $0.failure == nil }) == true
         else { return false }
         switch request.method {
         case .get, .head, .options, .delete, .put: return true
@@ -121,82 +77,76 @@ final class CurlTransfer: @unchecked Sendable {
         CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
     ].reduce(into: []) { $0.insert($1.rawValue) }
 
-    /// libcurl's message for the failure, or empty.
-    var errorMessage: String { errorBuffer.map { String(cString: $0) } ?? "" }
-
-    /// Clears what one response left behind, before the same transfer sends the request again.
-    func prepareForNextResponse() {
-        head = CurlResponseHead(limits: context.responseHeadLimits)
-        finalHead = nil
-        bodyBuffer = nil
-        earlyBody = Data()
-        receivedBytes = 0
-        failure = nil
-        paused = false
-        readBodyFromStart()
-        requestsSent = 0
-        handleFailed = false
-        uploadPump?.stop()
-        uploadPump = nil
-        uploadPaused = false
-    }
-
-    // MARK: Callbacks (engine thread, inside curl_multi_perform)
+    // MARK: Callbacks (engine thread, inside curl_multi_perform or curl_easy_pause)
+    //
+    // Each changes the state through one transition and calls no libcurl function. With no
+    // attempt (the transfer was stopped), each refuses: libcurl then ends the transfer.
 
     /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
+    /// After the final head, lines are trailers: dropped, but held to the head's byte limit.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        activity &+= 1
-        switch head.take(bytes: line) {
+        let isTrailer = state.hasFinalHead
+        let outcome: CurlResponseHead.Line? = state.withAttempt { attempt in
+            attempt.activity &+= 1
+            guard isTrailer else { return attempt.head.take(bytes: line) }
+            attempt.trailerBytes += line.count
+            let limit = attempt.head.limits.maxBytes
+            return attempt.trailerBytes > limit ? .invalid("the response has more than \(limit) bytes of trailer fields") : .partial
+        }
+        switch outcome {
+        case nil:
+            return 0
         case .partial, .interimEnd:
             return line.count
         case .invalid(let message):
-            failure = ResponseHeadChecks.invalid(message)
+            abort(ResponseHeadChecks.invalid(message))
             return 0
         case .finalEnd:
-            guard let response = head.response else { return line.count }
-            // The chain checks every transport's head. The parser already held this one to the
-            // size limits; the Content-Length is checked here too so that the transfer stops before
-            // its body is read (a small body would otherwise end the transfer first).
-            if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) {
-                failure = problem
+            guard let response = state.withAttempt({ $0.head.response }) ?? nil else { return line.count }
+            if let problem = problem(with: response) {
+                abort(problem)
                 return 0
             }
-            if !isHeadRequest, let announced = Self.announcedLength(response), announced > Int64(context.maxResponseBytes) {
-                failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: announced)
-                return 0
+            if state.headArrived(response) {
+                context.recorder.enter(.receiving)
+                engine.readyHeads.append(self)
             }
-            finalHead = response
-            context.recorder.enter(.receiving)
-            engine.headCompleted(self)
             return line.count
         }
+    }
+
+    /// Why the transfer must stop at this final head, before its body is read. The chain checks
+    /// every transport's head; the parser already held this one to the size limits. The
+    /// `Content-Length` is checked here too so that the transfer stops before its body is read (a
+    /// small body would otherwise end the transfer first).
+    private func problem(with response: HTTPResponse) -> NetworkError? {
+        if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) { return problem }
+        if !isHeadRequest, let announced = Self.announcedLength(response), announced > Int64(context.maxResponseBytes) {
+            return NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: announced)
+        }
+        return nil
+    }
+
+    /// Records why a callback aborts the transfer: libcurl's completion then reports this error.
+    private func abort(_ error: NetworkError) {
+        state.withAttempt { $0.failure = error }
     }
 
     /// Response body bytes arrived. Returns the bytes taken, `CURL_WRITEFUNC_PAUSE` to have
     /// libcurl hold them, or 0 to abort.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if isHeadRequest || finalHead == nil { return bytes.count }
-        if receivedBytes + bytes.count > context.maxResponseBytes {
-            failure = NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: nil)
-            return 0
-        }
-        let accepted: Bool
-        if let bodyBuffer {
-            accepted = bodyBuffer.append(Data(bytes))
-        } else if earlyBody.count >= earlyBodyLimit {
-            accepted = false
-        } else {
-            if earlyBody.isEmpty { earlyBody = Data(bytes) } else { earlyBody.append(contentsOf: bytes) }
-            accepted = true
-        }
-        guard accepted else {
-            paused = true
+        if isHeadRequest { return bytes.count }
+        let maxBytes = context.maxResponseBytes
+        switch state.receive(bytes, earlyLimit: engine.configuration.responseBufferBytes, maxBytes: maxBytes) {
+        case .taken:
+            return bytes.count
+        case .pause:
             engine.notePaused()
             return Int(CURL_WRITEFUNC_PAUSE)
+        case .tooLarge:
+            abort(NetworkError.responseTooLarge(limit: maxBytes, announced: nil))
+            return 0
         }
-        receivedBytes += bytes.count
-        activity &+= 1
-        return bytes.count
     }
 
     /// libcurl is about to send the request: on a connection just opened or reused, for the first
@@ -210,16 +160,22 @@ final class CurlTransfer: @unchecked Sendable {
     /// own spurious HTTP/2 failures (curl issue 10634), well over 100 a second under load
     /// (`CurlResendTests`), which the budget would turn into failed calls.
     func willSendRequest() -> Bool {
-        requestsSent += 1
-        if requestsSent > 1 {
-            guard requestsSent == 2, RetryPolicy.mayRepeat(request, body: body) else {
+        guard
+            let sent = state.withAttempt({ attempt -> Int in
+                attempt.requestsSent += 1
+                return attempt.requestsSent
+            })
+        else { return false }
+        if sent > 1 {
+            guard sent == 2, RetryPolicy.mayRepeat(request, body: body) else {
                 let reason =
-                    requestsSent > 2
+                    sent > 2
                     ? "it was sent twice already"
                     : "the server may have received it, and \(request.method) without an Idempotency-Key may not be repeated"
-                failure = NetworkError(
-                    kind: .connectionClosed, phase: .awaitingResponse,
-                    message: "curl: the connection closed before any answer and libcurl would send the request again; \(reason)")
+                abort(
+                    NetworkError(
+                        kind: .connectionClosed, phase: .awaitingResponse,
+                        message: "curl: the connection closed before any answer and libcurl would send the request again; \(reason)"))
                 return false
             }
             context.recorder.update { $0.transportResends += 1 }
@@ -231,69 +187,33 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl rewinds the body to send the request again (set only for a request that may be
     /// repeated, with a body that can be read again).
     func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
-        guard offset == 0, origin == SEEK_SET, body?.streamSource == nil else { return CURL_SEEKFUNC_CANTSEEK }
-        readBodyFromStart()
+        guard offset == 0, origin == SEEK_SET, state.withAttempt({ $0.upload.rewind() }) == true else { return CURL_SEEKFUNC_CANTSEEK }
         return CURL_SEEKFUNC_OK
     }
 
-    /// The next read callback reads the (replayable) body from its first byte.
-    private func readBodyFromStart() {
-        uploadReader = nil
-        uploadChunk = Data()
-        uploadOffset = 0
-    }
-
-    /// libcurl wants request body bytes. Returns how many were written, 0 at the end, or
-    /// `CURL_READFUNC_ABORT` when the body cannot be read.
+    /// libcurl wants request body bytes. Returns how many were written, 0 at the end,
+    /// `CURL_READFUNC_PAUSE` while a producer has nothing yet, or `CURL_READFUNC_ABORT` when the body
+    /// cannot be read.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if let stream = body?.streamSource { return sendStreamedBody(stream, into: buffer) }
-        while uploadOffset >= uploadChunk.count {
-            do {
-                if uploadReader == nil { uploadReader = body?.makeReader(chunkSize: max(16 * 1024, buffer.count)) }
-                guard let next = try uploadReader?.next() else {
-                    context.recorder.enter(.awaitingResponse)
-                    return 0
-                }
-                uploadChunk = next
-                uploadOffset = 0
-            } catch {
-                failure = NetworkError.converting(error, phase: .sending)
-                return Int(CURL_READFUNC_ABORT)
+        let highWater = engine.configuration.responseBufferBytes
+        let step = state.withAttempt { attempt -> CurlUpload.Step in
+            let step = attempt.upload.read(into: buffer) { CurlUploadPump(chunks: $0.open(), highWater: highWater, transfer: self) }
+            switch step {
+            case .wrote: attempt.activity &+= 1
+            case .failed(let error): attempt.failure = error
+            case .end, .pause: break
             }
+            return step
         }
-        let count = min(buffer.count, uploadChunk.count - uploadOffset)
-        uploadChunk.withUnsafeBytes { source in
-            guard let base = source.baseAddress, let target = buffer.baseAddress else { return }
-            target.copyMemory(from: base + uploadOffset, byteCount: count)
-        }
-        uploadOffset += count
-        activity &+= 1
-        return count
-    }
-
-    /// The read callback for a streamed body: bytes the pump holds, or a pause until it has some.
-    private func sendStreamedBody(_ stream: BodyStream, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if uploadPump == nil {
-            uploadPump = CurlUploadPump(
-                chunks: stream.open(), highWater: engine.configuration.responseBufferBytes, transfer: self)
-        }
-        guard let pump = uploadPump else { return Int(CURL_READFUNC_ABORT) }
-        switch pump.take(upTo: buffer.count) {
-        case .bytes(let chunk):
-            chunk.withUnsafeBytes { source in
-                guard let base = source.baseAddress, let target = buffer.baseAddress else { return }
-                target.copyMemory(from: base, byteCount: chunk.count)
-            }
-            activity &+= 1
-            return chunk.count
-        case .wait:
-            uploadPaused = true
-            return Int(CURL_READFUNC_PAUSE)
-        case .end:
+        switch step {
+        case .wrote(let count)?:
+            return count
+        case .end?:
             context.recorder.enter(.awaitingResponse)
             return 0
-        case .failed(let error):
-            failure = error
+        case .pause?:
+            return Int(CURL_READFUNC_PAUSE)
+        case .failed?, nil:
             return Int(CURL_READFUNC_ABORT)
         }
     }
@@ -304,8 +224,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CurlRuntime.detectsUncleanTLSClose`). Its end cannot be proven, so it is reported as cut
     /// short, never as whole. `nil` for every other transfer.
     var unprovenEnd: NetworkError? {
-        guard !CurlRuntime.detectsUncleanTLSClose, usesTLS, head.isHTTP1, !isHeadRequest,
-            let response = finalHead
+        guard !CurlRuntime.detectsUncleanTLSClose, usesTLS, !isHeadRequest, state.withAttempt({ $0.head.isHTTP1 }) == true,
+            let response = state.finalHead
         else { return nil }
         guard Self.hasBody(response), response.headerFields[.contentLength] == nil,
             !response.headerFields[values: .transferEncoding].contains(where: { $0.lowercased().contains("chunked") })

@@ -83,8 +83,7 @@ public final class CurlTransport: Transport {
         let engine = engine
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.headWaiter = continuation
-                engine.submit(transfer)
+                engine.submit(transfer, waiter: continuation)
                 // The call's deadline stops the transfer in any phase, the body's included (a
                 // finished transfer ignores it). The handler holds the transfer, which holds the
                 // context, which holds the handler: the client drops the handler when the call

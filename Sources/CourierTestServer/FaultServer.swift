@@ -57,6 +57,9 @@ public final class FaultServer: Sendable {
         case endlessInterim = "endless-interim"
         /// A `Content-Length` of twenty digits (more than any body can be).
         case hugeContentLength = "huge-content-length"
+        /// A chunked body `final` followed by trailer fields (`X-Checksum`): valid HTTP/1.1. The
+        /// trailers are not part of the head, and the body arrives whole.
+        case trailers
         /// A chunked body that does not end: 64 KiB chunks until 24 MiB (past the default 16 MiB body cap) or the client goes away.
         case endlessBody = "endless-body"
 
@@ -274,6 +277,11 @@ private final class FaultHandler: ChannelInboundHandler {
             answer(context, String(repeating: "HTTP/1.1 103 Early Hints\r\n\r\n", count: 1000) + Self.finalResponse, then: .close)
         case .hugeContentLength:
             answer(context, "HTTP/1.1 200 OK\r\nContent-Length: 12345678901234567890\r\nConnection: close\r\n\r\nok", then: .close)
+        case .trailers:
+            answer(
+                context,
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n"
+                    + "5\r\nfinal\r\n0\r\nX-Checksum: 5f\r\nX-Signed: no\r\n\r\n", then: .close)
         case .endlessBody:
             sendEndlessBody(context)
         case nil:

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CourierCurl
 
-@Suite("CurlTransport's pure parts: head parsing, lifecycle, error mapping")
+@Suite("CurlTransport's pure parts: head parsing, error mapping")
 struct CurlPureTests {
     @Test("interim 1xx heads are skipped, repeated names kept in order, folded lines joined")
     func headParsing() {
@@ -103,48 +103,6 @@ struct CurlPureTests {
         #expect(result == (status == nil ? .invalid("the response has a malformed status line") : .partial))
     }
 
-    @Test("lifecycle: a stop that overtakes the start fails the caller once, at the start, and nothing is added")
-    func stopBeforeStart() {
-        var lifecycle = CurlTransferLifecycle()
-        #expect(isNone(lifecycle.stop(.cancelled(phase: .queued))), "the caller may not have installed its continuation yet")
-        guard case .failCaller(let error, let remove) = lifecycle.start() else {
-            Issue.record("the start must fail the caller")
-            return
-        }
-        #expect(error.kind == .cancelled)
-        #expect(remove == false)
-        #expect(isNone(lifecycle.start()))
-        #expect(isNone(lifecycle.stop(.cancelled(phase: .queued))))
-        #expect(isNone(lifecycle.completed(nil)))
-        #expect(lifecycle.state == .finished)
-    }
-
-    @Test("lifecycle: completion and cancellation race, exactly one outcome whichever comes first")
-    func completionRacesCancel() {
-        var first = CurlTransferLifecycle()
-        _ = first.start()
-        first.headCompleted()
-        guard case .deliverBuffered = first.completed(nil) else {
-            Issue.record("a head and a finished transfer deliver the buffered body")
-            return
-        }
-        #expect(isNone(first.stop(.cancelled(phase: .receiving))))
-
-        var second = CurlTransferLifecycle()
-        _ = second.start()
-        second.headCompleted()
-        guard case .deliverStream = second.flush() else {
-            Issue.record("a ready head is delivered as a stream at the end of a round")
-            return
-        }
-        guard case .failBody(_, let remove) = second.stop(.cancelled(phase: .receiving)) else {
-            Issue.record("cancel while streaming fails the body")
-            return
-        }
-        #expect(remove)
-        #expect(isNone(second.completed(nil)))
-    }
-
     @Test(
         "libcurl codes map to precise kinds",
         arguments: [
@@ -216,10 +174,5 @@ struct CurlPureTests {
         for (progress, phase) in cases {
             #expect(CurlErrorMapping.error(code: CURLE_OPERATION_TIMEDOUT, message: "x", progress: progress).phase == phase)
         }
-    }
-
-    private func isNone(_ action: CurlTransferLifecycle.Action) -> Bool {
-        if case .none = action { return true }
-        return false
     }
 }

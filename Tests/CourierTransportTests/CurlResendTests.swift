@@ -12,15 +12,24 @@ import Testing
 /// 10634). The engine sends such a request again when that is safe; these tests pin when it is.
 @Suite("CurlTransport: resending after libcurl's spurious HTTP/2 failures", .timeLimit(.minutes(2)))
 struct CurlResendTests {
-    /// A transfer as the engine holds it once started, without running it.
-    static func transfer(
-        _ method: HTTPRequest.Method = .get, body: RequestBody? = nil, version: HTTPVersionPreference = .http2, engine: CurlEngine
-    ) -> CurlTransfer {
+    /// Runs `check` on a transfer as the engine holds it once started (on a handle, waiting for
+    /// its head), without running it; `prepare` moves it on first. Stops it afterwards.
+    static func withTransfer(
+        _ method: HTTPRequest.Method = .get, body: RequestBody? = nil, version: HTTPVersionPreference = .http2, engine: CurlEngine,
+        prepare: (CurlTransfer, StateHarness) -> Void = { _, _ in }, _ check: (CurlTransfer) -> Void
+    ) async {
         let request = HTTPRequest(method: method, scheme: "https", authority: "127.0.0.1:1", path: "/x")
         let context = RequestContext(requestID: "resend", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "curl"))
         let transfer = CurlTransfer(request: request, body: body, context: context, version: version, engine: engine)
-        _ = transfer.lifecycle.start()  // On the multi handle, as when libcurl reports it done.
-        return transfer
+        let harness = StateHarness()
+        guard let attempt = try? StateHarness.attempt(body) else { return }
+        _ = await StateHarness.call { waiter in
+            guard case .attach(let waiter) = transfer.state.start(waiter, refusal: nil) else { return }
+            _ = transfer.state.attached(attempt, waiter)
+            prepare(transfer, harness)
+            check(transfer)
+            _ = harness.settle(transfer.state.stop(.cancelled(phase: .receiving)))
+        }
     }
 
     @Test("an idempotent HTTP/2 request that received nothing is resent after a framing, stream or connection failure, at most twice")
@@ -30,35 +39,45 @@ struct CurlResendTests {
         let expected = CurlRuntime.hasRandomHTTP2FramingErrors
         for code in spurious {
             for method in [HTTPRequest.Method.get, .head, .options, .delete, .put] {
-                #expect(Self.transfer(method, engine: engine).mayResend(after: code) == expected, "\(method) after \(code)")
+                await Self.withTransfer(method, engine: engine) {
+                    #expect($0.mayResend(after: code) == expected, "\(method) after \(code)")
+                }
             }
         }
-        let resentTwice = Self.transfer(engine: engine)
-        resentTwice.http2Resends = CurlTransfer.maxHTTP2Resends
-        #expect(!resentTwice.mayResend(after: CURLE_HTTP2))
+        await Self.withTransfer(engine: engine) { transfer in
+            transfer.http2Resends = CurlTransfer.maxHTTP2Resends
+            #expect(!transfer.mayResend(after: CURLE_HTTP2))
+        }
         await engine.shutdown()
     }
 
     @Test("nothing is resent that the server may have acted on or the caller may have seen")
     func noUnsafeResend() async throws {
         let engine = try CurlEngine(configuration: .init())
-        #expect(!Self.transfer(.post, engine: engine).mayResend(after: CURLE_HTTP2), "POST is not idempotent")
-        #expect(!Self.transfer(.patch, engine: engine).mayResend(after: CURLE_HTTP2), "PATCH is not idempotent")
-        #expect(!Self.transfer(.put, body: .data(Data("x".utf8)), engine: engine).mayResend(after: CURLE_HTTP2), "a body")
-        #expect(!Self.transfer(version: .http1_1, engine: engine).mayResend(after: CURLE_HTTP2), "HTTP/1.1 has no such bug")
-        #expect(!Self.transfer(engine: engine).mayResend(after: CURLE_OPERATION_TIMEDOUT), "a timeout is real")
-        #expect(!Self.transfer(engine: engine).mayResend(after: CURLE_COULDNT_CONNECT), "a refused connect is real")
-        let streaming = Self.transfer(engine: engine)
-        streaming.lifecycle.headCompleted()
-        _ = streaming.lifecycle.flush()
-        #expect(!streaming.mayResend(after: CURLE_HTTP2_STREAM), "the caller has the head and reads the body")
-        let headReady = Self.transfer(engine: engine)
-        headReady.lifecycle.headCompleted()
-        #expect(
-            headReady.mayResend(after: CURLE_HTTP2_STREAM) == CurlRuntime.hasRandomHTTP2FramingErrors,
-            "a head not handed over yet is dropped with the rest")
-        headReady.lifecycle.restart()
-        #expect(headReady.lifecycle.state == .running)
+        await Self.withTransfer(.post, engine: engine) { #expect(!$0.mayResend(after: CURLE_HTTP2), "POST is not idempotent") }
+        await Self.withTransfer(.patch, engine: engine) { #expect(!$0.mayResend(after: CURLE_HTTP2), "PATCH is not idempotent") }
+        await Self.withTransfer(.put, body: .data(Data("x".utf8)), engine: engine) { #expect(!$0.mayResend(after: CURLE_HTTP2), "a body") }
+        await Self.withTransfer(version: .http1_1, engine: engine) {
+            #expect(!$0.mayResend(after: CURLE_HTTP2), "HTTP/1.1 has no such bug")
+        }
+        await Self.withTransfer(engine: engine) { #expect(!$0.mayResend(after: CURLE_OPERATION_TIMEDOUT), "a timeout is real") }
+        await Self.withTransfer(engine: engine) { #expect(!$0.mayResend(after: CURLE_COULDNT_CONNECT), "a refused connect is real") }
+        await Self.withTransfer(
+            engine: engine,
+            prepare: { transfer, _ in transfer.state.withAttempt { $0.failure = .responseTooLarge(limit: 1, announced: nil) } }
+        ) { #expect(!$0.mayResend(after: CURLE_WRITE_ERROR), "Courier's own abort is no spurious failure") }
+        await Self.withTransfer(
+            engine: engine,
+            prepare: { transfer, harness in
+                _ = transfer.state.headArrived(HTTPResponse(status: .ok))
+                _ = harness.settle(transfer.state.flush(makeBuffer: harness.buffer))
+            }
+        ) { #expect(!$0.mayResend(after: CURLE_HTTP2_STREAM), "the caller has the head and reads the body") }
+        await Self.withTransfer(engine: engine, prepare: { transfer, _ in _ = transfer.state.headArrived(HTTPResponse(status: .ok)) }) {
+            #expect(
+                $0.mayResend(after: CURLE_HTTP2_STREAM) == CurlRuntime.hasRandomHTTP2FramingErrors,
+                "a head not handed over yet is dropped with the rest")
+        }
         await engine.shutdown()
     }
 

@@ -1,0 +1,260 @@
+import Courier
+import Foundation
+
+/// The caller waiting for a transfer's response head. Resumed exactly once: the state holds it
+/// until a transition hands it out in an action, and the engine resumes it from there.
+typealias CurlHeadWaiter = UnsafeContinuation<TransportResponse, any Error>
+
+/// The life of one curl transfer, and what exists in each phase of it: the caller's continuation,
+/// the attempt on the multi handle (easy handle, header list, upload, counters), the head, the
+/// early body bytes, the stream buffer. A transition that ends a phase hands its resources out in
+/// the ``Action`` the engine performs, so a handle cannot outlive its attempt and a caller cannot be
+/// answered twice.
+///
+/// The engine thread owns it. No libcurl call happens in a transition: `curl_easy_pause` and
+/// `curl_multi_perform` run libcurl's callbacks, which change the state themselves. So every path
+/// (a stop racing the completion included) is tested without a network (`CurlPureTests`).
+enum CurlTransferState {
+    /// Made by the caller, not yet taken by the engine.
+    case created
+    /// Stopped before the engine took it (a call cancelled at once): the error waits for the
+    /// caller's continuation, which comes with the start.
+    case stoppedBeforeStart(NetworkError)
+    /// On the multi handle; the final response head has not arrived.
+    case awaitingHead(CurlAttempt, CurlHeadWaiter)
+    /// The final head arrived and the caller does not have it yet. Body bytes that arrive
+    /// meanwhile wait in `early`: a small response usually ends in the same round of libcurl work
+    /// as its head, and is then handed over whole, without a ``CurlBodyBuffer``.
+    case headReady(CurlAttempt, CurlHeadWaiter, HTTPResponse, early: Data)
+    /// The caller has the head and reads the body from `buffer` as it arrives.
+    case streaming(CurlAttempt, HTTPResponse, CurlBodyBuffer)
+    /// One outcome was delivered and the attempt released. Terminal: later events do nothing.
+    case finished
+    /// Held only while a transition changes a payload in place (so that its buffers are not
+    /// copied); never seen outside one.
+    case modifying
+
+    /// What the engine must do after a transition, with the resources the transition gave up.
+    enum Action {
+        /// Nothing.
+        case none
+        /// Make an attempt (a handle from the pool, configured) and put it on the multi handle;
+        /// then ``attached(_:_:)``.
+        case attach(CurlHeadWaiter)
+        /// Release the attempt (when there is one), then fail the caller.
+        case failCaller(CurlHeadWaiter, NetworkError, release: CurlAttempt?)
+        /// Release the attempt, then give the caller the head with the whole body.
+        case deliverWhole(CurlHeadWaiter, HTTPResponse, Data, release: CurlAttempt)
+        /// Give the caller the head with the body as a stream (the attempt goes on).
+        case deliverStream(CurlHeadWaiter, HTTPResponse, CurlBodyBuffer)
+        /// Release the attempt, then end the body stream.
+        case endBody(CurlBodyBuffer, Result<Void, NetworkError>, release: CurlAttempt)
+    }
+
+    /// The engine took the transfer, with the caller's continuation. `refusal` fails it at once
+    /// (the engine is shutting down).
+    mutating func start(_ waiter: CurlHeadWaiter, refusal: NetworkError?) -> Action {
+        switch self {
+        case .created:
+            if let refusal {
+                self = .finished
+                return .failCaller(waiter, refusal, release: nil)
+            }
+            return .attach(waiter)
+        case .stoppedBeforeStart(let error):
+            self = .finished
+            return .failCaller(waiter, error, release: nil)
+        case .awaitingHead, .headReady, .streaming, .finished, .modifying:
+            // Started twice: impossible, but the caller must still hear once.
+            return .failCaller(waiter, Self.misuse("started twice"), release: nil)
+        }
+    }
+
+    /// The attempt is configured and goes on the multi handle.
+    mutating func attached(_ attempt: CurlAttempt, _ waiter: CurlHeadWaiter) -> Action {
+        guard case .created = self else { return .failCaller(waiter, Self.misuse("attached twice"), release: attempt) }
+        self = .awaitingHead(attempt, waiter)
+        return .none
+    }
+
+    /// No attempt could be made (no handle, or an option libcurl refused).
+    mutating func attachFailed(_ waiter: CurlHeadWaiter, _ error: NetworkError, release attempt: CurlAttempt?) -> Action {
+        self = .finished
+        return .failCaller(waiter, error, release: attempt)
+    }
+
+    /// The final head arrived (from the header callback). Returns whether the state took it: it
+    /// is handed over at the end of the round (``flush(makeBuffer:)``) or with the whole body.
+    mutating func headArrived(_ response: HTTPResponse) -> Bool {
+        guard case .awaitingHead(let attempt, let waiter) = self else { return false }
+        self = .headReady(attempt, waiter, response, early: Data())
+        return true
+    }
+
+    /// The engine finished a round of work: a head that is ready goes to the caller with a
+    /// streamed body. `makeBuffer` gets the early bytes and whether libcurl holds more back.
+    mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool) -> CurlBodyBuffer) -> Action {
+        guard case .headReady(let attempt, let waiter, let head, let early) = self else { return .none }
+        self = .modifying
+        let buffer = makeBuffer(early, attempt.receivePaused)
+        self = .streaming(attempt, head, buffer)
+        return .deliverStream(waiter, head, buffer)
+    }
+
+    /// libcurl reported the transfer done: successfully (`failure` is `nil`) or not.
+    /// `handleFailed` says whether libcurl's handle may be reused.
+    mutating func completed(_ failure: NetworkError?, handleFailed: Bool) -> Action {
+        switch self {
+        case .awaitingHead(var attempt, let waiter):
+            self = .finished
+            attempt.handleFailed = handleFailed
+            let error =
+                failure
+                ?? NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: "the transfer ended without a response head")
+            return .failCaller(waiter, error, release: attempt)
+        case .headReady(var attempt, let waiter, let head, let early):
+            self = .finished
+            attempt.handleFailed = handleFailed
+            if let failure { return .failCaller(waiter, failure, release: attempt) }
+            return .deliverWhole(waiter, head, early, release: attempt)
+        case .streaming(var attempt, _, let buffer):
+            self = .finished
+            attempt.handleFailed = handleFailed
+            return .endBody(buffer, failure.map { .failure($0) } ?? .success(()), release: attempt)
+        case .created, .stoppedBeforeStart, .finished, .modifying:
+            return .none
+        }
+    }
+
+    /// The transfer must stop now: the caller cancelled, the body was dropped, the deadline or
+    /// the stall limit passed, or the engine is shutting down.
+    mutating func stop(_ error: NetworkError) -> Action {
+        switch self {
+        case .created:
+            self = .stoppedBeforeStart(error)
+            return .none
+        case .awaitingHead(let attempt, let waiter), .headReady(let attempt, let waiter, _, _):
+            self = .finished
+            return .failCaller(waiter, error, release: attempt)
+        case .streaming(let attempt, _, let buffer):
+            self = .finished
+            return .endBody(buffer, .failure(error), release: attempt)
+        case .stoppedBeforeStart, .finished, .modifying:
+            return .none
+        }
+    }
+
+    /// Takes the attempt back to send the request again from the start, while the caller has
+    /// nothing (a head not handed over yet is dropped with it). The state is ``created`` again:
+    /// the engine releases the old attempt and attaches a new one with the same continuation.
+    mutating func takeForResend() -> (CurlAttempt, CurlHeadWaiter)? {
+        switch self {
+        case .awaitingHead(let attempt, let waiter), .headReady(let attempt, let waiter, _, _):
+            self = .created
+            return (attempt, waiter)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the caller has been given nothing yet: no head, no body, no error.
+    var callerHasNothing: Bool {
+        switch self {
+        case .awaitingHead, .headReady: true
+        default: false
+        }
+    }
+
+    /// Whether the final head arrived (header lines after it are trailers).
+    var hasFinalHead: Bool {
+        switch self {
+        case .headReady, .streaming: true
+        default: false
+        }
+    }
+
+    /// The final head, once it arrived.
+    var finalHead: HTTPResponse? {
+        switch self {
+        case .headReady(_, _, let head, _), .streaming(_, let head, _): head
+        default: nil
+        }
+    }
+
+    /// The attempt's easy handle, while there is one.
+    var easy: UnsafeMutableRawPointer? {
+        switch self {
+        case .awaitingHead(let attempt, _), .headReady(let attempt, _, _, _), .streaming(let attempt, _, _): attempt.easy
+        default: nil
+        }
+    }
+
+    /// Runs `body` on the attempt in place, or returns `nil` when there is none.
+    mutating func withAttempt<Result>(_ body: (inout CurlAttempt) -> Result) -> Result? {
+        switch self {
+        case .awaitingHead(var attempt, let waiter):
+            self = .modifying
+            defer { self = .awaitingHead(attempt, waiter) }
+            return body(&attempt)
+        case .headReady(var attempt, let waiter, let head, let early):
+            self = .modifying
+            defer { self = .headReady(attempt, waiter, head, early: early) }
+            return body(&attempt)
+        case .streaming(var attempt, let head, let buffer):
+            self = .modifying
+            defer { self = .streaming(attempt, head, buffer) }
+            return body(&attempt)
+        case .created, .stoppedBeforeStart, .finished, .modifying:
+            return nil
+        }
+    }
+
+    /// What response body bytes do in this state.
+    enum BodyStep {
+        /// Taken.
+        case taken
+        /// Refused: libcurl must hold them (`CURL_WRITEFUNC_PAUSE`) until the consumer catches up.
+        case pause
+        /// Over the response size limit: abort.
+        case tooLarge
+    }
+
+    /// Response body bytes arrived (from the write callback). Before the final head (and for a
+    /// `HEAD` request) they are not the response's body, and are dropped.
+    /// - Parameters:
+    ///   - earlyLimit: How many bytes may wait in `early` before the transfer pauses.
+    ///   - maxBytes: The response size limit.
+    mutating func receive(_ bytes: UnsafeRawBufferPointer, earlyLimit: Int, maxBytes: Int) -> BodyStep {
+        switch self {
+        case .headReady(var attempt, let waiter, let head, var early):
+            self = .modifying
+            defer { self = .headReady(attempt, waiter, head, early: early) }
+            guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
+            guard early.count < earlyLimit else {
+                attempt.receivePaused = true
+                return .pause
+            }
+            if early.isEmpty { early = Data(bytes) } else { early.append(contentsOf: bytes) }
+            attempt.receivedBytes += bytes.count
+            attempt.activity &+= 1
+            return .taken
+        case .streaming(var attempt, let head, let buffer):
+            self = .modifying
+            defer { self = .streaming(attempt, head, buffer) }
+            guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
+            guard buffer.append(Data(bytes)) else {
+                attempt.receivePaused = true
+                return .pause
+            }
+            attempt.receivedBytes += bytes.count
+            attempt.activity &+= 1
+            return .taken
+        case .awaitingHead, .created, .stoppedBeforeStart, .finished, .modifying:
+            return .taken
+        }
+    }
+
+    private static func misuse(_ what: String) -> NetworkError {
+        NetworkError(kind: .transportFailure, phase: .transfer, message: "curl: a transfer was \(what) (a bug in Courier)")
+    }
+}

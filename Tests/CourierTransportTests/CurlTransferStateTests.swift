@@ -1,0 +1,349 @@
+import CCurl
+import Courier
+import Foundation
+import Testing
+
+@testable import CourierCurl
+
+/// The curl transfer's state machine alone: real easy handles that never go on a multi handle,
+/// real continuations, no network. Each action is performed the way the engine performs it
+/// (``StateHarness/settle(_:)``), so every test also counts the attempts released.
+@Suite("CurlTransport's transfer state: what each phase holds, and exactly one outcome", .timeLimit(.minutes(1)))
+struct CurlTransferStateTests {
+    @Test("a stop that overtakes the start fails the caller once, at the start, and no attempt is made")
+    func stopBeforeStart() async throws {
+        let harness = StateHarness()
+        let box = StateBox()
+        let check1 = harness.settle(box.state.stop(.cancelled(phase: .queued))) == .none
+        #expect(check1, "the caller's continuation is not there yet")
+        let result = await StateHarness.call { waiter in
+            let check2 = harness.settle(box.state.start(waiter, refusal: nil)) == .failed(.cancelled)
+            #expect(check2)
+        }
+        #expect(StateHarness.kind(of: result) == .cancelled)
+        let check3 = harness.settle(box.state.stop(.cancelled(phase: .queued))) == .none
+        #expect(check3)
+        let check4 = harness.settle(box.state.completed(nil, handleFailed: false)) == .none
+        #expect(check4)
+        #expect(harness.released == 0)
+        guard case .finished = box.state else {
+            Issue.record("a stopped transfer ends finished, not \(box.state)")
+            return
+        }
+    }
+
+    @Test("a start during shutdown fails the caller at once, with no attempt")
+    func refusedStart() async {
+        let harness = StateHarness()
+        let box = StateBox()
+        let result = await StateHarness.call { waiter in
+            let check5 = harness.settle(box.state.start(waiter, refusal: CurlEngine.shutDownError)) == .failed(.cancelled)
+            #expect(check5)
+        }
+        #expect(StateHarness.kind(of: result) == .cancelled)
+        #expect(harness.released == 0)
+    }
+
+    /// The phases a transfer can end in, and the events that end it.
+    enum Phase: CaseIterable { case awaitingHead, headReady, streaming }
+    enum Ending: CaseIterable { case success, failure, stop }
+
+    @Test(
+        "whichever event ends a transfer, in whichever phase: the caller hears once, the attempt leaves the state once, later events do nothing",
+        arguments: Phase.allCases, Ending.allCases)
+    func oneOutcome(phase: Phase, ending: Ending) async throws {
+        let harness = StateHarness()
+        let box = StateBox()
+        let attempt = try StateHarness.attempt()
+        let easy = attempt.easy
+        var ended = StateHarness.Outcome.none
+        let result = await StateHarness.call { waiter in
+            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else {
+                Issue.record("a fresh transfer asks to be attached")
+                return
+            }
+            let check6 = harness.settle(box.state.attached(attempt, waiter)) == .none
+            #expect(check6)
+            #expect(box.state.easy == easy)
+            #expect(box.state.callerHasNothing)
+            if phase != .awaitingHead {
+                let check7 = box.state.headArrived(HTTPResponse(status: .ok))
+                #expect(check7)
+                let check8 = !box.state.headArrived(HTTPResponse(status: .notFound))
+                #expect(check8, "a second head is not taken")
+                let check9 = box.state.receive(StateHarness.bytes("abc"), earlyLimit: 1024, maxBytes: 1024) == .taken
+                #expect(check9)
+            }
+            if phase == .streaming {
+                let check10 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
+                #expect(check10)
+                #expect(!box.state.callerHasNothing)
+            }
+            let error = NetworkError(kind: .connectionClosed, phase: .receiving, message: "cut")
+            switch ending {
+            case .success: ended = harness.settle(box.state.completed(nil, handleFailed: false))
+            case .failure: ended = harness.settle(box.state.completed(error, handleFailed: true))
+            case .stop: ended = harness.settle(box.state.stop(.cancelled(phase: .receiving)))
+            }
+            // A caller still waiting was answered by `ended`; one with the head already was by the flush.
+        }
+        switch (phase, ending) {
+        case (.awaitingHead, .success):
+            #expect(ended == .failed(.invalidResponse), "a transfer that ends without a head is an invalid response")
+        case (.awaitingHead, .failure), (.headReady, .failure):
+            #expect(ended == .failed(.connectionClosed))
+        case (.awaitingHead, .stop), (.headReady, .stop):
+            #expect(ended == .failed(.cancelled))
+        case (.headReady, .success):
+            #expect(ended == .whole("abc"), "a body that ended in the head's round is handed over whole")
+        case (.streaming, .success):
+            #expect(ended == .bodyEnded(nil))
+        case (.streaming, .failure):
+            #expect(ended == .bodyEnded(.connectionClosed))
+        case (.streaming, .stop):
+            #expect(ended == .bodyEnded(.cancelled))
+        }
+        if phase == .streaming || (phase == .headReady && ending == .success) {
+            #expect((try? result.get())?.head.status == .ok)
+        } else {
+            #expect(StateHarness.kind(of: result) != nil)
+        }
+        #expect(harness.released == 1)
+        #expect(harness.releasedFailed == (ending == .failure), "a handle libcurl failed is not reused")
+        #expect(box.state.easy == nil)
+        let check11 = harness.settle(box.state.stop(.cancelled(phase: .receiving))) == .none
+        #expect(check11)
+        let check12 = harness.settle(box.state.completed(nil, handleFailed: false)) == .none
+        #expect(check12)
+        #expect(harness.released == 1)
+    }
+
+    @Test("a resend takes the attempt back while the caller has nothing: a head not handed over is dropped; once streaming, never")
+    func resend() async throws {
+        let harness = StateHarness()
+        let box = StateBox()
+        let first = try StateHarness.attempt()
+        let second = try StateHarness.attempt()
+        let result = await StateHarness.call { waiter in
+            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else { return }
+            _ = box.state.attached(first, waiter)
+            let check13 = box.state.headArrived(HTTPResponse(status: .ok))
+            #expect(check13)
+            guard let (old, again) = box.state.takeForResend() else {
+                Issue.record("a head not handed over yet does not stop a resend")
+                _ = harness.settle(box.state.stop(.cancelled(phase: .receiving)))
+                return
+            }
+            harness.release(old)
+            #expect(box.state.finalHead == nil && box.state.easy == nil, "nothing of the first attempt is left")
+            _ = box.state.attached(second, again)
+            #expect(box.state.easy == second.easy)
+            let check14 = box.state.headArrived(HTTPResponse(status: .accepted))
+            #expect(check14)
+            let check15 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
+            #expect(check15)
+            let check16 = box.state.takeForResend() == nil
+            #expect(check16, "the caller has the head")
+            _ = harness.settle(box.state.completed(nil, handleFailed: false))
+        }
+        #expect((try? result.get())?.head.status == .accepted)
+        #expect(harness.released == 2)
+    }
+
+    @Test("body bytes: dropped before the final head, held early up to the high water (then paused), aborted over the size limit")
+    func earlyBody() async throws {
+        let harness = StateHarness()
+        let box = StateBox()
+        let attempt = try StateHarness.attempt()
+        let result = await StateHarness.call { waiter in
+            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else { return }
+            _ = box.state.attached(attempt, waiter)
+            let check17 = box.state.receive(StateHarness.bytes("interim"), earlyLimit: 4, maxBytes: 10) == .taken
+            #expect(check17)
+            let check18 = box.state.headArrived(HTTPResponse(status: .ok))
+            #expect(check18)
+            let check19 = box.state.receive(StateHarness.bytes("abcd"), earlyLimit: 4, maxBytes: 10) == .taken
+            #expect(check19)
+            let check20 = box.state.receive(StateHarness.bytes("efg"), earlyLimit: 4, maxBytes: 10) == .pause
+            #expect(check20)
+            let check21 = box.state.withAttempt { $0.receivePaused } == true
+            #expect(check21)
+            let check22 = box.state.withAttempt { $0.pauseMask } == ccurl_pause_receiving
+            #expect(check22)
+            let check23 = box.state.receive(StateHarness.bytes("12345678"), earlyLimit: 100, maxBytes: 10) == .tooLarge
+            #expect(check23)
+            // The stream starts with the early bytes and knows libcurl holds more back.
+            let check24 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
+            #expect(check24)
+            #expect(harness.buffers.first?.paused == true)
+            #expect(harness.buffers.first?.first == Data("abcd".utf8))
+            _ = harness.settle(box.state.completed(nil, handleFailed: false))
+        }
+        #expect((try? result.get()) != nil)
+    }
+
+    @Test("trailers after the final head are dropped, never join the head, and are held to the head's byte limit")
+    func trailers() async throws {
+        let engine = try CurlEngine(configuration: .init())
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:1", path: "/x")
+        var limits = ResponseHeadLimits()
+        limits.maxBytes = 100
+        var context = RequestContext(requestID: "trailers", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "curl"))
+        context.responseHeadLimits = limits
+        let transfer = CurlTransfer(request: request, body: nil, context: context, version: .http1_1, engine: engine)
+        let harness = StateHarness()
+        let handle = try #require(CurlHandle.make())
+        let result = await StateHarness.call { waiter in
+            guard case .attach(let waiter) = transfer.state.start(waiter, refusal: nil) else { return }
+            _ = transfer.state.attached(CurlAttempt(handle: handle, body: nil, limits: limits), waiter)
+            let check25 = transfer.state.headArrived(HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]))
+            #expect(check25)
+            let line = StateHarness.bytes("X-Checksum: 0123456789abcdef\r\n")
+            var taken = 0
+            for _ in 0..<10 where transfer.receiveHeader(line) == line.count { taken += 1 }
+            #expect(taken == 3, "100 bytes hold three 31-byte trailer lines")
+            let check26 = transfer.state.withAttempt { $0.failure?.kind } == .invalidResponse
+            #expect(check26)
+            #expect(transfer.state.finalHead?.headerFields[.contentType] == "text/plain")
+            #expect(transfer.state.finalHead?.headerFields.count == 1)
+            _ = harness.settle(transfer.state.completed(nil, handleFailed: false))
+        }
+        #expect((try? result.get())?.head.headerFields.count == 1)
+        await engine.shutdown()
+    }
+
+    @Test("a replayable body is read again from its first byte after a rewind; a streamed one cannot be rewound")
+    func uploadRewind() {
+        var upload = CurlUpload(.data(Data("hello".utf8)))
+        var buffer = [UInt8](repeating: 0, count: 3)
+        func read() -> String {
+            let step = buffer.withUnsafeMutableBytes { upload.read(into: $0, openPump: { _ in fatalError("not streamed") }) }
+            guard case .wrote(let count) = step else { return "" }
+            return String(decoding: buffer[..<count], as: UTF8.self)
+        }
+        #expect(read() == "hel")
+        let rewound = upload.rewind()
+        #expect(rewound)
+        #expect(read() == "hel")
+        #expect(read() == "lo")
+        let streamed = RequestBody.stream(AsyncStream<Data> { $0.finish() }, length: nil)
+        var stream = CurlUpload(streamed)
+        let streamRewound = stream.rewind()
+        #expect(!streamRewound)
+        var none = CurlUpload(nil)
+        let noneRewound = none.rewind()
+        #expect(noneRewound)
+    }
+}
+
+/// A transfer's state alone, in a box so that `#expect` may call its transitions.
+final class StateBox: @unchecked Sendable {
+    var state = CurlTransferState.created
+}
+
+/// Performs a transition's actions as the engine does, without libcurl: an attempt released
+/// frees its handle (never on a multi handle), a caller is resumed, a stream buffer forgets its
+/// transfer. Counts what it released.
+final class StateHarness: @unchecked Sendable {
+    /// What an action did.
+    enum Outcome: Equatable {
+        case none, attach
+        case failed(NetworkError.Kind)
+        case whole(String)
+        case stream
+        case bodyEnded(NetworkError.Kind?)
+    }
+
+    /// A stream buffer the harness made: what it started with.
+    struct MadeBuffer {
+        let buffer: CurlBodyBuffer
+        let first: Data
+        let paused: Bool
+    }
+
+    private(set) var released = 0
+    private(set) var releasedFailed = false
+    private(set) var buffers: [MadeBuffer] = []
+    /// The transfer the harness's buffers report to; never given to an engine.
+    private var owner: (CurlEngine, CurlTransfer)?
+
+    /// An attempt on a fresh easy handle.
+    static func attempt(_ body: RequestBody? = nil) throws -> CurlAttempt {
+        CurlAttempt(handle: try #require(CurlHandle.make()), body: body, limits: ResponseHeadLimits())
+    }
+
+    static func bytes(_ text: String) -> UnsafeRawBufferPointer {
+        let data = Array(text.utf8)
+        let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 1)
+        pointer.copyBytes(from: data)
+        return UnsafeRawBufferPointer(pointer)  // Leaked on purpose: a few bytes per test.
+    }
+
+    /// What the caller of `drive`'s continuation got.
+    static func call(_ drive: (CurlHeadWaiter) -> Void) async -> Result<TransportResponse, any Error> {
+        do {
+            return .success(try await withUnsafeThrowingContinuation { drive($0) })
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func kind(of result: Result<TransportResponse, any Error>) -> NetworkError.Kind? {
+        guard case .failure(let error) = result else { return nil }
+        return (error as? NetworkError)?.kind
+    }
+
+    /// Makes a stream buffer the way the engine does (its transfer is forgotten at once: nothing
+    /// here may reach an engine).
+    func buffer(_ early: Data, _ paused: Bool) -> CurlBodyBuffer {
+        let buffer = CurlBodyBuffer(highWater: 1024, transfer: placeholder(), first: early, paused: paused)
+        buffer.releaseTransfer()
+        buffers.append(MadeBuffer(buffer: buffer, first: early, paused: paused))
+        return buffer
+    }
+
+    private func placeholder() -> CurlTransfer {
+        if let owner { return owner.1 }
+        // A transfer needs an engine; this one is never started and never sees a command.
+        guard let engine = try? CurlEngine(configuration: .init()) else { fatalError("libcurl cannot start") }
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:1", path: "/")
+        let context = RequestContext(requestID: "harness", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "curl"))
+        let transfer = CurlTransfer(request: request, body: nil, context: context, version: .http1_1, engine: engine)
+        owner = (engine, transfer)
+        return transfer
+    }
+
+    func release(_ attempt: CurlAttempt) {
+        released += 1
+        releasedFailed = releasedFailed || attempt.handleFailed
+        attempt.handle.release()
+        attempt.headerList?.free()
+    }
+
+    /// Performs `action`.
+    func settle(_ action: CurlTransferState.Action) -> Outcome {
+        switch action {
+        case .none:
+            return .none
+        case .attach(let waiter):
+            waiter.resume(throwing: NetworkError(kind: .transportFailure, phase: .transfer, message: "the harness attaches nothing"))
+            return .attach
+        case .failCaller(let waiter, let error, let attempt):
+            if let attempt { release(attempt) }
+            waiter.resume(throwing: error)
+            return .failed(error.kind)
+        case .deliverWhole(let waiter, let head, let data, let attempt):
+            release(attempt)
+            waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: data)))
+            return .whole(String(decoding: data, as: UTF8.self))
+        case .deliverStream(let waiter, let head, _):
+            waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: Data())))
+            return .stream
+        case .endBody(let buffer, let end, let attempt):
+            release(attempt)
+            buffer.finish(end)
+            if case .failure(let error) = end { return .bodyEnded(error.kind) }
+            return .bodyEnded(nil)
+        }
+    }
+}
