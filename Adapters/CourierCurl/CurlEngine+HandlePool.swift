@@ -24,7 +24,8 @@ extension CurlEngine {
             return
         }
         let easy = attempt.easy
-        apply(transfer.state.attached(attempt, waiter), to: transfer)
+        let refused = transfer.state.attached(attempt, waiter)
+        guard case .none = refused else { return apply(refused, to: transfer) }
         active[easy] = transfer
         do {
             try CurlCall.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")

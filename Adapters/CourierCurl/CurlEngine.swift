@@ -6,7 +6,7 @@ import Synchronization
 
 /// The thread that owns one libcurl multi handle and runs every transfer on it.
 ///
-/// Other threads talk to it only through ``submit(_:)``, ``stop(_:because:)`` and
+/// Other threads talk to it only through ``submit(_:waiter:)``, ``stop(_:because:)`` and
 /// ``resume(_:)``: each appends a command to a locked inbox and wakes the loop with
 /// `curl_multi_wakeup`. The loop takes the commands, drives libcurl (`curl_multi_perform`), hands
 /// finished transfers their outcome, and sleeps in `curl_multi_poll` until a socket, a timer or a

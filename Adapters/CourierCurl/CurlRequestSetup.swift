@@ -48,6 +48,9 @@ enum CurlRequestSetup {
         try CurlCall.check(ccurl_easy_setopt_closesocket(easy, curlCloseSocketCallback, connections), "setopt(CLOSESOCKETFUNCTION)")
         try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
         try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
+        // A proxy's answer to CONNECT is not the response: the header callback sees only the
+        // origin's heads (the first final head is the response; later header lines are trailers).
+        try long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "SUPPRESS_CONNECT_HEADERS")
         // One exchange per transfer: the chain's follow-up link decides about redirects.
         try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
         try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")

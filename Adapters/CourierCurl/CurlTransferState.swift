@@ -13,7 +13,8 @@ typealias CurlHeadWaiter = UnsafeContinuation<TransportResponse, any Error>
 ///
 /// The engine thread owns it. No libcurl call happens in a transition: `curl_easy_pause` and
 /// `curl_multi_perform` run libcurl's callbacks, which change the state themselves. So every path
-/// (a stop racing the completion included) is tested without a network (`CurlPureTests`).
+/// (a stop racing the completion included) is tested without a network
+/// (`CurlTransferStateTests`).
 enum CurlTransferState {
     /// Made by the caller, not yet taken by the engine.
     case created
@@ -70,7 +71,8 @@ enum CurlTransferState {
         }
     }
 
-    /// The attempt is configured and goes on the multi handle.
+    /// The attempt is configured and goes on the multi handle. Anything but ``Action/none`` means
+    /// the state did not take it (the engine must not add it).
     mutating func attached(_ attempt: CurlAttempt, _ waiter: CurlHeadWaiter) -> Action {
         guard case .created = self else { return .failCaller(waiter, Self.misuse("attached twice"), release: attempt) }
         self = .awaitingHead(attempt, waiter)
@@ -127,17 +129,20 @@ enum CurlTransferState {
     }
 
     /// The transfer must stop now: the caller cancelled, the body was dropped, the deadline or
-    /// the stall limit passed, or the engine is shutting down.
+    /// the stall limit passed, or the engine is shutting down. A handle taken off mid-transfer is
+    /// not reused (like one libcurl failed: `curl_easy_reset` may leave its state behind).
     mutating func stop(_ error: NetworkError) -> Action {
         switch self {
         case .created:
             self = .stoppedBeforeStart(error)
             return .none
-        case .awaitingHead(let attempt, let waiter), .headReady(let attempt, let waiter, _, _):
+        case .awaitingHead(var attempt, let waiter), .headReady(var attempt, let waiter, _, _):
             self = .finished
+            attempt.handleFailed = true
             return .failCaller(waiter, error, release: attempt)
-        case .streaming(let attempt, _, let buffer):
+        case .streaming(var attempt, _, let buffer):
             self = .finished
+            attempt.handleFailed = true
             return .endBody(buffer, .failure(error), release: attempt)
         case .stoppedBeforeStart, .finished, .modifying:
             return .none

@@ -30,16 +30,17 @@ import Synchronization
 ///   too many codings and holds the body to `Decompression/maxRatio` against the announced length.
 ///
 /// **A hostile or broken server can crash a process that uses this transport.** FoundationNetworking
-/// traps (a fatal error Courier cannot catch) on at least two answers, with the toolchain this
+/// traps (a fatal error Courier cannot catch) on at least three answers, with the toolchain this
 /// release was tested on (Swift 6.3.1):
 /// - a response that is a status line and nothing else, the connection then closed
 ///   (`NativeProtocol.swift: Transfer completed, but there's no response`);
+/// - a valid chunked response with trailer fields after its body (the same message);
 /// - a redirect whose `Location` is protocol-relative to an IPv6-mapped host, such as
 ///   `//[::ffff:127.0.0.1]:8080/x` (`HTTPURLProtocol.swift: Invalid URL`, in `redirectRequest`,
 ///   before any delegate is asked).
 ///
 /// Use the curl or ahc transport for peers your service does not control. `URLSessionCrashTests`
-/// checks in a child process that both still crash, so this note goes when a toolchain fixes them.
+/// checks in a child process that each still crashes, so this note goes when a toolchain fixes them.
 ///
 /// Multipart bodies with file parts are staged to a temporary file (streamed from disk, never
 /// held whole in memory) and uploaded from it.

@@ -25,7 +25,7 @@ extension ConformanceTransport {
         // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
         transport.connectTimeout = .boundedByStallLimit
         // FoundationNetworking traps on these (URLSessionCrashTests runs each in a child process).
-        transport.crashesInToolchain = [.headWithoutBlankLine, .redirectToMappedIPv6]
+        transport.crashesInToolchain = [.headWithoutBlankLine, .redirectToMappedIPv6, .trailers]
         // ...and takes seconds over 10,000 header lines on its one process-wide queue
         // (URLSessionCrashTests runs it in a child process too).
         transport.holdsToolchainQueue = [.tooManyHeaders]

@@ -64,7 +64,7 @@ struct CurlStressTests {
             #expect(whole + cancelled == total)
             #expect(cancelled > 0)
             await client.shutdown()
-            #expect(await eventually() { server.connectionsOpen == 0 })
+            #expect(await eventually { server.connectionsOpen == 0 })
         }
     }
 }

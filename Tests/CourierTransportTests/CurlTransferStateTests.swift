@@ -58,12 +58,7 @@ struct CurlTransferStateTests {
         let easy = attempt.easy
         var ended = StateHarness.Outcome.none
         let result = await StateHarness.call { waiter in
-            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else {
-                Issue.record("a fresh transfer asks to be attached")
-                return
-            }
-            let check6 = harness.settle(box.state.attached(attempt, waiter)) == .none
-            #expect(check6)
+            guard harness.begin(&box.state, waiter, attempt) else { return }
             #expect(box.state.easy == easy)
             #expect(box.state.callerHasNothing)
             if phase != .awaitingHead {
@@ -71,7 +66,7 @@ struct CurlTransferStateTests {
                 #expect(check7)
                 let check8 = !box.state.headArrived(HTTPResponse(status: .notFound))
                 #expect(check8, "a second head is not taken")
-                let check9 = box.state.receive(StateHarness.bytes("abc"), earlyLimit: 1024, maxBytes: 1024) == .taken
+                let check9 = box.state.receive(harness.bytes("abc"), earlyLimit: 1024, maxBytes: 1024) == .taken
                 #expect(check9)
             }
             if phase == .streaming {
@@ -109,7 +104,7 @@ struct CurlTransferStateTests {
             #expect(StateHarness.kind(of: result) != nil)
         }
         #expect(harness.released == 1)
-        #expect(harness.releasedFailed == (ending == .failure), "a handle libcurl failed is not reused")
+        #expect(harness.releasedFailed == (ending != .success), "a handle libcurl failed, or one taken off mid-transfer, is not reused")
         #expect(box.state.easy == nil)
         let check11 = harness.settle(box.state.stop(.cancelled(phase: .receiving))) == .none
         #expect(check11)
@@ -125,8 +120,7 @@ struct CurlTransferStateTests {
         let first = try StateHarness.attempt()
         let second = try StateHarness.attempt()
         let result = await StateHarness.call { waiter in
-            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else { return }
-            _ = box.state.attached(first, waiter)
+            guard harness.begin(&box.state, waiter, first) else { return }
             let check13 = box.state.headArrived(HTTPResponse(status: .ok))
             #expect(check13)
             guard let (old, again) = box.state.takeForResend() else {
@@ -136,7 +130,12 @@ struct CurlTransferStateTests {
             }
             harness.release(old)
             #expect(box.state.finalHead == nil && box.state.easy == nil, "nothing of the first attempt is left")
-            _ = box.state.attached(second, again)
+            let refused = box.state.attached(second, again)
+            guard case .none = refused else {
+                Issue.record("the state takes the new attempt")
+                _ = harness.settle(refused)
+                return
+            }
             #expect(box.state.easy == second.easy)
             let check14 = box.state.headArrived(HTTPResponse(status: .accepted))
             #expect(check14)
@@ -156,21 +155,20 @@ struct CurlTransferStateTests {
         let box = StateBox()
         let attempt = try StateHarness.attempt()
         let result = await StateHarness.call { waiter in
-            guard case .attach(let waiter) = box.state.start(waiter, refusal: nil) else { return }
-            _ = box.state.attached(attempt, waiter)
-            let check17 = box.state.receive(StateHarness.bytes("interim"), earlyLimit: 4, maxBytes: 10) == .taken
+            guard harness.begin(&box.state, waiter, attempt) else { return }
+            let check17 = box.state.receive(harness.bytes("interim"), earlyLimit: 4, maxBytes: 10) == .taken
             #expect(check17)
             let check18 = box.state.headArrived(HTTPResponse(status: .ok))
             #expect(check18)
-            let check19 = box.state.receive(StateHarness.bytes("abcd"), earlyLimit: 4, maxBytes: 10) == .taken
+            let check19 = box.state.receive(harness.bytes("abcd"), earlyLimit: 4, maxBytes: 10) == .taken
             #expect(check19)
-            let check20 = box.state.receive(StateHarness.bytes("efg"), earlyLimit: 4, maxBytes: 10) == .pause
+            let check20 = box.state.receive(harness.bytes("efg"), earlyLimit: 4, maxBytes: 10) == .pause
             #expect(check20)
             let check21 = box.state.withAttempt { $0.receivePaused } == true
             #expect(check21)
             let check22 = box.state.withAttempt { $0.pauseMask } == ccurl_pause_receiving
             #expect(check22)
-            let check23 = box.state.receive(StateHarness.bytes("12345678"), earlyLimit: 100, maxBytes: 10) == .tooLarge
+            let check23 = box.state.receive(harness.bytes("12345678"), earlyLimit: 100, maxBytes: 10) == .tooLarge
             #expect(check23)
             // The stream starts with the early bytes and knows libcurl holds more back.
             let check24 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
@@ -194,11 +192,10 @@ struct CurlTransferStateTests {
         let harness = StateHarness()
         let handle = try #require(CurlHandle.make())
         let result = await StateHarness.call { waiter in
-            guard case .attach(let waiter) = transfer.state.start(waiter, refusal: nil) else { return }
-            _ = transfer.state.attached(CurlAttempt(handle: handle, body: nil, limits: limits), waiter)
+            guard harness.begin(&transfer.state, waiter, CurlAttempt(handle: handle, body: nil, limits: limits)) else { return }
             let check25 = transfer.state.headArrived(HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]))
             #expect(check25)
-            let line = StateHarness.bytes("X-Checksum: 0123456789abcdef\r\n")
+            let line = harness.bytes("X-Checksum: 0123456789abcdef\r\n")
             var taken = 0
             for _ in 0..<10 where transfer.receiveHeader(line) == line.count { taken += 1 }
             #expect(taken == 3, "100 bytes hold three 31-byte trailer lines")
@@ -272,11 +269,37 @@ final class StateHarness: @unchecked Sendable {
         CurlAttempt(handle: try #require(CurlHandle.make()), body: body, limits: ResponseHeadLimits())
     }
 
-    static func bytes(_ text: String) -> UnsafeRawBufferPointer {
-        let data = Array(text.utf8)
-        let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 1)
-        pointer.copyBytes(from: data)
-        return UnsafeRawBufferPointer(pointer)  // Leaked on purpose: a few bytes per test.
+    /// `text`'s bytes where libcurl's callbacks would have them; freed with the harness.
+    func bytes(_ text: String) -> UnsafeRawBufferPointer {
+        let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: text.utf8.count, alignment: 1)
+        pointer.copyBytes(from: Array(text.utf8))
+        allocated.append(pointer)
+        return UnsafeRawBufferPointer(pointer)
+    }
+
+    private var allocated: [UnsafeMutableRawBufferPointer] = []
+
+    deinit {
+        for pointer in allocated { pointer.deallocate() }
+    }
+
+    /// Starts `state` and attaches `attempt`, as the engine does for a new transfer. When the
+    /// state refuses, records the issue, answers the caller and releases the attempt.
+    func begin(_ state: inout CurlTransferState, _ waiter: CurlHeadWaiter, _ attempt: CurlAttempt) -> Bool {
+        let started = state.start(waiter, refusal: nil)
+        guard case .attach(let waiter) = started else {
+            Issue.record("a fresh transfer asks to be attached, not \(started)")
+            _ = settle(started)
+            release(attempt)
+            return false
+        }
+        let attached = state.attached(attempt, waiter)
+        guard case .none = attached else {
+            Issue.record("a started transfer takes its attempt")
+            _ = settle(attached)
+            return false
+        }
+        return true
     }
 
     /// What the caller of `drive`'s continuation got.
@@ -302,10 +325,12 @@ final class StateHarness: @unchecked Sendable {
         return buffer
     }
 
+    /// The one engine the harness's placeholder transfers name: never given a command.
+    private static let idleEngine = try? CurlEngine(configuration: .init())
+
     private func placeholder() -> CurlTransfer {
         if let owner { return owner.1 }
-        // A transfer needs an engine; this one is never started and never sees a command.
-        guard let engine = try? CurlEngine(configuration: .init()) else { fatalError("libcurl cannot start") }
+        guard let engine = Self.idleEngine else { fatalError("libcurl cannot start") }
         let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:1", path: "/")
         let context = RequestContext(requestID: "harness", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "curl"))
         let transfer = CurlTransfer(request: request, body: nil, context: context, version: .http1_1, engine: engine)

@@ -3,7 +3,7 @@ import CourierTestServer
 import Foundation
 import Testing
 
-/// Two server behaviours crash any process that uses URLSession on Linux, inside FoundationNetworking
+/// Three server behaviours crash any process that uses URLSession on Linux, inside FoundationNetworking
 /// where Courier cannot catch them (README and `URLSessionTransport` say so). Each runs here in a
 /// child process (`CourierURLSessionProbe`), which must still die with the toolchain's message:
 /// the day a toolchain fixes one, this test fails, and the note and the
@@ -13,6 +13,7 @@ struct URLSessionCrashTests {
     static let cases: [(FaultServer.Fault, String)] = [
         (.headWithoutBlankLine, "Transfer completed, but there's no response"),
         (.redirectToMappedIPv6, "Invalid URL"),
+        (.trailers, "Transfer completed, but there's no response"),
     ]
 
     @Test("each still crashes the process in FoundationNetworking, with its own message", arguments: cases)
