@@ -57,6 +57,14 @@ struct CurlAttempt {
     /// The `curl_easy_pause` mask for what is still paused.
     var pauseMask: Int32 { (receivePaused ? ccurl_pause_receiving : 0) | (upload.isPaused ? ccurl_pause_sending : 0) }
 
+    /// A header line after the final head: a trailer, dropped but held to the head's byte limit.
+    mutating func takeTrailer(_ line: UnsafeRawBufferPointer) -> CurlResponseHead.Line {
+        activity &+= 1
+        trailerBytes += line.count
+        let limit = head.limits.maxBytes
+        return trailerBytes > limit ? .invalid("the response has more than \(limit) bytes of trailer fields") : .partial
+    }
+
     /// The stall limit counts from now (the attempt was resumed from a pause).
     mutating func restartStallWatch() {
         stallWatch = (activity, .now)

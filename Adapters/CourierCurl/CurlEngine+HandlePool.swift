@@ -24,7 +24,7 @@ extension CurlEngine {
             return
         }
         let easy = attempt.easy
-        let refused = transfer.state.attached(attempt, waiter)
+        let refused = transfer.state.attached(consume attempt, waiter)
         guard case .none = refused else { return apply(refused, to: transfer) }
         active[easy] = transfer
         do {

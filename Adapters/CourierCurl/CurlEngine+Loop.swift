@@ -142,8 +142,8 @@ extension CurlEngine {
     }
 
     /// Performs what a transition decided, releasing the attempt it gave up before anyone hears.
-    func apply(_ action: CurlTransferState.Action, to transfer: CurlTransfer) {
-        switch action {
+    func apply(_ action: consuming CurlTransferState.Action, to transfer: CurlTransfer) {
+        switch consume action {
         case .none:
             break
         case .attach(let waiter):

@@ -87,15 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// A response header line arrived. Returns the bytes taken; anything else aborts the transfer.
     /// After the final head, lines are trailers: dropped, but held to the head's byte limit.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        let isTrailer = state.hasFinalHead
-        let outcome: CurlResponseHead.Line? = state.withAttempt { attempt in
-            attempt.activity &+= 1
-            guard isTrailer else { return attempt.head.take(bytes: line) }
-            attempt.trailerBytes += line.count
-            let limit = attempt.head.limits.maxBytes
-            return attempt.trailerBytes > limit ? .invalid("the response has more than \(limit) bytes of trailer fields") : .partial
-        }
-        switch outcome {
+        switch state.readHeaderLine(line) {
         case nil:
             return 0
         case .partial, .interimEnd:

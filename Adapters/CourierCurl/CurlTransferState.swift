@@ -52,31 +52,50 @@ enum CurlTransferState {
         case endBody(CurlBodyBuffer, Result<Void, NetworkError>, release: CurlAttempt)
     }
 
+    // Every transition moves the state out of its storage (``take()``), switches on that owned
+    // value and moves the new state back. Switching on the stored value instead copies the whole
+    // payload (a retain of every reference in it) at each callback: 44 retains per call, measured.
+
+    /// Moves the state out, leaving ``modifying`` until a new state is written back.
+    @inline(__always)
+    private mutating func take() -> CurlTransferState {
+        var taken = CurlTransferState.modifying
+        swap(&self, &taken)
+        return taken
+    }
+
     /// The engine took the transfer, with the caller's continuation. `refusal` fails it at once
     /// (the engine is shutting down).
     mutating func start(_ waiter: CurlHeadWaiter, refusal: NetworkError?) -> Action {
-        switch self {
+        switch take() {
         case .created:
             if let refusal {
                 self = .finished
                 return .failCaller(waiter, refusal, release: nil)
             }
+            self = .created
             return .attach(waiter)
         case .stoppedBeforeStart(let error):
             self = .finished
             return .failCaller(waiter, error, release: nil)
-        case .awaitingHead, .headReady, .streaming, .finished, .modifying:
+        case let other:
             // Started twice: impossible, but the caller must still hear once.
+            self = other
             return .failCaller(waiter, Self.misuse("started twice"), release: nil)
         }
     }
 
     /// The attempt is configured and goes on the multi handle. Anything but ``Action/none`` means
     /// the state did not take it (the engine must not add it).
-    mutating func attached(_ attempt: CurlAttempt, _ waiter: CurlHeadWaiter) -> Action {
-        guard case .created = self else { return .failCaller(waiter, Self.misuse("attached twice"), release: attempt) }
-        self = .awaitingHead(attempt, waiter)
-        return .none
+    mutating func attached(_ attempt: consuming CurlAttempt, _ waiter: CurlHeadWaiter) -> Action {
+        switch take() {
+        case .created:
+            self = .awaitingHead(attempt, waiter)
+            return .none
+        case let other:
+            self = other
+            return .failCaller(waiter, Self.misuse("attached twice"), release: attempt)
+        }
     }
 
     /// No attempt could be made (no handle, or an option libcurl refused).
@@ -87,26 +106,35 @@ enum CurlTransferState {
 
     /// The final head arrived (from the header callback). Returns whether the state took it: it
     /// is handed over at the end of the round (``flush(makeBuffer:)``) or with the whole body.
-    mutating func headArrived(_ response: HTTPResponse) -> Bool {
-        guard case .awaitingHead(let attempt, let waiter) = self else { return false }
-        self = .headReady(attempt, waiter, response, early: Data())
-        return true
+    mutating func headArrived(_ response: consuming HTTPResponse) -> Bool {
+        switch take() {
+        case .awaitingHead(let attempt, let waiter):
+            self = .headReady(attempt, waiter, response, early: Data())
+            return true
+        case let other:
+            self = other
+            return false
+        }
     }
 
     /// The engine finished a round of work: a head that is ready goes to the caller with a
     /// streamed body. `makeBuffer` gets the early bytes and whether libcurl holds more back.
     mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool) -> CurlBodyBuffer) -> Action {
-        guard case .headReady(let attempt, let waiter, let head, let early) = self else { return .none }
-        self = .modifying
-        let buffer = makeBuffer(early, attempt.receivePaused)
-        self = .streaming(attempt, head, buffer)
-        return .deliverStream(waiter, head, buffer)
+        switch take() {
+        case .headReady(let attempt, let waiter, let head, let early):
+            let buffer = makeBuffer(early, attempt.receivePaused)
+            self = .streaming(attempt, head, buffer)
+            return .deliverStream(waiter, head, buffer)
+        case let other:
+            self = other
+            return .none
+        }
     }
 
     /// libcurl reported the transfer done: successfully (`failure` is `nil`) or not.
     /// `handleFailed` says whether libcurl's handle may be reused.
     mutating func completed(_ failure: NetworkError?, handleFailed: Bool) -> Action {
-        switch self {
+        switch take() {
         case .awaitingHead(var attempt, let waiter):
             self = .finished
             attempt.handleFailed = handleFailed
@@ -123,7 +151,8 @@ enum CurlTransferState {
             self = .finished
             attempt.handleFailed = handleFailed
             return .endBody(buffer, failure.map { .failure($0) } ?? .success(()), release: attempt)
-        case .created, .stoppedBeforeStart, .finished, .modifying:
+        case let other:
+            self = other
             return .none
         }
     }
@@ -132,7 +161,7 @@ enum CurlTransferState {
     /// the stall limit passed, or the engine is shutting down. A handle taken off mid-transfer is
     /// not reused (like one libcurl failed: `curl_easy_reset` may leave its state behind).
     mutating func stop(_ error: NetworkError) -> Action {
-        switch self {
+        switch take() {
         case .created:
             self = .stoppedBeforeStart(error)
             return .none
@@ -144,7 +173,8 @@ enum CurlTransferState {
             self = .finished
             attempt.handleFailed = true
             return .endBody(buffer, .failure(error), release: attempt)
-        case .stoppedBeforeStart, .finished, .modifying:
+        case let other:
+            self = other
             return .none
         }
     }
@@ -153,63 +183,97 @@ enum CurlTransferState {
     /// nothing (a head not handed over yet is dropped with it). The state is ``created`` again:
     /// the engine releases the old attempt and attaches a new one with the same continuation.
     mutating func takeForResend() -> (CurlAttempt, CurlHeadWaiter)? {
-        switch self {
+        switch take() {
         case .awaitingHead(let attempt, let waiter), .headReady(let attempt, let waiter, _, _):
             self = .created
             return (attempt, waiter)
-        default:
+        case let other:
+            self = other
             return nil
         }
     }
 
     /// Whether the caller has been given nothing yet: no head, no body, no error.
     var callerHasNothing: Bool {
-        switch self {
-        case .awaitingHead, .headReady: true
-        default: false
+        mutating get {
+            let state = take()
+            let answer: Bool
+            switch state {
+            case .awaitingHead, .headReady: answer = true
+            default: answer = false
+            }
+            self = state
+            return answer
         }
     }
 
     /// Whether the final head arrived (header lines after it are trailers).
     var hasFinalHead: Bool {
-        switch self {
-        case .headReady, .streaming: true
-        default: false
+        mutating get {
+            let state = take()
+            let answer: Bool
+            switch state {
+            case .headReady, .streaming: answer = true
+            default: answer = false
+            }
+            self = state
+            return answer
         }
     }
 
     /// The final head, once it arrived.
     var finalHead: HTTPResponse? {
-        switch self {
-        case .headReady(_, _, let head, _), .streaming(_, let head, _): head
-        default: nil
+        mutating get {
+            let state = take()
+            let head: HTTPResponse?
+            switch state {
+            case .headReady(_, _, let ready, _), .streaming(_, let ready, _): head = ready
+            default: head = nil
+            }
+            self = state
+            return head
         }
     }
 
     /// The attempt's easy handle, while there is one.
     var easy: UnsafeMutableRawPointer? {
-        switch self {
-        case .awaitingHead(let attempt, _), .headReady(let attempt, _, _, _), .streaming(let attempt, _, _): attempt.easy
-        default: nil
-        }
+        mutating get { withAttempt { $0.easy } }
     }
 
     /// Runs `body` on the attempt in place, or returns `nil` when there is none.
     mutating func withAttempt<Result>(_ body: (inout CurlAttempt) -> Result) -> Result? {
-        switch self {
+        switch take() {
         case .awaitingHead(var attempt, let waiter):
-            self = .modifying
             defer { self = .awaitingHead(attempt, waiter) }
             return body(&attempt)
         case .headReady(var attempt, let waiter, let head, let early):
-            self = .modifying
             defer { self = .headReady(attempt, waiter, head, early: early) }
             return body(&attempt)
         case .streaming(var attempt, let head, let buffer):
-            self = .modifying
             defer { self = .streaming(attempt, head, buffer) }
             return body(&attempt)
-        case .created, .stoppedBeforeStart, .finished, .modifying:
+        case let other:
+            self = other
+            return nil
+        }
+    }
+
+    /// A response header line arrived (from the header callback): a line of the head before the
+    /// final head, a trailer after it. `nil` when there is no attempt.
+    mutating func readHeaderLine(_ line: UnsafeRawBufferPointer) -> CurlResponseHead.Line? {
+        switch take() {
+        case .awaitingHead(var attempt, let waiter):
+            defer { self = .awaitingHead(attempt, waiter) }
+            attempt.activity &+= 1
+            return attempt.head.take(bytes: line)
+        case .headReady(var attempt, let waiter, let head, let early):
+            defer { self = .headReady(attempt, waiter, head, early: early) }
+            return attempt.takeTrailer(line)
+        case .streaming(var attempt, let head, let buffer):
+            defer { self = .streaming(attempt, head, buffer) }
+            return attempt.takeTrailer(line)
+        case let other:
+            self = other
             return nil
         }
     }
@@ -230,9 +294,8 @@ enum CurlTransferState {
     ///   - earlyLimit: How many bytes may wait in `early` before the transfer pauses.
     ///   - maxBytes: The response size limit.
     mutating func receive(_ bytes: UnsafeRawBufferPointer, earlyLimit: Int, maxBytes: Int) -> BodyStep {
-        switch self {
+        switch take() {
         case .headReady(var attempt, let waiter, let head, var early):
-            self = .modifying
             defer { self = .headReady(attempt, waiter, head, early: early) }
             guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
             guard early.count < earlyLimit else {
@@ -244,7 +307,6 @@ enum CurlTransferState {
             attempt.activity &+= 1
             return .taken
         case .streaming(var attempt, let head, let buffer):
-            self = .modifying
             defer { self = .streaming(attempt, head, buffer) }
             guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
             guard buffer.append(Data(bytes)) else {
@@ -254,7 +316,8 @@ enum CurlTransferState {
             attempt.receivedBytes += bytes.count
             attempt.activity &+= 1
             return .taken
-        case .awaitingHead, .created, .stoppedBeforeStart, .finished, .modifying:
+        case let other:
+            self = other
             return .taken
         }
     }

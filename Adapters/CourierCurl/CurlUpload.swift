@@ -57,17 +57,20 @@ enum CurlUpload {
     /// Writes the next bytes into `buffer`.
     /// - Parameter openPump: Makes the pump for a streamed body, at the first read.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer, openPump: (BodyStream) -> CurlUploadPump) -> Step {
-        switch self {
+        // Moved out and back (not switched in place, which copies the payload per callback).
+        var taken = CurlUpload.none
+        swap(&self, &taken)
+        switch consume taken {
         case .none:
             return .end
         case .replayable(var cursor):
-            self = .none  // The cursor is mutated alone (its chunk is not copied), then put back.
             defer { self = .replayable(cursor) }
             return cursor.read(into: buffer)
         case .streamNotOpened(let stream):
             self = .streamed(openPump(stream), paused: false)
             return read(into: buffer, openPump: openPump)
-        case .streamed(let pump, _):
+        case .streamed(let pump, let paused):
+            self = .streamed(pump, paused: paused)
             switch pump.take(upTo: buffer.count) {
             case .bytes(let chunk):
                 chunk.withUnsafeBytes { source in
