@@ -59,8 +59,9 @@ struct CurlTransferStateTests {
         var ended = StateHarness.Outcome.none
         let result = await StateHarness.call { waiter in
             guard harness.begin(&box.state, waiter, attempt) else { return }
-            #expect(box.state.easy == easy)
-            #expect(box.state.callerHasNothing)
+            let (attachedEasy, waiting) = (box.state.easy, box.state.callerHasNothing)
+            #expect(attachedEasy == easy)
+            #expect(waiting)
             if phase != .awaitingHead {
                 let check7 = box.state.headArrived(HTTPResponse(status: .ok))
                 #expect(check7)
@@ -72,7 +73,8 @@ struct CurlTransferStateTests {
             if phase == .streaming {
                 let check10 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
                 #expect(check10)
-                #expect(!box.state.callerHasNothing)
+                let stillWaiting = box.state.callerHasNothing
+                #expect(!stillWaiting)
             }
             let error = NetworkError(kind: .connectionClosed, phase: .receiving, message: "cut")
             switch ending {
@@ -105,7 +107,8 @@ struct CurlTransferStateTests {
         }
         #expect(harness.released == 1)
         #expect(harness.releasedFailed == (ending != .success), "a handle libcurl failed, or one taken off mid-transfer, is not reused")
-        #expect(box.state.easy == nil)
+        let easyAfter = box.state.easy
+        #expect(easyAfter == nil)
         let check11 = harness.settle(box.state.stop(.cancelled(phase: .receiving))) == .none
         #expect(check11)
         let check12 = harness.settle(box.state.completed(nil, handleFailed: false)) == .none
@@ -129,14 +132,16 @@ struct CurlTransferStateTests {
                 return
             }
             harness.release(old)
-            #expect(box.state.finalHead == nil && box.state.easy == nil, "nothing of the first attempt is left")
+            let (headLeft, easyLeft) = (box.state.finalHead, box.state.easy)
+            #expect(headLeft == nil && easyLeft == nil, "nothing of the first attempt is left")
             let refused = box.state.attached(second, again)
             guard case .none = refused else {
                 Issue.record("the state takes the new attempt")
                 _ = harness.settle(refused)
                 return
             }
-            #expect(box.state.easy == second.easy)
+            let secondEasy = box.state.easy
+            #expect(secondEasy == second.easy)
             let check14 = box.state.headArrived(HTTPResponse(status: .accepted))
             #expect(check14)
             let check15 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
@@ -201,8 +206,9 @@ struct CurlTransferStateTests {
             #expect(taken == 3, "100 bytes hold three 31-byte trailer lines")
             let check26 = transfer.state.withAttempt { $0.failure?.kind } == .invalidResponse
             #expect(check26)
-            #expect(transfer.state.finalHead?.headerFields[.contentType] == "text/plain")
-            #expect(transfer.state.finalHead?.headerFields.count == 1)
+            let head = transfer.state.finalHead
+            #expect(head?.headerFields[.contentType] == "text/plain")
+            #expect(head?.headerFields.count == 1)
             _ = harness.settle(transfer.state.completed(nil, handleFailed: false))
         }
         #expect((try? result.get())?.head.headerFields.count == 1)
