@@ -31,8 +31,8 @@ enum CurlTransferState {
     case streaming(CurlAttempt, HTTPResponse, CurlBodyBuffer)
     /// One outcome was delivered and the attempt released. Terminal: later events do nothing.
     case finished
-    /// Held only while a transition changes a payload in place (so that its buffers are not
-    /// copied); never seen outside one.
+    /// Held while a transition runs: the state is moved out of its storage, changed, and written
+    /// back (so that its payload is not copied). Never seen outside a transition.
     case modifying
 
     /// What the engine must do after a transition, with the resources the transition gave up.

@@ -69,8 +69,8 @@ enum CurlUpload {
         case .streamNotOpened(let stream):
             self = .streamed(openPump(stream), paused: false)
             return read(into: buffer, openPump: openPump)
-        case .streamed(let pump, let paused):
-            self = .streamed(pump, paused: paused)
+        case .streamed(let pump, var paused):
+            defer { self = .streamed(pump, paused: paused) }
             switch pump.take(upTo: buffer.count) {
             case .bytes(let chunk):
                 chunk.withUnsafeBytes { source in
@@ -79,7 +79,7 @@ enum CurlUpload {
                 }
                 return .wrote(chunk.count)
             case .wait:
-                self = .streamed(pump, paused: true)
+                paused = true
                 return .pause
             case .end:
                 return .end

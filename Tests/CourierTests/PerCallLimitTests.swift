@@ -1,5 +1,6 @@
 import Courier
 import CourierMock
+import CourierTestServer
 import Foundation
 import Testing
 
@@ -49,9 +50,15 @@ struct PerCallLimitTests {
         mock.stub(.get, "report", .status(200, body: Data(repeating: 7, count: 500), delay: .milliseconds(100)))
         var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
         configuration.queue = RequestQueue.Limits()
+        // The mock holds each answer until this clock moves, so both calls are in flight at once:
+        // had they shared one transfer, the second request would never arrive.
+        let time = ManualTimeSource()
+        configuration.timeSource = time
         let client = try NetworkClient(configuration: configuration, transport: mock)
         let small = Task { try await client.response(for: Report(limit: 100)) }
         let whole = Task { try await client.response(for: Report(limit: nil)) }
+        #expect(await eventually(timeout: .seconds(20)) { mock.recordedRequests.count == 2 }, "each limit has its own transfer")
+        time.advance(by: .milliseconds(100))
         #expect(try await whole.value.value.count == 500)
         let refused = await small.result
         #expect((try? refused.get()) == nil)
