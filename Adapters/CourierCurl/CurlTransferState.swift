@@ -193,31 +193,49 @@ enum CurlTransferState {
         }
     }
 
+    /// Where the transfer is, without what it holds there.
+    enum Phase: Equatable {
+        case created, stoppedBeforeStart, awaitingHead, headReady, streaming, finished
+        /// A transition is running (or one left the state half-way, which is a bug).
+        case modifying
+    }
+
+    /// The case the state is in (moved out and back: reading it in place copies its payload).
+    var phase: Phase {
+        mutating get {
+            let state = take()
+            let phase: Phase
+            switch state {
+            case .created: phase = .created
+            case .stoppedBeforeStart: phase = .stoppedBeforeStart
+            case .awaitingHead: phase = .awaitingHead
+            case .headReady: phase = .headReady
+            case .streaming: phase = .streaming
+            case .finished: phase = .finished
+            case .modifying: phase = .modifying
+            }
+            self = state
+            return phase
+        }
+    }
+
     /// Whether the caller has been given nothing yet: no head, no body, no error.
     var callerHasNothing: Bool {
         mutating get {
-            let state = take()
-            let answer: Bool
-            switch state {
-            case .awaitingHead, .headReady: answer = true
-            default: answer = false
+            switch phase {
+            case .awaitingHead, .headReady: true
+            default: false
             }
-            self = state
-            return answer
         }
     }
 
     /// Whether the final head arrived (header lines after it are trailers).
     var hasFinalHead: Bool {
         mutating get {
-            let state = take()
-            let answer: Bool
-            switch state {
-            case .headReady, .streaming: answer = true
-            default: answer = false
+            switch phase {
+            case .headReady, .streaming: true
+            default: false
             }
-            self = state
-            return answer
         }
     }
 

@@ -105,7 +105,7 @@ struct CurlTransferStateTests {
         } else {
             #expect(StateHarness.kind(of: result) != nil)
         }
-        #expect(box.phase == "finished")
+        #expect(box.phase == .finished)
         #expect(harness.released == 1)
         #expect(harness.releasedFailed == (ending != .success), "a handle libcurl failed, or one taken off mid-transfer, is not reused")
         let easyAfter = box.state.easy
@@ -128,19 +128,19 @@ struct CurlTransferStateTests {
         #expect(check102)
         let check103 = box.state.readHeaderLine(harness.bytes("HTTP/1.1 200 OK\r\n")) == nil
         #expect(check103)
-        #expect(box.phase == "created")
+        #expect(box.phase == .created)
         let attempt = try StateHarness.attempt()
         let result = await StateHarness.call { waiter in
             guard harness.begin(&box.state, waiter, attempt) else { return }
             // Waiting for the head: no flush, head lines go to the parser.
             let check104 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .none
             #expect(check104)
-            #expect(box.phase == "awaitingHead")
+            #expect(box.phase == .awaitingHead)
             let status = box.state.readHeaderLine(harness.bytes("HTTP/1.1 200 OK\r\n"))
             let field = box.state.readHeaderLine(harness.bytes("Content-Length: 0\r\n"))
             let end = box.state.readHeaderLine(harness.bytes("\r\n"))
             #expect(status == .partial && field == .partial && end == .finalEnd(status: 200))
-            #expect(box.phase == "awaitingHead", "the parser found the head; the transfer says so (headArrived)")
+            #expect(box.phase == .awaitingHead, "the parser found the head; the transfer says so (headArrived)")
             let check105 = box.state.headArrived(HTTPResponse(status: .ok))
             #expect(check105)
             let check106 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .stream
@@ -150,7 +150,7 @@ struct CurlTransferStateTests {
             #expect(check107)
             let check108 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .none
             #expect(check108)
-            #expect(box.phase == "streaming")
+            #expect(box.phase == .streaming)
             let check109 = harness.settle(box.state.completed(nil, handleFailed: false)) == .bodyEnded(nil)
             #expect(check109)
         }
@@ -161,7 +161,7 @@ struct CurlTransferStateTests {
         #expect(check111)
         let check112 = harness.settle(box.state.flush(makeBuffer: harness.buffer)) == .none
         #expect(check112)
-        #expect(box.phase == "finished")
+        #expect(box.phase == .finished)
         #expect(harness.released == 1)
     }
 
@@ -292,18 +292,9 @@ struct CurlTransferStateTests {
 final class StateBox: @unchecked Sendable {
     var state = CurlTransferState.created
 
-    /// The case the state is in, by name (`modifying` would be a transition left half done).
-    var phase: String {
-        switch state {
-        case .created: "created"
-        case .stoppedBeforeStart: "stoppedBeforeStart"
-        case .awaitingHead: "awaitingHead"
-        case .headReady: "headReady"
-        case .streaming: "streaming"
-        case .finished: "finished"
-        case .modifying: "modifying"
-        }
-    }
+    /// The case the state is in (``CurlTransferState/Phase/modifying`` would be a transition left
+    /// half-way).
+    var phase: CurlTransferState.Phase { state.phase }
 }
 
 /// Performs a transition's actions as the engine does, without libcurl: an attempt released
