@@ -101,23 +101,23 @@ extension CurlEngine {
         case .stop(let transfer, let error):
             stopNow(transfer, because: error)
         case .resume(let transfer):
-            let easy = transfer.state.withAttempt { attempt -> UnsafeMutableRawPointer? in
+            let resumed = transfer.state.withAttempt { attempt -> (UnsafeMutableRawPointer, Int32)? in
                 guard attempt.receivePaused else { return nil }
                 attempt.receivePaused = false
                 attempt.restartStallWatch()
-                return attempt.easy
+                return (attempt.easy, attempt.pauseMask)
             }
-            guard let easy = easy ?? nil else { return }
+            guard let (easy, mask) = resumed ?? nil else { return }
             counters.withLock { $0.resumes += 1 }
-            unpause(transfer, easy)
+            unpause(transfer, easy, mask: mask)
         case .resumeUpload(let transfer):
-            let easy = transfer.state.withAttempt { attempt -> UnsafeMutableRawPointer? in
+            let resumed = transfer.state.withAttempt { attempt -> (UnsafeMutableRawPointer, Int32)? in
                 guard attempt.upload.unpause() else { return nil }
                 attempt.restartStallWatch()
-                return attempt.easy
+                return (attempt.easy, attempt.pauseMask)
             }
-            guard let easy = easy ?? nil else { return }
-            unpause(transfer, easy)
+            guard let (easy, mask) = resumed ?? nil else { return }
+            unpause(transfer, easy, mask: mask)
         }
     }
 
@@ -125,8 +125,8 @@ extension CurlEngine {
     /// sending for a producer that has nothing yet); failing the transfer if libcurl refuses.
     /// Outside any transition: `curl_easy_pause` hands libcurl's held bytes to the write callback
     /// at once, which changes the state itself.
-    private func unpause(_ transfer: CurlTransfer, _ easy: UnsafeMutableRawPointer) {
-        let mask = transfer.state.withAttempt { $0.pauseMask } ?? 0
+    /// - Parameter mask: What stays paused (``CurlAttempt/pauseMask``, read in the same transition).
+    private func unpause(_ transfer: CurlTransfer, _ easy: UnsafeMutableRawPointer, mask: Int32) {
         let code = curl_easy_pause(easy, mask)
         guard code != CURLE_OK else { return }
         // When the write callback refused the held bytes (the size limit), its own failure says why.

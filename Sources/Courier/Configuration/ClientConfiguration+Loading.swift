@@ -227,12 +227,13 @@ extension ConfigurationLoad {
         }
     }
 
+    /// How stale an answer `staleIfError` may give unless `cache.maxStale` says.
+    static let defaultMaxStale = Duration.seconds(300)
+
     /// Applies what the source's `cache.*` keys say, once it has named any. A new store is built
     /// when the source describes one (any of its size or place keys, which then describe the whole
     /// store) or when the configuration has none yet; `cache.policy` and `cache.maxStale` alone
     /// keep the store a file or code set and change only the policy.
-    /// How stale an answer `staleIfError` may give unless `cache.maxStale` says.
-    static let defaultMaxStale = Duration.seconds(300)
 
     mutating func finishCache() throws(ConfigurationError) {
         guard let spec = cache else { return }
