@@ -18,6 +18,10 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
         if !headerRules.isEmpty { parts.append("headerRules: \(headerRules.count)") }
         if let httpVersion { parts.append("httpVersion: \(httpVersion)") }
         if !tls.setKeys.isEmpty { parts.append("tls: \(tls.setKeys)") }
+        if !proxy.isNone {
+            let servers = [proxy.httpProxy, proxy.httpsProxy].map { $0.map(\.description) ?? "direct" }
+            parts.append("proxy: http \(servers[0]), https \(servers[1]), noProxy \(proxy.noProxy.map(\.description))")
+        }
         if retry != nil { parts.append("retry: on") }
         if queue != nil { parts.append("queue: on") }
         if cache != nil { parts.append("cache: on") }

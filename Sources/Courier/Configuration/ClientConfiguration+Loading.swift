@@ -72,6 +72,7 @@ extension ClientConfiguration {
         -> ClientConfiguration
     {
         var load = ConfigurationLoad(self, source: "environment")
+        load.environment = environment
         for key in ConfigurationKey.applicationOrder {
             let variable = key.environmentVariable
             guard let text = environment[variable] else { continue }

@@ -93,6 +93,9 @@ public struct ClientConfiguration: Sendable {
     public var stallTimeout: Duration?
     /// Extra trusted roots, a client certificate, a public key pin.
     public var tls = TLSSettings()
+    /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct, on
+    /// every transport, whatever the environment says) by default.
+    public var proxy = ProxyConfiguration.none
 
     /// The allowed range of ``requestTimeout``.
     public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)

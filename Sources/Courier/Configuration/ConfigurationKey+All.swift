@@ -9,7 +9,8 @@ extension ConfigurationKey {
     public static let all: [ConfigurationKey] = [
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, tlsCAFile, tlsCAPEM,
-        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, retry, retryMaxAttempts, retryBaseDelay, retryMaxDelay,
+        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, retry, retryMaxAttempts, retryBaseDelay,
+        retryMaxDelay,
         retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
         queueShedsLateCalls, queueAdaptive, adaptiveInitialLimit, adaptiveMinimumLimit, adaptiveLatencyTolerance, adaptiveBackoffRatio,
         cache, cacheMemoryBytes, cacheMaxEntries, cacheDirectory, cacheMaxBytes, cacheMaxEntryBytes, cachePolicy, cacheMaxStale,
@@ -94,6 +95,47 @@ extension ConfigurationKey {
     public static let tlsClientKeyFile = text("tls.clientKeyFile", \.tls.clientKeyFile, default: "none", "The client certificate's key.")
     public static let tlsPinnedPublicKey = text(
         "tls.pinnedPublicKey", \.tls.pinnedPublicKey, default: "none", "The server's key pin, `sha256//<base64>` (`;` between several).")
+
+    // MARK: Proxy
+
+    public static let proxyNoProxy = ConfigurationKey(
+        "noProxy", .strings, default: "none",
+        "Servers reached without the proxy: `*`, domains (`.example.com`), IP addresses, CIDR networks."
+    ) { load, value, name throws(ConfigurationError) in
+        let entries = try value.texts(name, load).flatMap { $0.split(separator: ",").map(String.init) }
+        do throws(ConfigurationError) {
+            load.configuration.proxy.noProxy = try ProxyExclusion.list(entries, key: name, source: load.source)
+        } catch {
+            throw load.error(name, error.value, allowed: error.allowed)
+        }
+    }
+    public static let proxy = ConfigurationKey(
+        "proxy", .string, default: "none",
+        "The forward proxy: `none`, `environment` (`http_proxy`, `https_proxy`, `no_proxy`) or `http://[user:password@]host:port`."
+    ) { load, value, name throws(ConfigurationError) in
+        let text = try value.text(name, load).trimmingCharacters(in: .whitespaces)
+        var proxy = load.configuration.proxy
+        do throws(ConfigurationError) {
+            switch text.lowercased() {
+            case "none", "":
+                proxy.httpProxy = nil
+                proxy.httpsProxy = nil
+            case "environment":
+                let found = try ProxyConfiguration.environment(load.environment ?? ProcessInfo.processInfo.environment)
+                proxy.httpProxy = found.httpProxy
+                proxy.httpsProxy = found.httpsProxy
+                proxy.noProxy += found.noProxy
+            default:
+                let server = try ProxyServer(url: text, key: name, source: load.source)
+                proxy.httpProxy = server
+                proxy.httpsProxy = server
+            }
+        } catch {
+            // An environment variable the proxy was read from is named by the error itself.
+            throw error.variable != nil ? error : load.error(name, error.value, allowed: error.allowed)
+        }
+        load.configuration.proxy = proxy
+    }
 
     // MARK: Retry
 

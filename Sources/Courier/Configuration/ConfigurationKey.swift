@@ -177,6 +177,8 @@ package struct ConfigurationLoad {
     let source: String
     /// The environment variable of the value being applied, if it came from one.
     var variable: String?
+    /// The environment `proxy: environment` reads: the one being loaded, or else the process's.
+    var environment: [String: String]?
 
     init(_ configuration: ClientConfiguration, source: String) {
         self.configuration = configuration

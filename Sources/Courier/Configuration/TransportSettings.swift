@@ -80,7 +80,7 @@ extension ClientConfiguration {
 
     /// The transport settings this configuration sets, as configuration keys: `httpVersion`,
     /// `connections.maxTotal`, `connections.maxPerHost`, `timeouts.stall` and the `tls.` keys,
-    /// each when it is not `nil`. (`timeouts.connect` goes to every transport with each call:
+    /// each when it is not `nil`, and `proxy` when a proxy is set. (`timeouts.connect` goes to every transport with each call:
     /// curl applies it per call, ahc when made from the configuration, and URLSession, which has no
     /// connect timeout of its own, bounds connecting by its stall limit.)
     public var transportSettingKeys: [String] {
@@ -88,6 +88,7 @@ extension ClientConfiguration {
             (ConfigurationKey.httpVersion.name, httpVersion != nil), (ConfigurationKey.connectionsMaxTotal.name, maxConnections != nil),
             (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost != nil),
             (ConfigurationKey.timeoutsStall.name, stallTimeout != nil),
+            (ConfigurationKey.proxy.name, !proxy.isNone),
         ]
         return optional.filter(\.1).map(\.0) + tls.setKeys
     }

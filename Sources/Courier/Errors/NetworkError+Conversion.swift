@@ -43,6 +43,22 @@ extension NetworkError {
         NetworkError(kind: .invalidRequest, phase: .building, message: message)
     }
 
+    /// A ``Kind/proxyFailure`` error for a proxy that answered `status` instead of carrying the
+    /// call (to its `CONNECT`, or to a forwarded request), worded the same by every transport.
+    /// - Parameters:
+    ///   - status: The proxy's status, for example `407`.
+    ///   - proxy: The proxy.
+    /// - Returns: The error, in phase `connect`.
+    public static func proxyRefused(status: Int, proxy: ProxyServer) -> NetworkError {
+        let why =
+            status == 407
+            ? (proxy.username == nil
+                ? "it wants credentials: give them in the proxy URL" : "it refused the credentials of the proxy URL")
+            : "it did not carry the call"
+        return NetworkError(
+            kind: .proxyFailure, phase: .connect, message: "the proxy \(proxy.url) answered \(status): \(why)", status: status)
+    }
+
     /// A ``Kind/tooManyRedirects`` error, worded the same by every transport.
     /// - Parameters:
     ///   - limit: The configured redirect limit.

@@ -26,6 +26,7 @@ extension NetworkError {
             case shutDown = "shut_down"
             case notCached = "not_cached"
             case circuitOpen = "circuit_open"
+            case proxyFailure = "proxy_failure"
         }
 
         private let code: Code
@@ -89,6 +90,10 @@ extension NetworkError {
         /// The host's circuit breaker is open after repeated failures (see
         /// ``CircuitBreakerPolicy``); nothing was sent. Not retried.
         public static let circuitOpen = Kind(.circuitOpen)
+        /// The forward proxy (``ProxyConfiguration``) refused the call or failed it: it asked for
+        /// credentials it did not get (``NetworkError/status`` `407`), refused the tunnel, or could
+        /// not reach the server. The request did not reach the server through it.
+        public static let proxyFailure = Kind(.proxyFailure)
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }

@@ -61,7 +61,8 @@ struct CallChain: Sendable {
         }
         self.outer = outer
         self.network = network
-        let attempt = Attempt(transport: transport, deadlineHeader: configuration.resilience.deadlineHeaderName)
+        let attempt = Attempt(
+            transport: transport, deadlineHeader: configuration.resilience.deadlineHeaderName, proxy: configuration.proxy)
         var below: Middleware.Next?
         if !network.isEmpty {
             var next: Middleware.Next = { request, body, context in try await attempt.run(request, body, context) }
@@ -148,9 +149,17 @@ struct CallChain: Sendable {
 struct Attempt: Sendable {
     let transport: any Transport
     let deadlineHeader: HTTPField.Name?
+    /// The client's proxies: a `407` through one is the proxy's answer, not the server's.
+    let proxy: ProxyConfiguration
 
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        let response = try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        // A proxy that forwards plain http answers `407` itself; over a tunnel (https, and every
+        // call on a transport that only tunnels) the transport reports it as the same error.
+        if response.head.status.code == 407, let server = proxy.server(for: request) {
+            throw NetworkError.proxyRefused(status: 407, proxy: server)
+        }
+        return response
     }
 }
 
