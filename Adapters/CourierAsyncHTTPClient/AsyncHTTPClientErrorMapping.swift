@@ -20,8 +20,21 @@
         ///   - phase: The call's phase then.
         ///   - writtenAtOnce: Whether the request was written in one go (no body, or a buffered
         ///     one), so that a write that found the connection closed means no byte left.
-        static func error(_ error: any Error, phase: NetworkError.Phase, writtenAtOnce: Bool = false) -> NetworkError {
+        ///   - proxy: The proxy the call went through, if any.
+        static func error(
+            _ error: any Error, phase: NetworkError.Phase, writtenAtOnce: Bool = false, proxy: ProxyServer? = nil
+        ) -> NetworkError {
             if let error = error as? NetworkError { return error }
+            if let proxy, let refusal = error as? HTTPClientError {
+                // AsyncHTTPClient tells `407` from the rest of a failed `CONNECT`, without the status.
+                if refusal == .proxyAuthenticationRequired { return .proxyRefused(status: 407, proxy: proxy) }
+                if refusal == .invalidProxyResponse {
+                    return NetworkError(
+                        kind: .proxyFailure, phase: .connect,
+                        message: "the proxy \(proxy.url) did not open a tunnel (async-http-client: \(refusal))",
+                        nativeCode: .init(domain: "HTTPClientError", code: 0), underlying: refusal)
+                }
+            }
             if error is CancellationError { return .cancelled(phase: phase) }
             let (kind, mappedPhase) = classify(error, phase: phase)
             if kind == .cancelled { return .cancelled(phase: mappedPhase) }

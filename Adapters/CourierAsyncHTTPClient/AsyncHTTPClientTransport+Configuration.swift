@@ -29,6 +29,9 @@
             /// How long a connection may go without a byte read before the call fails as
             /// `NetworkError/Kind/timedOut` (AsyncHTTPClient's read timeout): 30 s by default.
             public var stallTimeout: Duration = .seconds(30)
+            /// The forward proxy; ``ProxyConfiguration/none`` by default. AsyncHTTPClient tunnels
+            /// every call through it with `CONNECT`, plain http too (it has no forwarding mode).
+            public var proxy = ProxyConfiguration.none
 
             /// The default settings.
             public init() {}
@@ -109,6 +112,7 @@
             if let value = tls.caPEM { combined.caPEM = value }
             if let value = tls.clientCertificateFile { combined.clientCertificateFile = value }
             if let value = tls.clientKeyFile { combined.clientKeyFile = value }
+            if !client.proxy.isNone { combined.proxy = client.proxy }
             return combined
         }
     }

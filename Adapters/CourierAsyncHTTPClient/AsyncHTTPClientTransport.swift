@@ -34,11 +34,24 @@
         /// The settings this transport was made with.
         public let configuration: Configuration
 
-        /// HTTP/2 where ALPN offers it, else HTTP/1.1.
-        private let automaticClient: HTTPClient
-        /// HTTP/1.1 only, for calls (or clients) that ask for it.
-        private let http1Client: HTTPClient
+        /// The connection pools of one route (direct, or through one proxy): AsyncHTTPClient sets a
+        /// proxy per client, not per request.
+        private struct Pools: Sendable {
+            /// HTTP/2 where ALPN offers it, else HTTP/1.1.
+            let automatic: HTTPClient
+            /// HTTP/1.1 only, for calls (or clients) that ask for it.
+            let http1: HTTPClient
+        }
+        /// The pools of calls that connect directly.
+        private let direct: Pools
+        /// The pools of calls through each proxy the configuration names.
+        private let proxied: [ProxyServer: Pools]
         private let isShutDown = Locked(false)
+
+        /// Every client, for shutting down.
+        private var clients: [HTTPClient] {
+            ([direct] + proxied.values).flatMap { [$0.automatic, $0.http1] }
+        }
 
         /// Creates a transport and its connection pools (on SwiftNIO's shared event loops).
         /// - Parameter configuration: Limits, HTTP version, extra trusted roots.
@@ -77,16 +90,32 @@
             // tracer bootstrapped at the time). Courier's `TracingMiddleware` owns the call's span,
             // so a call gets one span, not two siblings.
             settings.tracing.tracer = nil
-            settings.httpVersion = .automatic
-            automaticClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
-            settings.httpVersion = .http1Only
-            http1Client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+            func pools(through proxy: ProxyServer?) -> Pools {
+                var settings = settings
+                settings.proxy = proxy.map { proxy in
+                    // Tunnelled with CONNECT, plain http too: AsyncHTTPClient does not forward.
+                    let host = proxy.host.hasPrefix("[") ? String(proxy.host.dropFirst().dropLast()) : proxy.host
+                    let credentials = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
+                    return .server(host: host, port: proxy.port, authorization: credentials)
+                }
+                settings.httpVersion = .automatic
+                let automatic = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings)
+                settings.httpVersion = .http1Only
+                return Pools(
+                    automatic: automatic, http1: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: settings))
+            }
+            direct = pools(through: nil)
+            var proxied: [ProxyServer: Pools] = [:]
+            for proxy in [configuration.proxy.httpProxy, configuration.proxy.httpsProxy].compactMap({ $0 }) where proxied[proxy] == nil {
+                proxied[proxy] = pools(through: proxy)
+            }
+            self.proxied = proxied
         }
 
         deinit {
             // `shutdown()` is the way to stop; this only keeps a forgotten transport from leaking.
             if !isShutDown.withLock({ $0 }) {
-                let clients = [automaticClient, http1Client]
+                let clients = clients
                 Task { for client in clients { try? await client.shutdown() } }
             }
         }
@@ -102,15 +131,17 @@
                     kind: .unsupported, phase: .building,
                     message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
             }
-            let client = version == .http1_1 ? http1Client : automaticClient
+            let proxy = configuration.proxy.server(for: request)
+            let pools = proxy.flatMap { proxied[$0] } ?? direct
+            let client = version == .http1_1 ? pools.http1 : pools.automatic
             if context.isCancelled { throw CancellationError() }
-            let response = try await execute(request, body: body, on: client, context: context)
+            let response = try await execute(request, body: body, on: client, through: proxy, context: context)
             context.recorder.enter(.receiving)
             return TransportResponse(head: Self.head(of: response), body: Self.body(of: response, context: context))
         }
 
         private func execute(
-            _ request: HTTPRequest, body: RequestBody?, on client: HTTPClient, context: RequestContext
+            _ request: HTTPRequest, body: RequestBody?, on client: HTTPClient, through proxy: ProxyServer?, context: RequestContext
         ) async throws -> HTTPClientResponse {
             let outgoing = Self.request(request, body: body)
             context.recorder.enter(body == nil ? .awaitingResponse : .sending)
@@ -135,7 +166,7 @@
                 // AsyncHTTPClient writes a request without a body, or with a buffered one, at once; a
                 // streamed body in parts.
                 throw AsyncHTTPClientErrorMapping.error(
-                    error, phase: context.recorder.phase, writtenAtOnce: body == nil || body?.bufferedData != nil)
+                    error, phase: context.recorder.phase, writtenAtOnce: body == nil || body?.bufferedData != nil, proxy: proxy)
             }
         }
 
@@ -152,7 +183,7 @@
                 return !done
             }
             guard first else { return }
-            let clients = [automaticClient, http1Client]
+            let clients = clients
             let stopping = Task { for client in clients { try? await client.shutdown() } }
             await Self.wait(for: stopping, atMost: Self.shutdownGrace)
         }
@@ -257,6 +288,7 @@
                 (ConfigurationKey.tlsCAPEM.name, own.caPEM == wanted.caPEM),
                 (ConfigurationKey.tlsClientCertificateFile.name, own.clientCertificateFile == wanted.clientCertificateFile),
                 (ConfigurationKey.tlsClientKeyFile.name, own.clientKeyFile == wanted.clientKeyFile),
+                (ConfigurationKey.proxy.name, own.proxy == wanted.proxy),
             ]
             if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
         }

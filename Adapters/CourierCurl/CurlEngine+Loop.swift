@@ -126,7 +126,8 @@ extension CurlEngine {
             var progress = reading?.progress ?? .init()
             progress.headComplete = transfer.state.hasFinalHead
             failure = transfer.state.withAttempt { attempt in
-                attempt.failure ?? CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
+                attempt.failure ?? proxyRefusal(attempt.easy, transfer)
+                    ?? CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
             }
         } else if let unproven = transfer.unprovenEnd {
             failure = unproven

@@ -26,4 +26,14 @@ extension CurlEngine {
         connections.transferFinished(reused: reading.reused)
         return reading
     }
+
+    /// The error for a transfer whose proxy answered its `CONNECT` with anything but `2xx`
+    /// (`CURLINFO_HTTP_CONNECTCODE`), or `nil`.
+    func proxyRefusal(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer) -> NetworkError? {
+        guard let proxy = configuration.proxy.server(for: transfer.request) else { return nil }
+        var status = 0
+        guard ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &status) == CURLE_OK, status != 0, !(200..<300).contains(status)
+        else { return nil }
+        return NetworkError.proxyRefused(status: status, proxy: proxy)
+    }
 }

@@ -118,6 +118,27 @@ enum CurlRequestSetup {
         try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
 
         try configureTLS(easy, configuration.tls)
+        try configureProxy(easy, configuration.proxy.server(for: request))
+    }
+
+    /// Sends the transfer through `proxy`, or directly. Set on every transfer: left unset, libcurl
+    /// would follow `http_proxy`, `HTTPS_PROXY` and `NO_PROXY` from the environment, which only
+    /// ``ProxyConfiguration/environment(_:)`` may decide.
+    private static func configureProxy(_ easy: UnsafeMutableRawPointer, _ proxy: ProxyServer?) throws(CurlCallFailure) {
+        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
+        }
+        guard let proxy else { return try string(CURLOPT_PROXY, "", "PROXY") }
+        try string(CURLOPT_PROXY, proxy.url, "PROXY")
+        // An https server through a tunnel (libcurl's own choice for an http:// proxy); an http
+        // one forwarded, as HTTP proxies expect.
+        if let username = proxy.username {
+            try string(CURLOPT_PROXYUSERNAME, username, "PROXYUSERNAME")
+            try string(CURLOPT_PROXYPASSWORD, proxy.password ?? "", "PROXYPASSWORD")
+            try CurlCall.check(
+                ccurl_easy_setopt_long(easy, CURLOPT_PROXYAUTH, 1 /* CURLAUTH_BASIC, a macro Swift cannot import */),
+                "curl_easy_setopt(PROXYAUTH)")
+        }
     }
 
     /// The schemes libcurl may use, NUL-terminated like every `StaticString`.

@@ -40,6 +40,9 @@ extension CurlTransport {
         public var handlePoolSize = 128
         /// Certificate verification, custom trust, client certificates and pinning.
         public var tls = TLSOptions()
+        /// The forward proxy; ``ProxyConfiguration/none`` by default, so libcurl never follows the
+        /// environment's `http_proxy` on its own.
+        public var proxy = ProxyConfiguration.none
 
         /// The defaults.
         public init() {}
@@ -101,7 +104,7 @@ extension CurlTransport {
 
 extension CurlTransport.Configuration {
     /// This configuration with the client configuration's transport settings on top: HTTP
-    /// version, connection limits, stall timeout and TLS. libcurl honours all of them.
+    /// version, connection limits, stall timeout, TLS and the proxy. libcurl honours all of them.
     /// - Parameter client: The client configuration.
     /// - Returns: The combined configuration.
     public func applying(_ client: ClientConfiguration) -> Self {
@@ -116,6 +119,7 @@ extension CurlTransport.Configuration {
         if let value = tls.clientCertificateFile { combined.tls.clientCertificateFile = value }
         if let value = tls.clientKeyFile { combined.tls.clientKeyFile = value }
         if let value = tls.pinnedPublicKey { combined.tls.pinnedPublicKey = value }
+        if !client.proxy.isNone { combined.proxy = client.proxy }
         return combined
     }
 }

@@ -154,6 +154,7 @@ extension CurlTransport {
             (ConfigurationKey.tlsClientCertificateFile.name, own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
             (ConfigurationKey.tlsClientKeyFile.name, own.tls.clientKeyFile == wanted.tls.clientKeyFile),
             (ConfigurationKey.tlsPinnedPublicKey.name, own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
+            (ConfigurationKey.proxy.name, own.proxy == wanted.proxy),
         ]
         if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
     }

@@ -86,7 +86,44 @@ public final class URLSessionTransport: Transport {
                     key, by: name,
                     "FoundationNetworking on Linux offers no TLS settings (no private CA, client certificate or pin); use curl or ahc")
             }
+            if let problem = Self.proxyProblem(client.proxy, environment: ProcessInfo.processInfo.environment, by: name) {
+                throw problem
+            }
             return combined
+        }
+
+        /// Why URLSession cannot send calls the way `proxy` says, or `nil`. FoundationNetworking
+        /// has no proxy setting: its libcurl follows `http_proxy`, `https_proxy`, `all_proxy` and
+        /// `no_proxy` from the environment. So the one configuration it honours is the one the
+        /// environment makes (``ProxyConfiguration/environment(_:)``): no proxy when none is set,
+        /// or `proxy: environment`.
+        /// - Parameters:
+        ///   - proxy: The client's proxies.
+        ///   - environment: The process environment.
+        ///   - name: The transport's name, for the error.
+        /// - Returns: The error naming `proxy`.
+        static func proxyProblem(_ proxy: ProxyConfiguration, environment: [String: String], by name: String) -> ConfigurationError? {
+            let key = ConfigurationKey.proxy.name
+            let followed: ProxyConfiguration
+            do {
+                followed = try ProxyConfiguration.environment(environment)
+            } catch {
+                return ClientConfiguration.unsupported(
+                    key, by: name,
+                    "FoundationNetworking's libcurl would follow \(error.variable ?? "a proxy variable") from the environment, "
+                        + "which Courier cannot read (\(error.allowed)); unset it, or use curl or ahc")
+            }
+            if proxy == followed { return nil }
+            if proxy.isNone {
+                return ClientConfiguration.unsupported(
+                    key, value: "none", by: name,
+                    "FoundationNetworking's libcurl follows the environment's proxy variables and cannot be told not to; "
+                        + "unset them, set proxy to environment, or use curl or ahc")
+            }
+            return ClientConfiguration.unsupported(
+                key, by: name,
+                "FoundationNetworking on Linux has no proxy setting: only the environment's proxies (proxy: environment) work; "
+                    + "use curl or ahc")
         }
     }
 

@@ -114,7 +114,7 @@ struct RedirectRuleTests {
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
         let middle = ChainMiddle(
             bridge: BridgeLink(decompression: Decompression(), transportDecodes: false), networkMiddlewareBelow: true, below: next,
-            attempt: Attempt(transport: MockTransport(), deadlineHeader: nil))
+            attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none))
         let response = try await middle.run(request, RequestBody?.none, context)
         #expect(response.head.status == .ok)
         #expect(sent.withLock { $0 } == ["/start", "/end"])
