@@ -154,8 +154,22 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
         case refused
     }
 
+    /// How a transport sends calls through a forward proxy (``ClientConfiguration/proxy``).
+    public enum Proxying: Sendable, Hashable {
+        /// Plain http is forwarded (`GET http://host/path` to the proxy), https tunnelled with
+        /// `CONNECT` (curl).
+        case forwardsPlainHTTP
+        /// Every call is tunnelled with `CONNECT`, plain http too (AsyncHTTPClient).
+        case tunnelsEverything
+        /// Only the proxies the process environment names, which the platform library follows on
+        /// its own; any other proxy setting is refused at start-up (URLSession on Linux).
+        case environmentOnly
+    }
+
     /// How repeated response header names arrive.
     public var repeatedResponseHeaders: RepeatedResponseHeaders = .kept
+    /// How it sends calls through a proxy.
+    public var proxying: Proxying = .forwardsPlainHTTP
     /// Whether cleartext HTTP/2 with prior knowledge works.
     public var cleartextHTTP2: CleartextHTTP2 = .unsupported
     /// What it does with `1xx` interim responses.

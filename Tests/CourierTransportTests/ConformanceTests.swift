@@ -22,6 +22,8 @@ extension ConformanceTransport {
         transport.interimResponses = .refused
         // FoundationNetworking on Linux has no way to add a trusted root.
         transport.privateCA = .refused
+        // ...nor a proxy setting: its libcurl follows the environment's proxy variables.
+        transport.proxying = .environmentOnly
         // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
         transport.connectTimeout = .boundedByStallLimit
         // FoundationNetworking traps on these (URLSessionCrashTests runs each in a child process).
@@ -65,6 +67,8 @@ extension ConformanceTransport {
                 name: "ahc", nativeErrorDomain: "IOError",
                 phaseTimings: .unavailable(reason: "AsyncHTTPClient does not report phase timings"),
                 make: TransportRegistry.Entry.asyncHTTPClient().make)
+            // AsyncHTTPClient tunnels every call through a proxy, plain http too.
+            transport.proxying = .tunnelsEverything
             // AsyncHTTPClient skips 1xx responses inside its channel handler, unseen.
             transport.interimResponses = .skippedUnseen
             // NIOHTTP2 reports a stream dropped by a GOAWAY as CANCEL, like a server's own reset.
@@ -90,6 +94,10 @@ extension ConformanceTransport {
 
     /// Every transport over every protocol it supports, for the cases that do not depend on one.
     static var everyProtocol: [ConformanceTransport] { all + overHTTP2 }
+
+    /// Every transport over HTTP/1.1, and over HTTP/2 with TLS where it trusts the test CA: the
+    /// protocols a forward proxy carries (plain http forwarded or tunnelled, https tunnelled).
+    static var throughProxy: [ConformanceTransport] { all + all.filter { $0.privateCA == .trusted }.map { $0.over(.tls) } }
 
     /// Every transport this build links: AsyncHTTPClient only with the `AsyncHTTPClient` trait
     /// (the README's test command turns it on).
@@ -323,6 +331,27 @@ struct ConformanceTests {
         arguments: ConformanceTransport.everyProtocol)
     func redirectHostileHost(transport: ConformanceTransport) async throws {
         try await ConformanceCases.redirectHostileHost(transport)
+    }
+
+    @Test(
+        "a call goes through the configured proxy: tunnelled for https, forwarded or tunnelled for http",
+        arguments: ConformanceTransport.throughProxy)
+    func proxyCarriesCalls(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.proxyCarriesCalls(transport)
+    }
+
+    @Test(
+        "a proxy's 407 fails as proxy_failure without or with wrong credentials; with them the server never sees them",
+        arguments: ConformanceTransport.throughProxy)
+    func proxyCredentials(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.proxyCredentials(transport)
+    }
+
+    @Test(
+        "no-proxy servers are reached directly; a proxy that is down fails the call, never a direct call",
+        arguments: ConformanceTransport.throughProxy)
+    func proxyExclusionsAndAbsence(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.proxyExclusionsAndAbsence(transport)
     }
 
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)
