@@ -204,6 +204,8 @@ public struct ProbeCommand: AsyncParsableCommand {
     var http: String?
     @Option(help: "Use a disk response cache in this directory: probe twice to see what the endpoint's headers let a cache do.")
     var cache: String?
+    @Option(help: "A forward proxy, http://[user:password@]host:port, or 'environment' for http_proxy, https_proxy and no_proxy.")
+    var proxy: String?
     @Flag(help: "Print one JSON object per transport.")
     var json = false
 
@@ -240,7 +242,17 @@ public struct ProbeCommand: AsyncParsableCommand {
                 throw .invalidOption("--cache \(cache): \(error.allowed) is needed")
             }
         }
-        return Probe(url: url, transports: transports, request: request, caFile: cacert, http: version, cacheDirectory: cache)
+        var proxies = ProxyConfiguration.none
+        if let proxy {
+            do {
+                proxies = proxy.lowercased() == "environment" ? try ProxyConfiguration.environment() : try ProxyConfiguration(server: proxy)
+            } catch {
+                throw .invalidOption("--proxy: \(error)")
+            }
+        }
+        var probe = Probe(url: url, transports: transports, request: request, caFile: cacert, http: version, cacheDirectory: cache)
+        probe.proxy = proxies
+        return probe
     }
 
     public func validate() throws {

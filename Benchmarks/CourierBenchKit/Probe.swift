@@ -29,6 +29,8 @@ public struct Probe: Sendable {
         public var cache: String?
         /// The age of the stored response served, in seconds.
         public var cacheAgeSeconds: Int64?
+        /// The proxy the call was sent through (its URL, without credentials), or `direct`.
+        public var proxy: String?
 
         enum CodingKeys: String, CodingKey {
             case transport, status, bytes
@@ -38,7 +40,7 @@ public struct Probe: Sendable {
             case totalMs = "total_ms"
             case errorKind = "error_kind"
             case errorMessage = "error_message"
-            case cache
+            case cache, proxy
             case cacheAgeSeconds = "cache_age_s"
         }
     }
@@ -58,6 +60,8 @@ public struct Probe: Sendable {
     public var http: HTTPChoice?
     /// A directory for a disk response cache, shared by the transports and by later probes.
     public var cacheDirectory: String?
+    /// The forward proxy; none by default, whatever the environment says.
+    public var proxy = ProxyConfiguration.none
 
     /// Creates a probe; ``ProbeCommand`` validates the values first.
     public init(
@@ -91,14 +95,20 @@ public struct Probe: Sendable {
         }
         let client: NetworkClient
         do {
-            let transport = try TransportFactory.make(name, http: version, caFile: caFile, connections: 1, mockResponseBytes: 0)
+            let transport = try TransportFactory.make(
+                name, http: version, caFile: caFile, connections: 1, mockResponseBytes: 0, proxy: proxy)
             client = try TransportFactory.makeClient(
                 transport: transport, name: name, timeout: .seconds(request.timeoutSeconds),
-                cache: try cacheDirectory.map { directory throws(ConfigurationError) in try ResponseCache.disk(directory: directory) })
+                cache: try cacheDirectory.map { directory throws(ConfigurationError) in try ResponseCache.disk(directory: directory) },
+                proxy: proxy)
         } catch {
             outcome.errorKind = "configuration"
             outcome.errorMessage = "\(error)"
             return outcome
+        }
+        if let target = URLComponents(string: url), let scheme = target.scheme, let host = target.host {
+            let authority = target.port.map { "\(host):\($0)" } ?? host
+            outcome.proxy = proxy.server(for: HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/"))?.url ?? "direct"
         }
         var endpoint = BenchEndpoint(url: url, request: request, httpVersion: version.preference)
         endpoint.acceptsAnyStatus = true
@@ -138,6 +148,7 @@ public struct Probe: Sendable {
                 lines.append("  phases  unavailable: \(why)")
             }
             if let total = outcome.totalMs { lines.append("  total   \(String(format: "%.2f", total)) ms") }
+            if let proxy = outcome.proxy { lines.append("  proxy   \(proxy)") }
             if let cache = outcome.cache {
                 lines.append("  cache   \(cache)\(outcome.cacheAgeSeconds.map { ", age \($0) s" } ?? "")")
             }

@@ -49,7 +49,8 @@ enum TransportFactory {
     ///   - connections: The connections per host it may open.
     ///   - mockResponseBytes: The body size the mock answers every request with.
     static func make(
-        _ transport: BenchTransport, http: HTTPChoice, caFile: String?, connections: Int, mockResponseBytes: Int
+        _ transport: BenchTransport, http: HTTPChoice, caFile: String?, connections: Int, mockResponseBytes: Int,
+        proxy: ProxyConfiguration = .none
     ) throws -> any Transport {
         switch transport {
         case .curl, .curlEngine:
@@ -58,6 +59,7 @@ enum TransportFactory {
             configuration.maxConnectionsPerHost = max(1, connections)
             configuration.maxConnections = max(configuration.maxConnections, connections)
             configuration.tls.caFile = caFile
+            configuration.proxy = proxy
             return try CurlTransport(configuration: configuration)
         case .urlsession:
             var configuration = URLSessionTransport.Configuration()
@@ -69,6 +71,7 @@ enum TransportFactory {
                 configuration.httpVersion = http.preference
                 configuration.maxConnectionsPerHost = max(1, connections)
                 configuration.caFile = caFile
+                configuration.proxy = proxy
                 return try AsyncHTTPClientTransport(configuration: configuration)
             #else
                 throw BenchError.unsupported("this build does not link AsyncHTTPClient")
@@ -91,9 +94,10 @@ enum TransportFactory {
 
     /// A client on a new transport, with Courier's defaults as a service would have them.
     static func makeClient(
-        transport: any Transport, name: BenchTransport, timeout: Duration, cache: ResponseCache? = nil
+        transport: any Transport, name: BenchTransport, timeout: Duration, cache: ResponseCache? = nil, proxy: ProxyConfiguration = .none
     ) throws -> NetworkClient {
         var configuration = ClientConfiguration(baseURL: nil, transport: name == .curlEngine ? "curl" : name.rawValue)
+        configuration.proxy = proxy
         configuration.requestTimeout = timeout
         configuration.cache = cache
         return try NetworkClient(configuration: configuration, transport: transport)
