@@ -1,0 +1,36 @@
+import Courier
+import Testing
+
+@testable import CourierURLSession
+
+/// FoundationNetworking's libcurl follows the environment's proxy variables and has no setting of
+/// its own: the URLSession transport takes exactly the configuration the environment makes.
+@Suite("URLSession and proxies: only what the environment makes its libcurl do")
+struct URLSessionProxyTests {
+    private func problem(_ proxy: ProxyConfiguration, _ environment: [String: String]) -> ConfigurationError? {
+        URLSessionTransport.Configuration.proxyProblem(proxy, environment: environment, by: "urlsession")
+    }
+
+    @Test("no proxy and no variable, or proxy: environment matching the variables, is taken")
+    func taken() throws {
+        #expect(problem(.none, [:]) == nil)
+        #expect(problem(.none, ["HTTP_PROXY": "http://ignored:1", "http_proxy": ""]) == nil)
+        let environment = ["https_proxy": "http://corp:8080", "no_proxy": "internal"]
+        #expect(problem(try ProxyConfiguration.environment(environment), environment) == nil)
+    }
+
+    @Test("no proxy while a variable is set, a proxy in code, or a variable Courier cannot read is refused, naming proxy")
+    func refused() throws {
+        let cases: [(ProxyConfiguration, [String: String], String)] = [
+            (.none, ["https_proxy": "http://corp:8080"], "cannot be told not to"),
+            (.none, ["ALL_PROXY": "corp:8080"], "cannot be told not to"),
+            (try ProxyConfiguration(server: "http://corp:8080"), [:], "no proxy setting"),
+            (try ProxyConfiguration(server: "http://corp:8080"), ["http_proxy": "http://other:1"], "no proxy setting"),
+            (.none, ["all_proxy": "socks5://corp:1080"], "all_proxy"),
+        ]
+        for (proxy, environment, words) in cases {
+            let error = problem(proxy, environment)
+            #expect(error?.key == "proxy" && error?.allowed.contains(words) == true, "\(environment): \(error.map { "\($0)" } ?? "taken")")
+        }
+    }
+}
