@@ -44,7 +44,9 @@
         }
         /// The pools of calls that connect directly.
         private let direct: Pools
-        /// The pools of calls through each proxy the configuration names.
+        /// The pools of calls through each proxy the configuration names. Each pool keeps its own
+        /// connections, so ``Configuration/maxConnectionsPerHost`` holds per pool: a host reached
+        /// both directly and through a proxy (a redirect across) may have twice as many.
         private let proxied: [ProxyServer: Pools]
         private let isShutDown = Locked(false)
 
@@ -184,7 +186,11 @@
             }
             guard first else { return }
             let clients = clients
-            let stopping = Task { for client in clients { try? await client.shutdown() } }
+            let stopping = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for client in clients { group.addTask { try? await client.shutdown() } }
+                }
+            }
             await Self.wait(for: stopping, atMost: Self.shutdownGrace)
         }
 
@@ -288,7 +294,9 @@
                 (ConfigurationKey.tlsCAPEM.name, own.caPEM == wanted.caPEM),
                 (ConfigurationKey.tlsClientCertificateFile.name, own.clientCertificateFile == wanted.clientCertificateFile),
                 (ConfigurationKey.tlsClientKeyFile.name, own.clientKeyFile == wanted.clientKeyFile),
-                (ConfigurationKey.proxy.name, own.proxy == wanted.proxy),
+                // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
+                // with another proxy would send calls where the client says they do not go.
+                (ConfigurationKey.proxy.name, own.proxy == client.proxy),
             ]
             if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
         }

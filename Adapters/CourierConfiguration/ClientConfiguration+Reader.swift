@@ -45,7 +45,7 @@ private struct KeyReader {
         let name = key.readerKey
         switch key.kind {
         case .string, .choice:
-            return try string(name).map(ConfigurationValue.text)
+            return try string(name, isSecret: key.mayHoldSecrets).map(ConfigurationValue.text)
         case .integer, .number, .seconds, .milliseconds:
             return try number(name).map(ConfigurationValue.number)
         case .bool, .section:
@@ -69,9 +69,11 @@ private struct KeyReader {
     // a value of another type: swift-configuration's optional reads return `nil` for both, so a
     // `nil` is asked again with the throwing read, whose error tells the two apart.
 
-    private func string(_ key: String) throws(ConfigurationError) -> String? {
-        if let value = reader.string(forKey: ConfigKey(key)) { return value }
-        return try absent(key, "a string") { try reader.requiredString(forKey: ConfigKey(key)) }
+    /// - Parameter isSecret: Whether the value may hold a secret (the proxy's password), so the
+    ///   reader's access reporters never show it.
+    private func string(_ key: String, isSecret: Bool = false) throws(ConfigurationError) -> String? {
+        if let value = reader.string(forKey: ConfigKey(key), isSecret: isSecret) { return value }
+        return try absent(key, "a string") { try reader.requiredString(forKey: ConfigKey(key), isSecret: isSecret) }
     }
 
     private func strings(_ key: String) throws(ConfigurationError) -> [String]? {

@@ -123,13 +123,16 @@ enum CurlRequestSetup {
 
     /// Sends the transfer through `proxy`, or directly. Set on every transfer: left unset, libcurl
     /// would follow `http_proxy`, `HTTPS_PROXY` and `NO_PROXY` from the environment, which only
-    /// ``ProxyConfiguration/environment(_:)`` may decide.
+    /// `ProxyConfiguration.environment(_:)` may decide.
     private static func configureProxy(_ easy: UnsafeMutableRawPointer, _ proxy: ProxyServer?) throws(CurlCallFailure) {
         func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
             try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
         }
         guard let proxy else { return try string(CURLOPT_PROXY, "", "PROXY") }
         try string(CURLOPT_PROXY, proxy.url, "PROXY")
+        // Courier decided already: libcurl must not read `no_proxy` from the environment and go
+        // direct after all.
+        try string(CURLOPT_NOPROXY, "", "NOPROXY")
         // An https server through a tunnel (libcurl's own choice for an http:// proxy); an http
         // one forwarded, as HTTP proxies expect.
         if let username = proxy.username {

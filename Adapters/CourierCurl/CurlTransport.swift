@@ -154,7 +154,9 @@ extension CurlTransport {
             (ConfigurationKey.tlsClientCertificateFile.name, own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
             (ConfigurationKey.tlsClientKeyFile.name, own.tls.clientKeyFile == wanted.tls.clientKeyFile),
             (ConfigurationKey.tlsPinnedPublicKey.name, own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
-            (ConfigurationKey.proxy.name, own.proxy == wanted.proxy),
+            // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
+            // with another proxy would send calls where the client says they do not go.
+            (ConfigurationKey.proxy.name, own.proxy == client.proxy),
         ]
         if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
     }

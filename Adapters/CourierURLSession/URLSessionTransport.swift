@@ -113,7 +113,9 @@ public final class URLSessionTransport: Transport {
                     "FoundationNetworking's libcurl would follow \(error.variable ?? "a proxy variable") from the environment, "
                         + "which Courier cannot read (\(error.allowed)); unset it, or use curl or ahc")
             }
-            if proxy == followed { return nil }
+            // The exclusions matter only where there is a proxy to exclude from.
+            let sameServers = proxy.httpProxy == followed.httpProxy && proxy.httpsProxy == followed.httpsProxy
+            if sameServers, proxy.isNone || proxy.noProxy == followed.noProxy { return nil }
             if proxy.isNone {
                 return ClientConfiguration.unsupported(
                     key, value: "none", by: name,

@@ -106,7 +106,9 @@ public struct Probe: Sendable {
             outcome.errorMessage = "\(error)"
             return outcome
         }
-        if let target = URLComponents(string: url), let scheme = target.scheme, let host = target.host {
+        if let target = URLComponents(string: url), let scheme = target.scheme, let written = target.host,
+            case .success(let host) = RequestTarget.canonicalHost(written)
+        {
             let authority = target.port.map { "\(host):\($0)" } ?? host
             outcome.proxy = proxy.server(for: HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/"))?.url ?? "direct"
         }

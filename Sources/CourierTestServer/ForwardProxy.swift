@@ -105,7 +105,10 @@ private final class ProxyHandler: ChannelInboundHandler {
         case .head(var bytes):
             bytes.append(contentsOf: buffer.readableBytesView)
             guard let end = Self.headEnd(bytes) else {
-                if bytes.count > Self.maxHeadBytes { return answer(context, "431 Request Header Fields Too Large") }
+                if bytes.count > Self.maxHeadBytes {
+                    record(ForwardProxy.Request(method: "", target: "", proxyAuthorization: nil, carried: false))
+                    return answer(context, "431 Request Header Fields Too Large")
+                }
                 state = .head(bytes)
                 return
             }
@@ -150,16 +153,21 @@ private final class ProxyHandler: ChannelInboundHandler {
             return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         let authorization = fields.first { $0.name == "proxy-authorization" }?.value
-        var request = ForwardProxy.Request(method: method, target: target, proxyAuthorization: authorization, carried: false)
-        defer { log.withLockedValue { $0.append(request) } }
+        let request = ForwardProxy.Request(method: method, target: target, proxyAuthorization: authorization, carried: false)
+        // Every refusal is logged before it is answered, so a client that has the answer finds
+        // the request in the log.
         if let expected, authorization != expected {
+            record(request)
             return answer(context, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"courier\"\r\n")
         }
         // The authority, and for a forwarded request the path.
         var authority = Substring(target)
         var path = ""
         if method != "CONNECT" {
-            guard target.lowercased().hasPrefix("http://") else { return answer(context, "400 Bad Request") }
+            guard target.lowercased().hasPrefix("http://") else {
+                record(request)
+                return answer(context, "400 Bad Request")
+            }
             authority = target.dropFirst("http://".count)
             if let slash = authority.firstIndex(of: "/") {
                 path = String(authority[slash...])
@@ -168,8 +176,10 @@ private final class ProxyHandler: ChannelInboundHandler {
         }
         guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
             ["127.0.0.1", "localhost"].contains(authority[..<colon].lowercased())
-        else { return answer(context, "403 Forbidden") }
-        request.carried = true
+        else {
+            record(request)
+            return answer(context, "403 Forbidden")
+        }
         // What goes to the server first: nothing for a tunnel; for a forwarded request its head in
         // origin form, without the proxy's headers, closing after the answer.
         var opening: [UInt8] = []
@@ -193,18 +203,29 @@ private final class ProxyHandler: ChannelInboundHandler {
             }
             .connect(host: "127.0.0.1", port: port)
             .whenComplete { result in
-                handler.value.connected(result, client: client, opening: first, isTunnel: isTunnel)
+                handler.value.connected(result, request, client: client, opening: first, isTunnel: isTunnel)
             }
     }
 
-    private func connected(_ result: Result<any Channel, any Error>, client: any Channel, opening: [UInt8], isTunnel: Bool) {
+    /// Logs a request the proxy read.
+    private func record(_ request: ForwardProxy.Request) {
+        log.withLockedValue { $0.append(request) }
+    }
+
+    private func connected(
+        _ result: Result<any Channel, any Error>, _ request: ForwardProxy.Request, client: any Channel, opening: [UInt8], isTunnel: Bool
+    ) {
+        var request = request
         guard case .connecting(let pending) = state, case .success(let upstream) = result else {
+            record(request)
             if case .success(let upstream) = result { upstream.close(promise: nil) }
             state = .closed
             client.writeAndFlush(ByteBuffer(string: "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
                 .whenComplete { _ in client.close(promise: nil) }
             return
         }
+        request.carried = true
+        record(request)
         state = .relaying(upstream)
         if isTunnel { client.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil) }
         if !opening.isEmpty { upstream.write(ByteBuffer(bytes: opening), promise: nil) }

@@ -61,4 +61,18 @@ struct ProbeProxyTests {
         #expect(seen.count == carried.count && seen.allSatisfy(\.carried), "\(seen)")
         #expect(seen.allSatisfy { $0.target.contains("127.0.0.1:\(server.port)") }, "\(seen)")
     }
+
+    @Test("a proxy given on the command line is used even where NO_PROXY=* says not to: Courier decided, not libcurl")
+    func configuredProxyIgnoresNoProxyVariable() async throws {
+        let server = try await TestServer.start(mode: .http1)
+        let proxy = try await ForwardProxy.start()
+        let outcomes = try await probe(
+            server.baseURL + "/echo", ["--proxy", proxy.url, "--transport", "curl"],
+            environment: ["NO_PROXY": "*", "no_proxy": "127.0.0.1"])
+        let seen = proxy.requests
+        await proxy.shutdown()
+        await server.shutdown()
+        #expect(outcomes.map(\.status) == [200], "\(outcomes)")
+        #expect(seen.count == 1 && seen.first?.carried == true, "curl went direct after all: \(seen)")
+    }
 }

@@ -1,7 +1,12 @@
 import Courier
+import CourierCurl
 import Testing
 
 @testable import CourierURLSession
+
+#if AsyncHTTPClient
+    import CourierAsyncHTTPClient
+#endif
 
 /// FoundationNetworking's libcurl follows the environment's proxy variables and has no setting of
 /// its own: the URLSession transport takes exactly the configuration the environment makes.
@@ -15,6 +20,11 @@ struct URLSessionProxyTests {
     func taken() throws {
         #expect(problem(.none, [:]) == nil)
         #expect(problem(.none, ["HTTP_PROXY": "http://ignored:1", "http_proxy": ""]) == nil)
+        // An exclusion list without a proxy changes nothing: neither the variable nor the key.
+        #expect(problem(.none, ["no_proxy": "localhost,127.0.0.1,host:8080"]) == nil)
+        var excluding = ProxyConfiguration.none
+        excluding.noProxy = [try ProxyExclusion("internal")]
+        #expect(problem(excluding, [:]) == nil)
         let environment = ["https_proxy": "http://corp:8080", "no_proxy": "internal"]
         #expect(problem(try ProxyConfiguration.environment(environment), environment) == nil)
     }
@@ -32,5 +42,31 @@ struct URLSessionProxyTests {
             let error = problem(proxy, environment)
             #expect(error?.key == "proxy" && error?.allowed.contains(words) == true, "\(environment): \(error.map { "\($0)" } ?? "taken")")
         }
+    }
+
+    @Test("curl and ahc refuse to run with a proxy other than the client's, naming proxy")
+    func transportsMadeWithAnotherProxy() throws {
+        var settings = CurlTransport.Configuration()
+        settings.proxy = try ProxyConfiguration(server: "http://elsewhere:3128")
+        let curl = try CurlTransport(configuration: settings)
+        defer { Task { await curl.shutdown() } }
+        #expect(throws: ConfigurationError.self) { try curl.checkSettings(of: ClientConfiguration()) }
+        do {
+            _ = try NetworkClient(configuration: ClientConfiguration(), transport: curl)
+            Issue.record("a client that says no proxy ran on a transport made with one")
+        } catch {
+            #expect(error.key == "proxy", "\(error)")
+        }
+        var client = ClientConfiguration()
+        client.proxy = settings.proxy
+        try curl.checkSettings(of: client)
+        #if AsyncHTTPClient
+            var ahcSettings = AsyncHTTPClientTransport.Configuration()
+            ahcSettings.proxy = settings.proxy
+            let ahc = try AsyncHTTPClientTransport(configuration: ahcSettings)
+            defer { Task { await ahc.shutdown() } }
+            #expect(throws: ConfigurationError.self) { try ahc.checkSettings(of: ClientConfiguration()) }
+            try ahc.checkSettings(of: client)
+        #endif
     }
 }

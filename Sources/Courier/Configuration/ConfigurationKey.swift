@@ -8,8 +8,9 @@ import Foundation
 /// swift-configuration reader in `CourierConfiguration`, the key list in the documentation, and
 /// the errors, which name the key (and the variable a value came from).
 public struct ConfigurationKey: Sendable {
-    /// Whether a value of this key may hold a secret (header values), so errors never show it.
-    var mayHoldSecrets: Bool { kind == .headers || kind == .headerRules }
+    /// Whether a value of this key may hold a secret (header values, the proxy's password), so
+    /// errors never show it.
+    package var mayHoldSecrets: Bool { kind == .headers || kind == .headerRules || name == ConfigurationKey.proxy.name }
 
     /// The keys to apply from one source, each section after the keys inside it, so that a
     /// section turned off stays off whatever else the source sets in it.

@@ -21,8 +21,10 @@ import HTTPTypes
 ///
 /// A call to an `https` server goes through a `CONNECT` tunnel: the proxy sees the host and port,
 /// never the request. A call to an `http` server is forwarded by the proxy (curl) or tunnelled
-/// (AsyncHTTPClient, which only tunnels). A proxy that refuses the call, or asks for credentials
-/// it did not get (`407`), fails it as ``NetworkError/Kind/proxyFailure``.
+/// (AsyncHTTPClient, which only tunnels). A proxy that refuses a tunnel, or asks for credentials it
+/// did not get (`407`, also to a forwarded call), fails the call as
+/// ``NetworkError/Kind/proxyFailure``. Any other answer of a proxy to a forwarded call (a `403`,
+/// a `502`) cannot be told from the server's, and comes back as the response.
 public struct ProxyConfiguration: Sendable, Hashable {
     /// The proxy for `http` servers; `nil` connects directly.
     public var httpProxy: ProxyServer?
@@ -49,7 +51,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// - Parameters:
     ///   - server: The proxy's URL, `http://[user:password@]host[:port]`.
     ///   - noProxy: The servers reached directly, in the forms ``ProxyExclusion`` reads.
-    /// - Throws: ``ConfigurationError`` naming `proxy` or `proxy.noProxy`.
+    /// - Throws: ``ConfigurationError`` naming `proxy` or `noProxy`.
     public init(server: String, noProxy: [String] = []) throws(ConfigurationError) {
         let proxy = try ProxyServer(url: server)
         self.init(http: proxy, https: proxy, noProxy: try ProxyExclusion.list(noProxy, source: "code"))
@@ -86,7 +88,11 @@ public struct ProxyConfiguration: Sendable, Hashable {
         }
         let http = try server(["http_proxy"])
         let https = try server(["https_proxy", "HTTPS_PROXY"])
-        guard let (name, value) = first(["no_proxy", "NO_PROXY"]) else { return ProxyConfiguration(http: http, https: https) }
+        // Without a proxy the exclusions mean nothing, and are not read (so an entry Courier cannot
+        // read stops nobody who uses no proxy).
+        guard http != nil || https != nil, let (name, value) = first(["no_proxy", "NO_PROXY"]) else {
+            return ProxyConfiguration(http: http, https: https)
+        }
         do {
             let list = try ProxyExclusion.list(value.split(separator: ",").map(String.init), source: "environment")
             return ProxyConfiguration(http: http, https: https, noProxy: list)
@@ -132,7 +138,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomDe
     ///   - source: Where it came from, for errors.
     /// - Throws: ``ConfigurationError`` naming `key`; its value never shows the password.
     public init(url: String, key: String = "proxy", source: String = "code") throws(ConfigurationError) {
-        let shown = Redaction.redactedURL(url)
+        // Whatever precedes the last `@` may hold the password, whatever the URL's shape.
+        let shown = url.lastIndex(of: "@").map { "\(Redaction.placeholder)@" + url[url.index(after: $0)...] } ?? url
         func refuse(_ allowed: String) -> ConfigurationError {
             ConfigurationError(key: key, value: shown, allowed: allowed, source: source)
         }
@@ -151,9 +158,13 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomDe
         if let at = authority.lastIndex(of: "@") {
             let info = authority[..<at]
             let parts = info.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let user = parts[0].removingPercentEncoding, !user.isEmpty,
-                let secret = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding
-            else { throw refuse(shape + ", with a percent-encoded user name") }
+            // Basic credentials: a user name without `:` (RFC 7617), and neither part with a
+            // control character (a NUL would cut the text libcurl is given; CR/LF would reach logs).
+            func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
+            guard let user = parts[0].removingPercentEncoding, !user.isEmpty, !user.contains(":"),
+                let secret = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding,
+                !user.unicodeScalars.contains(where: isControl), !secret.unicodeScalars.contains(where: isControl)
+            else { throw refuse(shape + ", with a percent-encoded user name (no ':') and password, without control characters") }
             username = user
             password = secret
             authority = authority[authority.index(after: at)...]
@@ -196,8 +207,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomDe
 
 /// A server reached directly although a proxy is set: one entry of a no-proxy list.
 ///
-/// The forms are the usual ones (`no_proxy`): `*` for every server; a domain (`example.com` or
-/// `.example.com`), which matches the domain and every name under it; an IP address (`10.1.2.3`,
+/// The forms are the usual ones (`no_proxy`): `*` for every server; a domain (`example.com`,
+/// `.example.com` or `*.example.com`), which matches the domain and every name under it; an IP address (`10.1.2.3`,
 /// `::1` or `[::1]`), which matches that address written as the host; and an IP network in CIDR
 /// form (`10.0.0.0/8`, `fd00::/8`), which matches addresses in it. Names are never resolved to
 /// addresses to match a network. Ports are not part of an entry.
@@ -214,7 +225,7 @@ public struct ProxyExclusion: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads one entry.
     /// - Parameter text: The entry.
-    /// - Throws: ``ConfigurationError`` naming `proxy.noProxy`.
+    /// - Throws: ``ConfigurationError`` naming `noProxy`.
     public init(_ text: String) throws(ConfigurationError) {
         try self.init(text, key: ConfigurationKey.proxyNoProxy.name, source: "code")
     }
@@ -241,6 +252,7 @@ public struct ProxyExclusion: Sendable, Hashable, CustomStringConvertible {
             return
         }
         var name = Substring(entry)
+        if name.hasPrefix("*.") { name = name.dropFirst() }
         while name.hasPrefix(".") { name = name.dropFirst() }
         if name.hasSuffix(".") { name = name.dropLast() }
         guard parts.count == 1, !name.isEmpty, case .success(let host) = RequestTarget.canonicalHost(name), !host.hasPrefix("[") else {

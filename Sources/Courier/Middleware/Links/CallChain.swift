@@ -155,8 +155,9 @@ struct Attempt: Sendable {
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
         let response = try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
         // A proxy that forwards plain http answers `407` itself; over a tunnel (https, and every
-        // call on a transport that only tunnels) the transport reports it as the same error.
-        if response.head.status.code == 407, let server = proxy.server(for: request) {
+        // call on a transport that only tunnels) the transport reports it as the same error, and a
+        // `407` inside a tunnel is the server's.
+        if response.head.status.code == 407, request.scheme?.lowercased() == "http", let server = proxy.server(for: request) {
             throw NetworkError.proxyRefused(status: 407, proxy: server)
         }
         return response
