@@ -32,6 +32,9 @@
             /// The forward proxy; ``ProxyConfiguration/none`` by default. AsyncHTTPClient tunnels
             /// every call through it with `CONNECT`, plain http too (it has no forwarding mode).
             public var proxy = ProxyConfiguration.none
+            /// A Unix socket every call connects to (plain http only), and addresses that replace
+            /// host names (AsyncHTTPClient's `dnsOverride`); none by default.
+            public var connectionOverrides = ConnectionOverrides.none
 
             /// The default settings.
             public init() {}
@@ -113,6 +116,7 @@
             if let value = tls.clientCertificateFile { combined.clientCertificateFile = value }
             if let value = tls.clientKeyFile { combined.clientKeyFile = value }
             if !client.proxy.isNone { combined.proxy = client.proxy }
+            if !client.connectionOverrides.isNone { combined.connectionOverrides = client.connectionOverrides }
             return combined
         }
     }

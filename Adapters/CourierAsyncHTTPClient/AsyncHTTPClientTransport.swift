@@ -92,6 +92,11 @@
             // tracer bootstrapped at the time). Courier's `TracingMiddleware` owns the call's span,
             // so a call gets one span, not two siblings.
             settings.tracing.tracer = nil
+            // The address overrides: AsyncHTTPClient connects to the address and keeps the host
+            // name for `Host` and TLS.
+            settings.dnsOverride = configuration.connectionOverrides.addresses.mapValues { address in
+                address.hasPrefix("[") ? String(address.dropFirst().dropLast()) : address
+            }
             func pools(through proxy: ProxyServer?) -> Pools {
                 var settings = settings
                 settings.proxy = proxy.map { proxy in
@@ -133,6 +138,11 @@
                     kind: .unsupported, phase: .building,
                     message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
             }
+            if configuration.connectionOverrides.unixSocket != nil, request.scheme?.lowercased() == "https" {
+                throw NetworkError(
+                    kind: .unsupported, phase: .building,
+                    message: "AsyncHTTPClient cannot verify TLS over a Unix socket; use http, or the curl transport")
+            }
             let proxy = configuration.proxy.server(for: request)
             let pools = proxy.flatMap { proxied[$0] } ?? direct
             let client = version == .http1_1 ? pools.http1 : pools.automatic
@@ -145,7 +155,7 @@
         private func execute(
             _ request: HTTPRequest, body: RequestBody?, on client: HTTPClient, through proxy: ProxyServer?, context: RequestContext
         ) async throws -> HTTPClientResponse {
-            let outgoing = Self.request(request, body: body)
+            let outgoing = Self.request(request, body: body, unixSocket: configuration.connectionOverrides.unixSocket)
             context.recorder.enter(body == nil ? .awaitingResponse : .sending)
             let remaining = context.remaining
             guard remaining > .zero else {
@@ -215,8 +225,15 @@
             }
         }
 
-        private static func request(_ request: HTTPRequest, body: RequestBody?) -> HTTPClientRequest {
+        private static func request(_ request: HTTPRequest, body: RequestBody?, unixSocket: String?) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.urlText)
+            if let unixSocket {
+                // AsyncHTTPClient's form: the socket's path, percent-encoded, as the host; the
+                // URL's own host goes in `Host`.
+                let socket = unixSocket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? unixSocket
+                outgoing = HTTPClientRequest(url: "http+unix://\(socket)\(request.path ?? "/")")
+                outgoing.headers.add(name: "Host", value: request.authority ?? "localhost")
+            }
             outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headerFields {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)
@@ -297,6 +314,8 @@
                 // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
                 // with another proxy would send calls where the client says they do not go.
                 (ConfigurationKey.proxy.name, own.proxy == client.proxy),
+                (ConfigurationKey.connectionsUnixSocket.name, own.connectionOverrides.unixSocket == client.connectionOverrides.unixSocket),
+                (ConfigurationKey.connectionsAddresses.name, own.connectionOverrides.addresses == client.connectionOverrides.addresses),
             ]
             if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
         }

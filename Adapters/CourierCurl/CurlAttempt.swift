@@ -15,6 +15,9 @@ struct CurlAttempt {
     /// The request's header lines, which libcurl reads until the handle is off the multi handle.
     /// Set while the handle is configured.
     var headerList: CurlHeaderList?
+    /// The `CURLOPT_CONNECT_TO` entry of a host with an address override, which libcurl reads
+    /// until the handle is off the multi handle; `nil` for every other call.
+    var connectTo: UnsafeMutablePointer<curl_slist>?
     /// The response head being read.
     var head: CurlResponseHead
     /// Trailer bytes seen after the final head (libcurl hands trailers to the header callback);

@@ -56,5 +56,6 @@ extension CurlEngine {
             attempt.handle.release()
         }
         attempt.headerList?.free()
+        if let connectTo = attempt.connectTo { curl_slist_free_all(connectTo) }
     }
 }

@@ -119,6 +119,28 @@ enum CurlRequestSetup {
 
         try configureTLS(easy, configuration.tls)
         try configureProxy(easy, configuration.proxy.server(for: request))
+        let overrides = configuration.connectionOverrides
+        if !overrides.isNone { try configureOverrides(&attempt, overrides, request) }
+    }
+
+    /// Connects to the Unix socket, or to the address that replaces the host (`CONNECT_TO`, which
+    /// keeps the `Host` header and the TLS name). The list is the attempt's from here on.
+    private static func configureOverrides(
+        _ attempt: inout CurlAttempt, _ overrides: ConnectionOverrides, _ request: HTTPRequest
+    ) throws(CurlCallFailure) {
+        let easy = attempt.easy
+        if let socket = overrides.unixSocket {
+            try CurlCall.check(
+                socket.withCString { ccurl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, $0) }, "curl_easy_setopt(UNIX_SOCKET_PATH)")
+        }
+        guard let address = overrides.address(for: request) else { return }
+        // HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT, an empty port keeping the URL's.
+        let host = Origin.hostAndPort(of: request.authority ?? "").host
+        guard let list = "\(host)::\(address):".withCString({ curl_slist_append(nil, $0) }) else {
+            throw CurlCallFailure(call: "curl_slist_append(CONNECT_TO)", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "out of memory")
+        }
+        attempt.connectTo = list
+        try CurlCall.check(ccurl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, UnsafeMutableRawPointer(list)), "setopt(CONNECT_TO)")
     }
 
     /// Sends the transfer through `proxy`, or directly. Set on every transfer: left unset, libcurl

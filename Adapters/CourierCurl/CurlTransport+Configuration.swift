@@ -43,6 +43,9 @@ extension CurlTransport {
         /// The forward proxy; ``ProxyConfiguration/none`` by default, so libcurl never follows the
         /// environment's `http_proxy` on its own.
         public var proxy = ProxyConfiguration.none
+        /// A Unix socket every call connects to, and addresses that replace host names; none by
+        /// default.
+        public var connectionOverrides = ConnectionOverrides.none
 
         /// The defaults.
         public init() {}
@@ -120,6 +123,7 @@ extension CurlTransport.Configuration {
         if let value = tls.clientKeyFile { combined.tls.clientKeyFile = value }
         if let value = tls.pinnedPublicKey { combined.tls.pinnedPublicKey = value }
         if !client.proxy.isNone { combined.proxy = client.proxy }
+        if !client.connectionOverrides.isNone { combined.connectionOverrides = client.connectionOverrides }
         return combined
     }
 }

@@ -157,6 +157,8 @@ extension CurlTransport {
             // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
             // with another proxy would send calls where the client says they do not go.
             (ConfigurationKey.proxy.name, own.proxy == client.proxy),
+            (ConfigurationKey.connectionsUnixSocket.name, own.connectionOverrides.unixSocket == client.connectionOverrides.unixSocket),
+            (ConfigurationKey.connectionsAddresses.name, own.connectionOverrides.addresses == client.connectionOverrides.addresses),
         ]
         if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
     }

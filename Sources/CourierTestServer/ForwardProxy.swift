@@ -242,7 +242,7 @@ private final class ProxyHandler: ChannelInboundHandler {
 }
 
 /// Writes what the server sends to the client, and closes the client when the server closes.
-private final class RelayHandler: ChannelInboundHandler {
+final class RelayHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let client: any Channel
 

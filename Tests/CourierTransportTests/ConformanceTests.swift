@@ -24,6 +24,8 @@ extension ConformanceTransport {
         transport.privateCA = .refused
         // ...nor a proxy setting: its libcurl follows the environment's proxy variables.
         transport.proxying = .environmentOnly
+        // ...and connects only to the URL's host.
+        transport.connectionOverriding = .refused
         // No connect timeout of its own: its idle timeout (the stall limit) bounds connecting.
         transport.connectTimeout = .boundedByStallLimit
         // FoundationNetworking traps on these (URLSessionCrashTests runs each in a child process).
@@ -69,6 +71,11 @@ extension ConformanceTransport {
                 make: TransportRegistry.Entry.asyncHTTPClient().make)
             // AsyncHTTPClient tunnels every call through a proxy, plain http too.
             transport.proxying = .tunnelsEverything
+            // It cannot verify TLS over a Unix socket.
+            transport.connectionOverriding = .unixSocketPlainHTTPOnly
+            // SwiftNIO SSL takes an IP address entry of the certificate that names the connected
+            // address, whatever the host name.
+            transport.acceptsCertificateForConnectedAddress = true
             // AsyncHTTPClient skips 1xx responses inside its channel handler, unseen.
             transport.interimResponses = .skippedUnseen
             // NIOHTTP2 reports a stream dropped by a GOAWAY as CANCEL, like a server's own reset.
@@ -352,6 +359,18 @@ struct ConformanceTests {
         arguments: ConformanceTransport.throughProxy)
     func proxyExclusionsAndAbsence(transport: ConformanceTransport) async throws {
         try await ConformanceCases.proxyExclusionsAndAbsence(transport)
+    }
+
+    @Test(
+        "a base URL that names a Unix socket sends every call through it, with the URL's host in Host",
+        arguments: ConformanceTransport.throughProxy)
+    func unixSocket(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.unixSocket(transport)
+    }
+
+    @Test("an address override connects elsewhere and keeps the Host header and the TLS name", arguments: ConformanceTransport.throughProxy)
+    func addressOverride(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.addressOverride(transport)
     }
 
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)

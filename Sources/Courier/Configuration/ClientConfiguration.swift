@@ -11,7 +11,17 @@ public struct ClientConfiguration: Sendable {
     /// program links it, then `ahc`, and `urlsession` only when it is the only one.
     public var transport: String?
     /// The base URL API objects use when they do not name their own.
-    public var baseURL: String?
+    ///
+    /// A URL that names a Unix socket, `http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.41`, becomes
+    /// `http://localhost/v1.41` with the socket in ``connectionOverrides``.
+    public var baseURL: String? {
+        didSet {
+            if let url = baseURL, let (socket, base) = ConnectionOverrides.unixSocketBase(url) {
+                connectionOverrides.unixSocket = socket
+                baseURL = base
+            }
+        }
+    }
     /// The longest one call may take, from start to decoded result: 60 seconds by default.
     public var requestTimeout: Duration = .seconds(60)
     /// The longest a transport may take to connect: 10 seconds by default.
@@ -96,6 +106,9 @@ public struct ClientConfiguration: Sendable {
     /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct, on
     /// every transport, whatever the environment says) by default.
     public var proxy = ProxyConfiguration.none
+    /// A Unix socket every call connects to, and addresses some host names connect to instead;
+    /// none by default.
+    public var connectionOverrides = ConnectionOverrides.none
 
     /// The allowed range of ``requestTimeout``.
     public static let requestTimeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(24 * 3600)
@@ -115,8 +128,15 @@ public struct ClientConfiguration: Sendable {
     ///   - transport: The transport's name; `nil` (the default) picks the preferred linked one
     ///     (see ``transport``).
     public init(baseURL: String?, transport: String? = nil) {
-        self.baseURL = baseURL
         self.transport = transport
+        // (An initializer's assignment skips the property's observer, which reads a Unix socket
+        // base URL: done here the same way.)
+        if let baseURL, let (socket, base) = ConnectionOverrides.unixSocketBase(baseURL) {
+            self.baseURL = base
+            connectionOverrides.unixSocket = socket
+        } else {
+            self.baseURL = baseURL
+        }
     }
 
     /// Checks every value's range.

@@ -8,7 +8,8 @@ extension ConfigurationKey {
     /// Every key, in the order the documentation lists them.
     public static let all: [ConfigurationKey] = [
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
-        headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, tlsCAFile, tlsCAPEM,
+        headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
+        connectionsAddresses, tlsCAFile, tlsCAPEM,
         tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, retry, retryMaxAttempts, retryBaseDelay,
         retryMaxDelay,
         retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
@@ -88,6 +89,21 @@ extension ConfigurationKey {
         "connections.maxTotal", \.maxConnections, default: "the transport's", "The most connections open at once.")
     public static let connectionsMaxPerHost = optionalInteger(
         "connections.maxPerHost", \.maxConnectionsPerHost, default: "the transport's", "The most connections to one host.")
+    public static let connectionsUnixSocket = text(
+        "connections.unixSocket", \.connectionOverrides.unixSocket, default: "none",
+        "A Unix socket every call connects to (the URL's host stays in `Host`).")
+    public static let connectionsAddresses = ConfigurationKey(
+        "connections.addresses", .strings, default: "none",
+        "`host=address` entries: calls to the host connect to the address instead (`Host` and TLS name kept)."
+    ) { load, value, name throws(ConfigurationError) in
+        let entries = try value.texts(name, load).flatMap { $0.split(separator: ",").map(String.init) }
+        do throws(ConfigurationError) {
+            load.configuration.connectionOverrides.addresses = try ConnectionOverrides.addresses(
+                from: entries, key: name, source: load.source)
+        } catch {
+            throw load.error(name, error.value, allowed: error.allowed)
+        }
+    }
     public static let tlsCAFile = text("tls.caFile", \.tls.caFile, default: "none", "A PEM file of roots to trust besides the system's.")
     public static let tlsCAPEM = text("tls.caPEM", \.tls.caPEM, default: "none", "PEM roots to trust besides the system's.")
     public static let tlsClientCertificateFile = text(

@@ -89,6 +89,8 @@ extension ClientConfiguration {
             (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost != nil),
             (ConfigurationKey.timeoutsStall.name, stallTimeout != nil),
             (ConfigurationKey.proxy.name, !proxy.isNone),
+            (ConfigurationKey.connectionsUnixSocket.name, connectionOverrides.unixSocket != nil),
+            (ConfigurationKey.connectionsAddresses.name, !connectionOverrides.addresses.isEmpty),
         ]
         return optional.filter(\.1).map(\.0) + tls.setKeys
     }
@@ -134,5 +136,15 @@ extension ClientConfiguration {
                 key: ConfigurationKey.timeoutsStall.name, value: "\(stallTimeout)", allowed: "1 to 86400 seconds", source: source)
         }
         try tls.validate(source: source)
+        try connectionOverrides.validate(source: source)
+        if !proxy.isNone,
+            let key = [
+                connectionOverrides.unixSocket.map { _ in ConfigurationKey.connectionsUnixSocket.name },
+                connectionOverrides.addresses.isEmpty ? nil : ConfigurationKey.connectionsAddresses.name,
+            ].compactMap({ $0 }).first
+        {
+            throw ConfigurationError(
+                key: key, value: nil, allowed: "no value with a proxy (the proxy connects to the server itself)", source: source)
+        }
     }
 }
