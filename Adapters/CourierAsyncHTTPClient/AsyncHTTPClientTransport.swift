@@ -94,8 +94,11 @@
             settings.tracing.tracer = nil
             // The address overrides: AsyncHTTPClient connects to the address and keeps the host
             // name for `Host` and TLS.
-            settings.dnsOverride = configuration.connectionOverrides.addresses.mapValues { address in
-                address.hasPrefix("[") ? String(address.dropFirst().dropLast()) : address
+            // AsyncHTTPClient looks the URL's host up as written: the name with a trailing dot too.
+            for (host, address) in configuration.connectionOverrides.addresses {
+                let target = address.hasPrefix("[") ? String(address.dropFirst().dropLast()) : address
+                settings.dnsOverride[host] = target
+                settings.dnsOverride[host + "."] = target
             }
             func pools(through proxy: ProxyServer?) -> Pools {
                 var settings = settings
@@ -138,10 +141,14 @@
                     kind: .unsupported, phase: .building,
                     message: "AsyncHTTPClient does not speak cleartext HTTP/2 with prior knowledge; use HTTP/2 over TLS or HTTP/1.1")
             }
-            if configuration.connectionOverrides.unixSocket != nil, request.scheme?.lowercased() == "https" {
+            let overrides = configuration.connectionOverrides
+            if request.scheme?.lowercased() == "https", overrides.unixSocket != nil || overrides.address(for: request) != nil {
+                // Over a socket it has no name to verify; at an overridden address SwiftNIO SSL would
+                // take a certificate for that address whatever the name.
                 throw NetworkError(
                     kind: .unsupported, phase: .building,
-                    message: "AsyncHTTPClient cannot verify TLS over a Unix socket; use http, or the curl transport")
+                    message: "AsyncHTTPClient cannot verify the server's name over a Unix socket or an address override; "
+                        + "use http, or the curl transport")
             }
             let proxy = configuration.proxy.server(for: request)
             let pools = proxy.flatMap { proxied[$0] } ?? direct
@@ -225,12 +232,17 @@
             }
         }
 
+        /// The characters a socket path keeps in AsyncHTTPClient's `http+unix` host: ASCII letters and
+        /// digits; everything else is percent-encoded.
+        private static let socketPathCharacters = CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
         private static func request(_ request: HTTPRequest, body: RequestBody?, unixSocket: String?) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.urlText)
             if let unixSocket {
                 // AsyncHTTPClient's form: the socket's path, percent-encoded, as the host; the
                 // URL's own host goes in `Host`.
-                let socket = unixSocket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? unixSocket
+                let socket = unixSocket.addingPercentEncoding(withAllowedCharacters: Self.socketPathCharacters) ?? unixSocket
                 outgoing = HTTPClientRequest(url: "http+unix://\(socket)\(request.path ?? "/")")
                 outgoing.headers.add(name: "Host", value: request.authority ?? "localhost")
             }

@@ -86,10 +86,7 @@ public final class URLSessionTransport: Transport {
                     key, by: name,
                     "FoundationNetworking on Linux offers no TLS settings (no private CA, client certificate or pin); use curl or ahc")
             }
-            if let key = [
-                client.connectionOverrides.unixSocket.map { _ in ConfigurationKey.connectionsUnixSocket.name },
-                client.connectionOverrides.addresses.isEmpty ? nil : ConfigurationKey.connectionsAddresses.name,
-            ].compactMap({ $0 }).first {
+            if let key = client.connectionOverrides.setKeys.first {
                 throw ClientConfiguration.unsupported(
                     key, by: name, "FoundationNetworking on Linux connects only to the URL's host; use curl or ahc")
             }

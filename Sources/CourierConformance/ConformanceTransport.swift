@@ -170,9 +170,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public enum ConnectionOverriding: Sendable, Hashable {
         /// A Unix socket, for http and https, and address overrides (curl).
         case all
-        /// A Unix socket for plain http only (an https call over it fails as
-        /// ``NetworkError/Kind/unsupported``), and address overrides (AsyncHTTPClient).
-        case unixSocketPlainHTTPOnly
+        /// Both, for plain http only: an https call with either fails as
+        /// ``NetworkError/Kind/unsupported`` (AsyncHTTPClient: no name to verify over a socket, and
+        /// at an overridden address SwiftNIO SSL takes a certificate for the address whatever the name).
+        case plainHTTPOnly
         /// Neither: both are refused at start-up, naming the key (URLSession on Linux).
         case refused
     }
@@ -181,10 +182,6 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var repeatedResponseHeaders: RepeatedResponseHeaders = .kept
     /// Which connection overrides it honours.
     public var connectionOverriding: ConnectionOverriding = .all
-    /// Whether its TLS library takes a certificate whose IP address entry names the address it
-    /// connected to, whatever host name the URL has (SwiftNIO SSL: so with an address override,
-    /// a certificate for the override's address passes for any name).
-    public var acceptsCertificateForConnectedAddress = false
     /// How it sends calls through a proxy.
     public var proxying: Proxying = .forwardsPlainHTTP
     /// Whether cleartext HTTP/2 with prior knowledge works.

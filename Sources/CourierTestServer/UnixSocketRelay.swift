@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A Unix domain socket in the temporary directory whose every connection is carried, byte for
+/// A Unix domain socket in `/tmp` whose every connection is carried, byte for
 /// byte, to a loopback server's TCP port: the test server behind a socket, as a local daemon is.
 ///
 /// ```swift
@@ -33,7 +33,8 @@ public final class UnixSocketRelay: Sendable {
     /// - Returns: The running relay; call ``shutdown()`` when done.
     /// - Throws: When the socket cannot be bound.
     public static func start(to port: Int) async throws -> UnixSocketRelay {
-        let path = NSTemporaryDirectory() + "courier-\(UInt32.random(in: 0...UInt32.max)).sock"
+        // In /tmp, not TMPDIR: a socket path holds at most 107 bytes.
+        let path = "/tmp/courier-\(UInt32.random(in: 0...UInt32.max)).sock"
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let counter = NIOLockedValueBox(0)
         do {

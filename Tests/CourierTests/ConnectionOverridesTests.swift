@@ -18,6 +18,23 @@ struct ConnectionOverridesTests {
         #expect(loaded.transportSettingKeys.contains("connections.unixSocket"))
         // Not a socket URL: left as it is.
         #expect(ClientConfiguration(baseURL: "http+unix:///x").connectionOverrides.unixSocket == nil)
+        #expect(ClientConfiguration(baseURL: "http+unix://u:p@%2Fs/").connectionOverrides.unixSocket == nil)
+    }
+
+    @Test("a later base URL that names no socket takes away the socket an earlier one named, and only that")
+    func baseURLSetTwice() throws {
+        var configuration = ClientConfiguration(baseURL: "http+unix://%2Frun%2Fd.sock/")
+        configuration.baseURL = "https://api.prod"
+        #expect(configuration.connectionOverrides.unixSocket == nil && configuration.baseURL == "https://api.prod")
+        let file = try ClientConfiguration(baseURL: "http+unix://%2Frun%2Fd.sock/")
+            .applyingEnvironment(["COURIER_BASE_URL": "https://api.prod"])
+        #expect(file.connectionOverrides.unixSocket == nil)
+        // A socket set on its own stays whatever the base URL.
+        var own = ClientConfiguration()
+        own.connectionOverrides.unixSocket = "/run/own.sock"
+        own.baseURL = "http://localhost/"
+        own.baseURL = "http://localhost/v2"
+        #expect(own.connectionOverrides.unixSocket == "/run/own.sock")
     }
 
     @Test("socket paths and address entries are checked, naming the key")
@@ -27,9 +44,17 @@ struct ConnectionOverridesTests {
             configuration.connectionOverrides.unixSocket = bad
             #expect(throws: ConfigurationError.self, "\(bad)") { try configuration.validate() }
         }
+        configuration.connectionOverrides.unixSocket = "/" + String(repeating: "a", count: 106)
+        try configuration.validate()
+        configuration.connectionOverrides.addresses = ["api.example": "10.0.0.1"]
+        #expect(throws: ConfigurationError.self, "a socket and addresses together") { try configuration.validate() }
         configuration.connectionOverrides = .none
-        configuration.connectionOverrides.addresses = ["API.example": "10.0.0.1"]
-        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        for bad in [["API.example": "10.0.0.1"], ["api.example.": "10.0.0.1"], ["api.example": "0x7f.1"], ["api.example": "::1"]] {
+            configuration.connectionOverrides.addresses = bad
+            #expect(throws: ConfigurationError.self, "\(bad)") { try configuration.validate() }
+        }
+        configuration.connectionOverrides.addresses = ["api.example": "[::1]"]
+        try configuration.validate()
         configuration.connectionOverrides.addresses = ["api.example": "10.0.0.1"]
         try configuration.validate()
         configuration.proxy = try ProxyConfiguration(server: "http://proxy:1")
@@ -56,7 +81,10 @@ struct ConnectionOverridesTests {
         }
         #expect(address("api.example:8443") == "10.0.0.7" && address("named.example.") == "[fd00::2]")
         #expect(address("other.example") == nil && address("sub.api.example") == nil)
-        for bad in ["api.example", "=10.0.0.1", "api.example=", "api example=1.2.3.4", "[::1]=10.0.0.1", "a.example=1.2.3.999"] {
+        for bad in [
+            "api.example", "=10.0.0.1", "api.example=", "api example=1.2.3.4", "[::1]=10.0.0.1", "a.example=1.2.3.999",
+            "a.example=10.0.0.1:8080",
+        ] {
             #expect(throws: ConfigurationError.self, "\(bad)") {
                 try ClientConfiguration.load(environment: ["COURIER_CONNECTIONS_ADDRESSES": bad])
             }

@@ -71,11 +71,8 @@ extension ConformanceTransport {
                 make: TransportRegistry.Entry.asyncHTTPClient().make)
             // AsyncHTTPClient tunnels every call through a proxy, plain http too.
             transport.proxying = .tunnelsEverything
-            // It cannot verify TLS over a Unix socket.
-            transport.connectionOverriding = .unixSocketPlainHTTPOnly
-            // SwiftNIO SSL takes an IP address entry of the certificate that names the connected
-            // address, whatever the host name.
-            transport.acceptsCertificateForConnectedAddress = true
+            // It cannot verify the name over a Unix socket or at an overridden address.
+            transport.connectionOverriding = .plainHTTPOnly
             // AsyncHTTPClient skips 1xx responses inside its channel handler, unseen.
             transport.interimResponses = .skippedUnseen
             // NIOHTTP2 reports a stream dropped by a GOAWAY as CANCEL, like a server's own reset.
@@ -102,9 +99,9 @@ extension ConformanceTransport {
     /// Every transport over every protocol it supports, for the cases that do not depend on one.
     static var everyProtocol: [ConformanceTransport] { all + overHTTP2 }
 
-    /// Every transport over HTTP/1.1, and over HTTP/2 with TLS where it trusts the test CA: the
-    /// protocols a forward proxy carries (plain http forwarded or tunnelled, https tunnelled).
-    static var throughProxy: [ConformanceTransport] { all + all.filter { $0.privateCA == .trusted }.map { $0.over(.tls) } }
+    /// Every transport over HTTP/1.1, and over HTTP/2 with TLS where it trusts the test CA: for the
+    /// cases about where a call connects (a proxy, a Unix socket, an address override).
+    static var overHTTP1AndTLS: [ConformanceTransport] { all + all.filter { $0.privateCA == .trusted }.map { $0.over(.tls) } }
 
     /// Every transport this build links: AsyncHTTPClient only with the `AsyncHTTPClient` trait
     /// (the README's test command turns it on).
@@ -342,33 +339,35 @@ struct ConformanceTests {
 
     @Test(
         "a call goes through the configured proxy: tunnelled for https, forwarded or tunnelled for http",
-        arguments: ConformanceTransport.throughProxy)
+        arguments: ConformanceTransport.overHTTP1AndTLS)
     func proxyCarriesCalls(transport: ConformanceTransport) async throws {
         try await ConformanceCases.proxyCarriesCalls(transport)
     }
 
     @Test(
         "a proxy's 407 fails as proxy_failure without or with wrong credentials; with them the server never sees them",
-        arguments: ConformanceTransport.throughProxy)
+        arguments: ConformanceTransport.overHTTP1AndTLS)
     func proxyCredentials(transport: ConformanceTransport) async throws {
         try await ConformanceCases.proxyCredentials(transport)
     }
 
     @Test(
         "no-proxy servers are reached directly; a proxy that is down fails the call, never a direct call",
-        arguments: ConformanceTransport.throughProxy)
+        arguments: ConformanceTransport.overHTTP1AndTLS)
     func proxyExclusionsAndAbsence(transport: ConformanceTransport) async throws {
         try await ConformanceCases.proxyExclusionsAndAbsence(transport)
     }
 
     @Test(
         "a base URL that names a Unix socket sends every call through it, with the URL's host in Host",
-        arguments: ConformanceTransport.throughProxy)
+        arguments: ConformanceTransport.overHTTP1AndTLS)
     func unixSocket(transport: ConformanceTransport) async throws {
         try await ConformanceCases.unixSocket(transport)
     }
 
-    @Test("an address override connects elsewhere and keeps the Host header and the TLS name", arguments: ConformanceTransport.throughProxy)
+    @Test(
+        "an address override connects elsewhere and keeps the Host header and the TLS name", arguments: ConformanceTransport.overHTTP1AndTLS
+    )
     func addressOverride(transport: ConformanceTransport) async throws {
         try await ConformanceCases.addressOverride(transport)
     }

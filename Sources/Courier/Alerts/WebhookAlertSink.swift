@@ -54,13 +54,17 @@ public struct WebhookAlertSink: AlertSink {
 
     /// Creates the sink.
     /// - Parameters:
-    ///   - client: The client whose transport, logger and clock the posts use; nothing else of it.
+    ///   - client: The client whose transport (with its proxy and connection overrides), logger and
+    ///     clock the posts use; nothing else of it.
     ///   - url: The webhook's URL.
     public init(client: NetworkClient, url: String) {
         var plain = ClientConfiguration()
         plain.logger = client.configuration.logger
         plain.timeSource = client.configuration.timeSource
         plain.exportsMetrics = false
+        // The transport's own routes: posts go the way the client's calls go.
+        plain.proxy = client.configuration.proxy
+        plain.connectionOverrides = client.configuration.connectionOverrides
         poster = Result { () throws(ConfigurationError) in try NetworkClient(configuration: plain, transport: client.transport) }
         logger = client.configuration.logger
         self.url = url

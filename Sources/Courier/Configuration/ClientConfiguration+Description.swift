@@ -22,6 +22,10 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
             let servers = [proxy.httpProxy, proxy.httpsProxy].map { $0.map(\.description) ?? "direct" }
             parts.append("proxy: http \(servers[0]), https \(servers[1]), noProxy \(proxy.noProxy.map(\.description))")
         }
+        if let socket = connectionOverrides.unixSocket { parts.append("unixSocket: \(socket)") }
+        if !connectionOverrides.addresses.isEmpty {
+            parts.append("addresses: \(connectionOverrides.addresses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        }
         if retry != nil { parts.append("retry: on") }
         if queue != nil { parts.append("queue: on") }
         if cache != nil { parts.append("cache: on") }

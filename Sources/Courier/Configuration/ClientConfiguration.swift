@@ -16,11 +16,19 @@ public struct ClientConfiguration: Sendable {
     /// `http://localhost/v1.41` with the socket in ``connectionOverrides``.
     public var baseURL: String? {
         didSet {
-            if let url = baseURL, let (socket, base) = ConnectionOverrides.unixSocketBase(url) {
-                connectionOverrides.unixSocket = socket
-                baseURL = base
-            }
+            (baseURL, connectionOverrides.unixSocket, socketFromBaseURL) = Self.reading(
+                baseURL, socket: connectionOverrides.unixSocket, fromBase: socketFromBaseURL)
         }
+    }
+    /// Whether ``ConnectionOverrides/unixSocket`` came from the base URL: a later base URL that
+    /// names no socket then takes it away.
+    private var socketFromBaseURL = false
+
+    /// A base URL as written, read: a Unix socket URL becomes `http://localhost/…` and the socket;
+    /// any other URL leaves the socket as it was, unless the socket came from the base URL before.
+    private static func reading(_ url: String?, socket: String?, fromBase: Bool) -> (String?, String?, Bool) {
+        if let url, let (path, base) = ConnectionOverrides.unixSocketBase(url) { return (base, path, true) }
+        return (url, fromBase ? nil : socket, false)
     }
     /// The longest one call may take, from start to decoded result: 60 seconds by default.
     public var requestTimeout: Duration = .seconds(60)
@@ -129,14 +137,8 @@ public struct ClientConfiguration: Sendable {
     ///     (see ``transport``).
     public init(baseURL: String?, transport: String? = nil) {
         self.transport = transport
-        // (An initializer's assignment skips the property's observer, which reads a Unix socket
-        // base URL: done here the same way.)
-        if let baseURL, let (socket, base) = ConnectionOverrides.unixSocketBase(baseURL) {
-            self.baseURL = base
-            connectionOverrides.unixSocket = socket
-        } else {
-            self.baseURL = baseURL
-        }
+        // (An initializer's assignment skips the property's observer: the same reading here.)
+        (self.baseURL, connectionOverrides.unixSocket, socketFromBaseURL) = Self.reading(baseURL, socket: nil, fromBase: false)
     }
 
     /// Checks every value's range.

@@ -12,8 +12,10 @@ import HTTPTypes
 /// configuration.connectionOverrides.addresses = ["api.internal": "10.0.0.7"]
 /// ```
 ///
-/// The curl transport honours both; AsyncHTTPClient the Unix socket for plain http and the
-/// addresses; URLSession neither, and refuses them at start-up naming the key.
+/// The curl transport honours both; AsyncHTTPClient both for plain http only (an https call with
+/// either fails as ``NetworkError/Kind/unsupported``: SwiftNIO SSL would take a certificate for
+/// the connected address whatever the name); URLSession neither, and refuses them at start-up
+/// naming the key. The two do not combine, nor either with a proxy.
 public struct ConnectionOverrides: Sendable, Hashable {
     /// The Unix domain socket every call connects to, or `nil`.
     public var unixSocket: String? = nil
@@ -29,6 +31,14 @@ public struct ConnectionOverrides: Sendable, Hashable {
 
     /// Whether nothing is overridden.
     public var isNone: Bool { unixSocket == nil && addresses.isEmpty }
+
+    /// The configuration keys of what is set (`connections.unixSocket`, `connections.addresses`).
+    public var setKeys: [String] {
+        [
+            unixSocket.map { _ in ConfigurationKey.connectionsUnixSocket.name },
+            addresses.isEmpty ? nil : ConfigurationKey.connectionsAddresses.name,
+        ].compactMap { $0 }
+    }
 
     /// The longest socket path Linux takes (`sun_path` holds 108 bytes with its NUL).
     public static let maxSocketPathBytes = 107
@@ -58,13 +68,20 @@ public struct ConnectionOverrides: Sendable, Hashable {
             }
         }
         for (host, address) in addresses.sorted(by: { $0.key < $1.key }) {
-            guard case .success(let name) = RequestTarget.canonicalHost(host), name == host, !name.hasPrefix("["),
-                case .success = RequestTarget.canonicalHost(address)
+            guard case .success(let name) = RequestTarget.canonicalHost(host), name == host, !name.hasPrefix("["), !name.hasSuffix("."),
+                case .success(let target) = RequestTarget.canonicalHost(address), target == address
             else {
                 throw ConfigurationError(
                     key: ConfigurationKey.connectionsAddresses.name, value: "\(host)=\(address)",
-                    allowed: "a lowercase host name = an IP address or host name", source: source)
+                    allowed: "a lowercase host name without a trailing dot = an IP address in canonical form ([::1] for IPv6) "
+                        + "or a lowercase host name, no port",
+                    source: source)
             }
+        }
+        if unixSocket != nil, !addresses.isEmpty {
+            throw ConfigurationError(
+                key: ConfigurationKey.connectionsAddresses.name, value: nil,
+                allowed: "no value with connections.unixSocket (every call goes to the socket)", source: source)
         }
     }
 
@@ -78,7 +95,8 @@ public struct ConnectionOverrides: Sendable, Hashable {
             guard parts.count == 2, case .success(let host) = RequestTarget.canonicalHost(parts[0]), !host.hasPrefix("["),
                 case .success(let canonical) = RequestTarget.canonicalHost(address)
             else {
-                throw ConfigurationError(key: key, value: entry, allowed: "host=address (an IP address or host name)", source: source)
+                throw ConfigurationError(
+                    key: key, value: entry, allowed: "host=address (an IP address or host name; no port)", source: source)
             }
             addresses[host.hasSuffix(".") ? String(host.dropLast()) : host] = canonical
         }
@@ -93,7 +111,7 @@ public struct ConnectionOverrides: Sendable, Hashable {
         guard let scheme = ["http+unix://", "https+unix://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
         let rest = url.dropFirst(scheme.count)
         let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        guard let socket = rest[..<end].removingPercentEncoding, !socket.isEmpty else { return nil }
+        guard let socket = rest[..<end].removingPercentEncoding, !socket.isEmpty, !rest[..<end].contains("@") else { return nil }
         return (socket, scheme.replacingOccurrences(of: "+unix", with: "") + "localhost" + rest[end...])
     }
 }

@@ -89,10 +89,8 @@ extension ClientConfiguration {
             (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost != nil),
             (ConfigurationKey.timeoutsStall.name, stallTimeout != nil),
             (ConfigurationKey.proxy.name, !proxy.isNone),
-            (ConfigurationKey.connectionsUnixSocket.name, connectionOverrides.unixSocket != nil),
-            (ConfigurationKey.connectionsAddresses.name, !connectionOverrides.addresses.isEmpty),
         ]
-        return optional.filter(\.1).map(\.0) + tls.setKeys
+        return optional.filter(\.1).map(\.0) + tls.setKeys + connectionOverrides.setKeys
     }
 
     /// The error a transport made in code gives for a setting the configuration sets to a value
@@ -137,12 +135,7 @@ extension ClientConfiguration {
         }
         try tls.validate(source: source)
         try connectionOverrides.validate(source: source)
-        if !proxy.isNone,
-            let key = [
-                connectionOverrides.unixSocket.map { _ in ConfigurationKey.connectionsUnixSocket.name },
-                connectionOverrides.addresses.isEmpty ? nil : ConfigurationKey.connectionsAddresses.name,
-            ].compactMap({ $0 }).first
-        {
+        if !proxy.isNone, let key = connectionOverrides.setKeys.first {
             throw ConfigurationError(
                 key: key, value: nil, allowed: "no value with a proxy (the proxy connects to the server itself)", source: source)
         }

@@ -1,0 +1,237 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// When an event stream connects again after its connection ended.
+public struct EventStreamReconnection: Sendable, Hashable {
+    /// Whether it reconnects at all; `true` by default.
+    public var isEnabled = true
+    /// The wait before reconnecting until the server sets one with `retry`: 3 seconds by default.
+    public var defaultDelay: Duration = .seconds(3)
+    /// The longest wait honoured from a server's `retry`: 60 seconds by default.
+    public var maxDelay: Duration = .seconds(60)
+    /// The most reconnections in a row without an event in between: 5 by default.
+    public var maxAttempts = 5
+
+    /// The defaults.
+    public init() {}
+
+    /// No reconnection: the sequence ends (or fails) with its first connection.
+    public static var never: EventStreamReconnection {
+        var policy = EventStreamReconnection()
+        policy.isEnabled = false
+        return policy
+    }
+
+    /// The wait before the next connection, given the server's `retry`.
+    func delay(serverSaid: Duration?) -> Duration {
+        min(max(.zero, serverSaid ?? defaultDelay), maxDelay)
+    }
+
+    /// Whether a failure is one a stream reconnects after (the connection, not the answer, failed).
+    static func reconnects(after error: NetworkError) -> Bool {
+        [.connectionClosed, .connectFailure, .timedOut, .dnsFailure].contains(error.kind)
+    }
+}
+
+extension NetworkClient {
+    /// The events of a `text/event-stream` endpoint, read as they arrive, reconnecting when the
+    /// connection ends.
+    ///
+    /// Each connection is one call through the chain (headers, middleware, the deadline, metrics),
+    /// asking for `Accept: text/event-stream` and, after the first, sending `Last-Event-ID`. The
+    /// sequence ends when the server answers `204 No Content`; it fails with a ``NetworkError``
+    /// when an answer is not a `text/event-stream` (`invalid_response`), when a status is refused
+    /// (`http_status`), or when reconnecting is refused: after ``EventStreamReconnection/maxAttempts``
+    /// in a row, or by the host's retry budget (``Resilience/retryBudget``). A connection that ends,
+    /// or fails as closed, timed out or unreachable, is opened again after the server's `retry`
+    /// (or ``EventStreamReconnection/defaultDelay``), on the client's clock.
+    ///
+    /// Reading is the backpressure: a connection's bytes are taken only as fast as events are read.
+    /// The endpoint's deadline and ``Endpoint/maxResponseBytes`` hold per connection, so a stream
+    /// meant to stay open sets a long ``Endpoint/timeout`` (the connection is opened again when it
+    /// passes).
+    ///
+    /// ```swift
+    /// for try await event in client.events(PriceFeed()) where event.type == "price" {
+    ///     print(event.data)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - endpoint: The stream's endpoint.
+    ///   - reconnection: When to connect again.
+    ///   - maxEventBytes: The cap on one line and one event's data.
+    /// - Returns: The events.
+    public func events<E: Endpoint>(
+        _ endpoint: E, reconnection: EventStreamReconnection = .init(),
+        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+    ) -> ServerSentEvents {
+        let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream", lastEventID: nil)
+        let host = (try? RequestBuilder.build(streaming, client: self, limits: callTemplate).get())?.request.authority ?? ""
+        return ServerSentEvents(client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: host) {
+            lastEventID async throws(NetworkError) in
+            try await self.stream(StreamingEndpoint(base: endpoint, accept: "text/event-stream", lastEventID: lastEventID))
+        }
+    }
+}
+
+/// The events of one `text/event-stream` endpoint (see ``NetworkClient/events(_:reconnection:maxEventBytes:)``).
+/// Every error it throws is a ``NetworkError``.
+public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// An event.
+    public typealias Element = ServerSentEvent
+
+    let client: NetworkClient
+    let reconnection: EventStreamReconnection
+    let maxEventBytes: Int
+    /// The host whose retry budget pays for reconnections (as the first connection's request names it).
+    let host: String
+    /// Opens one connection, sending the last event ID when there is one.
+    let open: @Sendable (_ lastEventID: String?) async throws(NetworkError) -> StreamedResponse
+
+    /// Takes one retry from the host's budget (``Resilience/retryBudget``).
+    func drawRetryBudget() -> Bool {
+        client.chain.ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: client.configuration.timeSource))
+    }
+
+    /// Starts reading: the first connection opens on the first `next()`.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(stream: self)
+    }
+
+    /// Reads events, connecting when it needs to.
+    public struct Iterator: AsyncIteratorProtocol {
+        let stream: ServerSentEvents
+        private var parser: ServerSentEventParser
+        private var body: ResponseBody.AsyncIterator?
+        private var ready: [ServerSentEvent] = []
+        private var connections = 0
+        private var attemptsWithoutEvent = 0
+        private var finished = false
+
+        init(stream: ServerSentEvents) {
+            self.stream = stream
+            parser = ServerSentEventParser(maxEventBytes: stream.maxEventBytes)
+        }
+
+        /// The next event, or `nil` once the server said `204` (or the stream ended for good).
+        public mutating func next() async throws -> ServerSentEvent? {
+            while !finished {
+                if !ready.isEmpty {
+                    attemptsWithoutEvent = 0
+                    return ready.removeFirst()
+                }
+                if body == nil {
+                    try await connect()
+                    continue
+                }
+                let chunk: Data?
+                do {
+                    chunk = try await body?.next()
+                } catch {
+                    try await connectionEnded(.converting(error, phase: .receiving))
+                    continue
+                }
+                guard let chunk else {
+                    try await connectionEnded(nil)
+                    continue
+                }
+                do {
+                    ready = try parser.feed(chunk)
+                } catch {
+                    // A line or an event past the cap: the stream itself is malformed.
+                    finished = true
+                    body = nil
+                    throw error
+                }
+            }
+            return nil
+        }
+
+        /// Opens a connection (waiting first when it is not the first), or ends the sequence.
+        private mutating func connect() async throws {
+            if connections > 0 {
+                guard stream.reconnection.isEnabled, attemptsWithoutEvent < stream.reconnection.maxAttempts, stream.drawRetryBudget()
+                else {
+                    finished = true
+                    return
+                }
+                attemptsWithoutEvent += 1
+                let clock = stream.client.configuration.timeSource
+                let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime)
+                if wait > .zero, !(await clock.sleep(until: clock.now + wait)) { throw CancellationError() }
+            }
+            connections += 1
+            parser.restart()
+            let response: StreamedResponse
+            do {
+                response = try await stream.open(parser.lastEventID)
+            } catch {
+                guard EventStreamReconnection.reconnects(after: error), stream.reconnection.isEnabled else {
+                    finished = true
+                    throw error
+                }
+                return  // `body` stays nil: the next round reconnects
+            }
+            if response.head.status.code == 204 {
+                finished = true
+                return
+            }
+            let type = response.head.headerFields[.contentType] ?? ""
+            guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream" else {
+                finished = true
+                throw NetworkError(
+                    kind: .invalidResponse, phase: .validating,
+                    message: "the answer is \(type.isEmpty ? "without a Content-Type" : "'\(type)'"), not a text/event-stream",
+                    status: response.head.status.code)
+            }
+            body = response.body.makeAsyncIterator()
+        }
+
+        /// The connection ended cleanly (`error` nil) or failed: reconnect, or fail with `error`.
+        private mutating func connectionEnded(_ error: NetworkError?) async throws {
+            body = nil
+            if let error, !EventStreamReconnection.reconnects(after: error) || !stream.reconnection.isEnabled {
+                finished = true
+                throw error
+            }
+            if !stream.reconnection.isEnabled { finished = true }
+        }
+    }
+}
+
+/// An endpoint read as a stream of records: the base endpoint with `Accept` (unless it sets its
+/// own) and `Last-Event-ID` when there is one, never from the cache, never shared with an
+/// identical call.
+struct StreamingEndpoint<Base: Endpoint>: Endpoint {
+    typealias Output = Base.Output
+    let base: Base
+    let accept: String
+    let lastEventID: String?
+
+    var baseURL: String? { base.baseURL }
+    var path: String { base.path }
+    var method: HTTPRequest.Method { base.method }
+    var query: [QueryItem] { base.query }
+    var headers: RequestHeaders {
+        var headers = base.headers
+        if headers["Accept"] == nil { headers.replace("Accept", accept) }
+        if let lastEventID { headers.replace("Last-Event-ID", lastEventID) }
+        return headers
+    }
+    var body: RequestBody? { base.body }
+    var team: String? { base.team }
+    var logger: Logger? { base.logger }
+    var timeout: Duration? { base.timeout }
+    var httpVersion: HTTPVersionPreference? { base.httpVersion }
+    var cachePolicy: CachePolicy? { .reloadIgnoringCache }
+    var statusValidation: StatusValidation { base.statusValidation }
+    var decoder: ResponseDecoder<Output> { base.decoder }
+    var errorDecoder: ErrorBodyDecoder? { base.errorDecoder }
+    var requestQueue: RequestQueue? { base.requestQueue }
+    var priority: RequestPriority { base.priority }
+    var tags: Set<String> { base.tags }
+    var deduplication: Deduplication { .never }
+    var endpointName: String? { base.endpointName }
+    var maxResponseBytes: Int? { base.maxResponseBytes }
+}
