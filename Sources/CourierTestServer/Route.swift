@@ -143,9 +143,50 @@ enum Route {
             return InventoryService.resolve(method: method, segments: segments, query: query, body: body)
         case "headers":
             return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
+        case "events":
+            return events(headers: headers, query: query)
+        case "jsonl":
+            // `count` records `{"n":i}`, one per line, with a CRLF, a blank line and no final LF
+            // among them; `bad=k` makes line k not JSON.
+            guard let count = Int(queryValue("count") ?? "3"), (0...100_000).contains(count) else {
+                return text(400, "count must be 0 to 100000")
+            }
+            let bad = Int(queryValue("bad") ?? "")
+            var body = ""
+            for index in 1...max(1, count) where count > 0 {
+                body += index == bad ? "{not json" : "{\"n\":\(index)}"
+                body += index == 2 ? "\r\n\n" : (index == count ? "" : "\n")
+            }
+            return .respond(status: 200, headers: [("Content-Type", "application/jsonl")], body: Array(body.utf8))
         default:
             return text(404, "no route for \(path)")
         }
+    }
+
+    /// `/events?total=N&per=M&retry=MS`: a `text/event-stream` of the events after the request's
+    /// `Last-Event-ID` (0 when none), at most `per` of them, then the end of the body; once all
+    /// `total` were sent, `204 No Content`. Each event has `id: i`, `event: tick` and two `data`
+    /// lines (`{"n":i}` and `end`); the stream starts with a comment and `retry: MS` (0 by default).
+    /// The `Last-Event-ID` each request sent is in the `X-Last-Event-ID` answer header.
+    static func events(headers: [(String, String)], query: [[String]]) -> ServerAction {
+        func queryValue(_ key: String) -> String? { query.first { $0[0] == key }?[1] }
+        guard let total = Int(queryValue("total") ?? "3"), (0...10_000).contains(total),
+            let per = Int(queryValue("per") ?? "100"), (1...10_000).contains(per),
+            let retry = Int(queryValue("retry") ?? "0"), (0...60_000).contains(retry)
+        else { return text(400, "total 0 to 10000, per 1 to 10000, retry 0 to 60000") }
+        let last = headers.first { $0.0.lowercased() == "last-event-id" }?.1
+        let after = Int(last ?? "0") ?? 0
+        guard after < total else { return .respond(status: 204, headers: [], body: []) }
+        var body = ": courier test stream\nretry: \(retry)\n\n"
+        for index in (after + 1)...min(total, after + per) {
+            body += "id: \(index)\nevent: tick\ndata: {\"n\":\(index)}\ndata: end\n\n"
+        }
+        return .respond(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Last-Event-ID", last ?? ""),
+            ],
+            body: Array(body.utf8))
     }
 
     /// `/cacheable/{name}?cc=…&lastModified=…&vary=…&noETag=1&bytes=N`: an entity for cache tests, with no

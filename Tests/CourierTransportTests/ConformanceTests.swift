@@ -372,6 +372,27 @@ struct ConformanceTests {
         try await ConformanceCases.addressOverride(transport)
     }
 
+    @Test(
+        "server-sent events arrive in order across reconnections with Last-Event-ID; 204 ends them",
+        arguments: ConformanceTransport.everyProtocol)
+    func serverSentEvents(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.serverSentEvents(transport)
+    }
+
+    @Test(
+        "an answer that is not an event stream fails at once; a server that is gone fails after the reconnections allowed",
+        arguments: ConformanceTransport.all)
+    func serverSentEventFailures(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.serverSentEventFailures(transport)
+    }
+
+    @Test(
+        "JSON Lines decode a record per line; a bad line fails as decoding after the records before it",
+        arguments: ConformanceTransport.everyProtocol)
+    func jsonLines(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.jsonLines(transport)
+    }
+
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)
     func framingHeadersRefused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.framingHeadersRefused(transport)

@@ -108,6 +108,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private var connections = 0
         private var attemptsWithoutEvent = 0
         private var finished = false
+        /// How the last connection failed, thrown when no reconnection follows.
+        private var lastFailure: NetworkError?
 
         init(stream: ServerSentEvents) {
             self.stream = stream
@@ -151,10 +153,17 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Opens a connection (waiting first when it is not the first), or ends the sequence.
         private mutating func connect() async throws {
             if connections > 0 {
-                guard stream.reconnection.isEnabled, attemptsWithoutEvent < stream.reconnection.maxAttempts, stream.drawRetryBudget()
-                else {
+                guard stream.reconnection.isEnabled else {
                     finished = true
                     return
+                }
+                guard attemptsWithoutEvent < stream.reconnection.maxAttempts, stream.drawRetryBudget() else {
+                    finished = true
+                    throw lastFailure
+                        ?? NetworkError(
+                            kind: .connectionClosed, phase: .receiving,
+                            message: "the event stream ended \(attemptsWithoutEvent + 1) times in a row without an event, "
+                                + "or the host's retry budget refused a reconnection")
                 }
                 attemptsWithoutEvent += 1
                 let clock = stream.client.configuration.timeSource
@@ -171,8 +180,10 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     finished = true
                     throw error
                 }
+                lastFailure = error
                 return  // `body` stays nil: the next round reconnects
             }
+            lastFailure = nil
             if response.head.status.code == 204 {
                 finished = true
                 return
@@ -191,6 +202,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// The connection ended cleanly (`error` nil) or failed: reconnect, or fail with `error`.
         private mutating func connectionEnded(_ error: NetworkError?) async throws {
             body = nil
+            lastFailure = error
             if let error, !EventStreamReconnection.reconnects(after: error) || !stream.reconnection.isEnabled {
                 finished = true
                 throw error

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite("Server-sent events: the WHATWG event-stream rules")
+struct ServerSentEventParserTests {
+    /// Feeds `text` whole and byte by byte, and checks both give the same events.
+    private func parse(_ text: String, maxEventBytes: Int = 1 << 20) throws -> [ServerSentEvent] {
+        var whole = ServerSentEventParser(maxEventBytes: maxEventBytes)
+        let once = try whole.feed(Array(text.utf8))
+        var split = ServerSentEventParser(maxEventBytes: maxEventBytes)
+        var pieces: [ServerSentEvent] = []
+        for byte in text.utf8 { pieces += try split.feed([byte]) }
+        #expect(once == pieces, "split feeding differs")
+        return once
+    }
+
+    @Test("data lines join with newlines; event, id; comments and unknown fields ignored; one space after the colon dropped")
+    func fields() throws {
+        let events = try parse(": comment\nevent: add\ndata: one\ndata:two\ndata:  three\nid: 7\nfoo: bar\n\n")
+        #expect(events == [ServerSentEvent(type: "add", data: "one\ntwo\n three", id: "7")])
+    }
+
+    @Test("CRLF, LF and CR all end lines, also split across reads")
+    func lineEnds() throws {
+        let events = try parse("data: a\r\n\r\ndata: b\r\rdata: c\n\ndata: d\r\n\n")
+        #expect(events.map(\.data) == ["a", "b", "c", "d"])
+    }
+
+    @Test("a byte-order mark at the start is dropped; elsewhere it is data")
+    func byteOrderMark() throws {
+        #expect(try parse("\u{FEFF}data: x\n\n").map(\.data) == ["x"])
+        #expect(try parse("data: \u{FEFF}x\n\n").map(\.data) == ["\u{FEFF}x"])
+        #expect(try parse("\u{FEFF}\u{FEFF}data: x\n\n").isEmpty, "a second mark makes the first field's name")
+    }
+
+    @Test("an event without data is not dispatched; its type does not leak into the next; the id stays")
+    func emptyEvents() throws {
+        let events = try parse("event: ping\n\nid: 3\n\ndata: x\n\n")
+        #expect(events == [ServerSentEvent(type: "message", data: "x", id: "3")])
+        // `data` with nothing after it is an empty line of data: dispatched, empty.
+        #expect(try parse("data\n\n") == [ServerSentEvent(data: "", id: nil)])
+        #expect(try parse("event:\ndata: y\n\n").first?.type == "message")
+    }
+
+    @Test("an id with a NUL is ignored; an empty id resets it; retry takes digits only")
+    func idAndRetry() throws {
+        var parser = ServerSentEventParser()
+        let events = try parser.feed(
+            Array("id: 1\ndata: a\n\nid: 2\u{0}x\ndata: b\n\nid\ndata: c\n\nretry: 1500\nretry: 2s\nretry: -1\n".utf8))
+        #expect(events.map(\.id) == ["1", "1", ""])
+        #expect(parser.reconnectionTime == .milliseconds(1500))
+        _ = try parser.feed(Array("retry: 99999999999999999999\n".utf8))
+        #expect(parser.reconnectionTime == .seconds(86_400))
+    }
+
+    @Test("an event cut off by the end of the stream is dropped; a restart keeps the id and the retry")
+    func endOfStream() throws {
+        var parser = ServerSentEventParser()
+        #expect(try parser.feed(Array("id: 4\nretry: 10\ndata: partial".utf8)).isEmpty)
+        parser.restart()
+        #expect(parser.lastEventID == "4" && parser.reconnectionTime == .milliseconds(10))
+        #expect(try parser.feed(Array("\u{FEFF}data: fresh\n\n".utf8)) == [ServerSentEvent(data: "fresh", id: "4")])
+    }
+
+    @Test("a line, or an event's data, past the cap fails as invalid_response")
+    func caps() throws {
+        #expect(throws: NetworkError.self) { try parse("data: " + String(repeating: "x", count: 100) + "\n\n", maxEventBytes: 64) }
+        #expect(throws: NetworkError.self) { try parse(String(repeating: "data: 0123456789\n", count: 10), maxEventBytes: 64) }
+        #expect(throws: NetworkError.self) { try parse(String(repeating: "x", count: 65), maxEventBytes: 64) }
+        let comments = try parse(String(repeating: ": comment that is long\n", count: 50), maxEventBytes: 64)
+        #expect(comments.isEmpty)
+    }
+
+    @Test("the reconnection wait: the server's retry, capped; the default without one")
+    func delay() {
+        var policy = EventStreamReconnection()
+        policy.maxDelay = .seconds(10)
+        #expect(policy.delay(serverSaid: nil) == .seconds(3))
+        #expect(policy.delay(serverSaid: .milliseconds(250)) == .milliseconds(250))
+        #expect(policy.delay(serverSaid: .seconds(600)) == .seconds(10))
+        #expect(EventStreamReconnection.reconnects(after: NetworkError(kind: .connectionClosed, phase: .receiving, message: "")))
+        #expect(!EventStreamReconnection.reconnects(after: NetworkError(kind: .httpStatus, phase: .validating, message: "")))
+    }
+}

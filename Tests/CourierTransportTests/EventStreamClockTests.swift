@@ -1,0 +1,41 @@
+import Courier
+import CourierConformance
+import CourierMock
+import CourierTestServer
+import Foundation
+import Testing
+
+/// An event stream waits for its reconnection on the client's clock, so a test advances the
+/// clock instead of sleeping.
+@Suite("Event streams reconnect on the client's clock")
+struct EventStreamClockTests {
+    @Test("the server's retry holds the next connection until the clock has moved that far")
+    func waitsOnTheClock() async throws {
+        let clock = ManualTimeSource()
+        let mock = MockTransport()
+        let stream = MockResponse.status(
+            200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 5000\nid: 1\ndata: first\n\n".utf8))
+        mock.stub(.get, "/feed", responses: [stream, .status(204)])
+        var configuration = ClientConfiguration(baseURL: "https://feed.test")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        var events = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
+        #expect(try await events.next()?.data == "first")
+        let rest = Task {
+            var iterator = events
+            return try await iterator.next()
+        }
+        // The first connection ended: the second waits for 5 s of the manual clock.
+        #expect(await eventually { clock.pendingAlarms > 0 }, "no wait was scheduled")
+        #expect(mock.recordedRequests.count == 1)
+        clock.advance(by: .seconds(4))
+        #expect(mock.recordedRequests.count == 1 && clock.pendingAlarms > 0, "reconnected before the server's retry")
+        clock.advance(by: .seconds(1))
+        let last = try await rest.value
+        #expect(last == nil)
+        #expect(mock.recordedRequests.count == 2)
+        #expect(mock.recordedRequests.last?.head.headerFields[.init("Last-Event-ID")!] == "1")
+        #expect(mock.recordedRequests.first?.head.headerFields[.accept] == "text/event-stream")
+        await client.shutdown()
+    }
+}
