@@ -10,6 +10,7 @@ extension ConformanceCases {
     private static var promptly: EventStreamReconnection {
         var policy = EventStreamReconnection()
         policy.defaultDelay = .zero
+        policy.minimumDelay = .zero
         return policy
     }
 
@@ -70,10 +71,11 @@ extension ConformanceCases {
             #expect(records == [1, 2, 3, 4])
             var before: [Int] = []
             let bad = RawEndpoint(path: "jsonl", query: [QueryItem("count", "4"), QueryItem("bad", "3")])
-            await expectNetworkError(.decoding) {
+            let error = await expectNetworkError(.decoding) {
                 for try await record in client.jsonLines(bad, as: Record.self) { before.append(record.n) }
             }
             #expect(before == [1, 2])
+            #expect(error?.message.hasPrefix("line 4 ") == true, "\(error.map { "\($0)" } ?? "")")
             await client.shutdown()
         }
     }

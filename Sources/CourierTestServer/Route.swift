@@ -147,7 +147,8 @@ enum Route {
             return events(headers: headers, query: query)
         case "jsonl":
             // `count` records `{"n":i}`, one per line, with a CRLF, a blank line and no final LF
-            // among them; `bad=k` makes line k not JSON.
+            // among them; `bad=k` makes record k not JSON (record k is on line k, or k + 1 after
+            // the blank line that follows record 2).
             guard let count = Int(queryValue("count") ?? "3"), (0...100_000).contains(count) else {
                 return text(400, "count must be 0 to 100000")
             }

@@ -58,10 +58,13 @@ struct ServerSentEventParserTests {
     @Test("an event cut off by the end of the stream is dropped; a restart keeps the id and the retry")
     func endOfStream() throws {
         var parser = ServerSentEventParser()
-        #expect(try parser.feed(Array("id: 4\nretry: 10\ndata: partial".utf8)).isEmpty)
+        #expect(try parser.feed(Array("id: 3\ndata: whole\n\nid: 4\nretry: 10\ndata: partial".utf8)).count == 1)
         parser.restart()
-        #expect(parser.lastEventID == "4" && parser.reconnectionTime == .milliseconds(10))
-        #expect(try parser.feed(Array("\u{FEFF}data: fresh\n\n".utf8)) == [ServerSentEvent(data: "fresh", id: "4")])
+        // The cut-off event's id never counted: a reconnection asks again from 3.
+        #expect(parser.lastEventID == "3" && parser.reconnectionTime == .milliseconds(10))
+        #expect(try parser.feed(Array("\u{FEFF}data: fresh\n\n".utf8)) == [ServerSentEvent(data: "fresh", id: "3")])
+        // An id with an event without data still counts once that event ends.
+        #expect(try parser.feed(Array("id: 9\n\n".utf8)).isEmpty && parser.lastEventID == "9")
     }
 
     @Test("a line, or an event's data, past the cap fails as invalid_response")
@@ -80,7 +83,28 @@ struct ServerSentEventParserTests {
         #expect(policy.delay(serverSaid: nil) == .seconds(3))
         #expect(policy.delay(serverSaid: .milliseconds(250)) == .milliseconds(250))
         #expect(policy.delay(serverSaid: .seconds(600)) == .seconds(10))
+        #expect(policy.delay(serverSaid: .zero) == .milliseconds(100), "retry: 0 still waits the minimum")
+        #expect(policy.delay(serverSaid: .seconds(1), emptyInARow: 2) == .seconds(4), "doubles after empty connections")
+        #expect(policy.delay(serverSaid: .seconds(1), emptyInARow: 40) == .seconds(10))
         #expect(EventStreamReconnection.reconnects(after: NetworkError(kind: .connectionClosed, phase: .receiving, message: "")))
         #expect(!EventStreamReconnection.reconnects(after: NetworkError(kind: .httpStatus, phase: .validating, message: "")))
+    }
+
+    @Test("a reconnection sends Last-Event-ID only when a header can carry it, and asks for the stream")
+    func lastEventIDHeader() {
+        struct Feed: Endpoint {
+            typealias Output = Data
+            var path: String { "feed" }
+        }
+        func sent(_ id: String?) -> String? {
+            StreamingEndpoint(base: Feed(), accept: "text/event-stream", lastEventID: id).headers["Last-Event-ID"]
+        }
+        #expect(sent("42") == "42")
+        for unusable in [nil, "", "42 ", " 42", "a\u{1}b", "a\u{7F}", String(repeating: "x", count: 1025)] {
+            #expect(sent(unusable) == nil, "\(String(describing: unusable))")
+        }
+        let endpoint = StreamingEndpoint(base: Feed(), accept: "text/event-stream", lastEventID: nil)
+        #expect(endpoint.headers["Accept"] == "text/event-stream" && endpoint.endpointName?.contains("Feed") == true)
+        #expect(endpoint.deduplication == .never)
     }
 }

@@ -56,6 +56,9 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
         private var opened = false
         private var ended = false
         private var pending = Data()
+        /// How much of `pending` is read, and where the search for the next LF starts.
+        private var consumed = 0
+        private var scanFrom = 0
         private var lineNumber = 0
 
         init(lines: JSONLines) {
@@ -69,29 +72,44 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
                 body = try await lines.open().body.makeAsyncIterator()
             }
             while true {
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    var line = pending[pending.startIndex..<newline]
-                    pending = Data(pending[(newline + 1)...])
+                // `consumed` bytes of `pending` are read; the scan resumes where the last one
+                // stopped, so a long line arriving in small pieces is scanned once.
+                if let newline = pending[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+                    var line = pending[consumed..<newline]
+                    consumed = newline + 1
+                    scanFrom = consumed
                     lineNumber += 1
                     if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                     return try decoded(Data(line))
                 }
-                guard pending.count <= lines.maxLineBytes else {
+                scanFrom = pending.endIndex
+                guard pending.endIndex - consumed <= lines.maxLineBytes else {
                     throw NetworkError(
                         kind: .invalidResponse, phase: .receiving,
                         message: "line \(lineNumber + 1) of the JSON Lines body is longer than \(lines.maxLineBytes) bytes")
                 }
                 if ended {
-                    guard !pending.isEmpty else { return nil }
-                    let last = pending
-                    pending = Data()
+                    let last = pending[consumed...]
+                    consumed = pending.endIndex
+                    guard !last.isEmpty else { return nil }
                     lineNumber += 1
                     if last.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-                    return try decoded(last.last == 0x0D ? last.dropLast() : last)
+                    return try decoded(Data(last.last == 0x0D ? last.dropLast() : last))
+                }
+                // Read bytes are dropped once they are most of the buffer (amortised: each byte
+                // moves a bounded number of times).
+                if consumed > 0, consumed - pending.startIndex >= (pending.endIndex - pending.startIndex) / 2 {
+                    pending = Data(pending[consumed...])
+                    consumed = pending.startIndex
+                    scanFrom = pending.endIndex
                 }
                 do {
-                    if let chunk = try await body?.next() { pending.append(chunk) } else { ended = true }
+                    if let chunk = try await body?.next() {
+                        pending.append(chunk)
+                    } else {
+                        ended = true
+                    }
                 } catch {
                     throw NetworkError.converting(error, phase: .receiving)
                 }

@@ -34,8 +34,13 @@ public struct ServerSentEvent: Sendable, Hashable {
 public struct ServerSentEventParser: Sendable {
     /// The longest line, and the most data one event may gather, in bytes.
     public let maxEventBytes: Int
-    /// The last event ID the stream set, or `nil`.
+    /// The last event ID: the `id` in force when the last event was dispatched, or `nil`. (An `id`
+    /// line counts only once its event is dispatched, so a reconnection never skips an event the
+    /// connection cut off.)
     public private(set) var lastEventID: String?
+    /// The `id` read so far (the standard's "last event ID buffer"), which a dispatch makes the
+    /// last event ID.
+    private var idBuffer: String?
     /// The reconnection time the stream's last valid `retry` field set, or `nil`.
     public private(set) var reconnectionTime: Duration?
 
@@ -57,6 +62,7 @@ public struct ServerSentEventParser: Sendable {
     public init(maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes, lastEventID: String? = nil) {
         self.maxEventBytes = max(1, maxEventBytes)
         self.lastEventID = lastEventID
+        idBuffer = lastEventID
     }
 
     /// Starts over for a new connection, keeping the last event ID and the reconnection time.
@@ -134,7 +140,7 @@ public struct ServerSentEventParser: Sendable {
             data.append(UInt8(ascii: "\n"))
             hasData = true
         case "id" where !value.contains(0):
-            lastEventID = String(decoding: value, as: UTF8.self)
+            idBuffer = String(decoding: value, as: UTF8.self)
         case "retry" where !value.isEmpty && value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }):
             // More digits than a day's milliseconds hold are a day.
             let milliseconds = value.count > 9 ? 86_400_000 : min(86_400_000, Int(String(decoding: value, as: UTF8.self)) ?? 0)
@@ -151,6 +157,7 @@ public struct ServerSentEventParser: Sendable {
             hasData = false
             type = nil
         }
+        lastEventID = idBuffer
         guard hasData else { return nil }
         let text = String(decoding: data.dropLast(), as: UTF8.self)
         return ServerSentEvent(type: type.flatMap { $0.isEmpty ? nil : $0 } ?? "message", data: text, id: lastEventID)

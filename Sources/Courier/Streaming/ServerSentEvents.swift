@@ -10,7 +10,10 @@ public struct EventStreamReconnection: Sendable, Hashable {
     public var defaultDelay: Duration = .seconds(3)
     /// The longest wait honoured from a server's `retry`: 60 seconds by default.
     public var maxDelay: Duration = .seconds(60)
-    /// The most reconnections in a row without an event in between: 5 by default.
+    /// The shortest wait, whatever the server's `retry` says: 100 milliseconds by default.
+    public var minimumDelay: Duration = .milliseconds(100)
+    /// The most reconnections in a row after connections that brought nothing: 5 by default. The
+    /// wait doubles with each of them.
     public var maxAttempts = 5
 
     /// The defaults.
@@ -23,14 +26,17 @@ public struct EventStreamReconnection: Sendable, Hashable {
         return policy
     }
 
-    /// The wait before the next connection, given the server's `retry`.
-    func delay(serverSaid: Duration?) -> Duration {
-        min(max(.zero, serverSaid ?? defaultDelay), maxDelay)
+    /// The wait before the next connection, given the server's `retry` and how many connections
+    /// in a row brought nothing (each doubles it).
+    func delay(serverSaid: Duration?, emptyInARow: Int = 0) -> Duration {
+        let base = max(minimumDelay, serverSaid ?? defaultDelay)
+        return min(base * (1 << min(max(0, emptyInARow), 16)), max(maxDelay, minimumDelay))
     }
 
-    /// Whether a failure is one a stream reconnects after (the connection, not the answer, failed).
+    /// Whether a failure is one a stream reconnects after: the connection failed, or it reached
+    /// the per-connection body cap (the next one resumes from the last event ID).
     static func reconnects(after error: NetworkError) -> Bool {
-        [.connectionClosed, .connectFailure, .timedOut, .dnsFailure].contains(error.kind)
+        [.connectionClosed, .connectFailure, .timedOut, .dnsFailure, .responseTooLarge].contains(error.kind)
     }
 }
 
@@ -105,6 +111,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private var parser: ServerSentEventParser
         private var body: ResponseBody.AsyncIterator?
         private var ready: [ServerSentEvent] = []
+        /// The next of ``ready`` to hand out (an index, not `removeFirst`, which moves the rest).
+        private var readyIndex = 0
         private var connections = 0
         private var attemptsWithoutEvent = 0
         private var finished = false
@@ -118,10 +126,20 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
         /// The next event, or `nil` once the server said `204` (or the stream ended for good).
         public mutating func next() async throws -> ServerSentEvent? {
+            do {
+                return try await nextEvent()
+            } catch {
+                finished = true
+                body = nil
+                throw NetworkError.converting(error, phase: .receiving)
+            }
+        }
+
+        private mutating func nextEvent() async throws -> ServerSentEvent? {
             while !finished {
-                if !ready.isEmpty {
-                    attemptsWithoutEvent = 0
-                    return ready.removeFirst()
+                if readyIndex < ready.count {
+                    readyIndex += 1
+                    return ready[readyIndex - 1]
                 }
                 if body == nil {
                     try await connect()
@@ -138,8 +156,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     try await connectionEnded(nil)
                     continue
                 }
+                // Any bytes are progress: a quiet stream's heartbeats keep it alive.
+                if !chunk.isEmpty { attemptsWithoutEvent = 0 }
                 do {
                     ready = try parser.feed(chunk)
+                    readyIndex = 0
                 } catch {
                     // A line or an event past the cap: the stream itself is malformed.
                     finished = true
@@ -157,18 +178,24 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     finished = true
                     return
                 }
-                guard attemptsWithoutEvent < stream.reconnection.maxAttempts, stream.drawRetryBudget() else {
+                guard attemptsWithoutEvent < stream.reconnection.maxAttempts else {
                     finished = true
                     throw lastFailure
                         ?? NetworkError(
                             kind: .connectionClosed, phase: .receiving,
-                            message: "the event stream ended \(attemptsWithoutEvent + 1) times in a row without an event, "
-                                + "or the host's retry budget refused a reconnection")
+                            message: "the event stream's connections ended \(attemptsWithoutEvent + 1) times in a row without a byte")
                 }
-                attemptsWithoutEvent += 1
+                guard stream.drawRetryBudget() else {
+                    finished = true
+                    throw lastFailure
+                        ?? NetworkError(
+                            kind: .connectionClosed, phase: .receiving,
+                            message: "the event stream's connection ended and the host's retry budget refused a reconnection")
+                }
                 let clock = stream.client.configuration.timeSource
-                let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime)
-                if wait > .zero, !(await clock.sleep(until: clock.now + wait)) { throw CancellationError() }
+                let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime, emptyInARow: attemptsWithoutEvent)
+                attemptsWithoutEvent += 1
+                if wait > .zero, !(await clock.sleep(until: clock.now + wait)) { throw NetworkError.cancelled(phase: .connect) }
             }
             connections += 1
             parser.restart()
@@ -187,6 +214,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             if response.head.status.code == 204 {
                 finished = true
                 return
+            }
+            guard response.head.status.code == 200 else {
+                finished = true
+                throw NetworkError(
+                    kind: .invalidResponse, phase: .validating,
+                    message: "an event stream answers 200 (or 204 to end it), not \(response.head.status.code)",
+                    status: response.head.status.code)
             }
             let type = response.head.headerFields[.contentType] ?? ""
             guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream" else {
@@ -228,7 +262,14 @@ struct StreamingEndpoint<Base: Endpoint>: Endpoint {
     var headers: RequestHeaders {
         var headers = base.headers
         if headers["Accept"] == nil { headers.replace("Accept", accept) }
-        if let lastEventID { headers.replace("Last-Event-ID", lastEventID) }
+        // Only an id a header can carry: empty, too long or with control characters, it is left out
+        // (the server starts over) rather than failing the reconnection.
+        if let lastEventID, !lastEventID.isEmpty, lastEventID.utf8.count <= 1024,
+            lastEventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
+            lastEventID.first != " ", lastEventID.last != " "
+        {
+            headers.replace("Last-Event-ID", lastEventID)
+        }
         return headers
     }
     var body: RequestBody? { base.body }
@@ -244,6 +285,7 @@ struct StreamingEndpoint<Base: Endpoint>: Endpoint {
     var priority: RequestPriority { base.priority }
     var tags: Set<String> { base.tags }
     var deduplication: Deduplication { .never }
-    var endpointName: String? { base.endpointName }
+    /// The base endpoint's name in metrics and logs, not this wrapper's.
+    var endpointName: String? { base.endpointName ?? String(describing: Base.self) }
     var maxResponseBytes: Int? { base.maxResponseBytes }
 }
