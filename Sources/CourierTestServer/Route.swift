@@ -110,7 +110,8 @@ enum Route {
             guard let target = queryValue("url") else { return text(400, "url is required") }
             let status = Int(queryValue("status") ?? "") ?? 302
             let control = queryValue("cc").map { [("Cache-Control", $0)] } ?? []
-            return .respond(status: status, headers: [("Location", target)] + control, body: [])
+            let cookie = queryValue("setCookie").map { [("Set-Cookie", $0)] } ?? []
+            return .respond(status: status, headers: [("Location", target)] + control + cookie, body: [])
         case "calculator.asmx":
             return CalculatorService.respond(method: method, headers: headers, body: body)
         case "xml":

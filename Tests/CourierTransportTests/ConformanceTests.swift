@@ -393,6 +393,13 @@ struct ConformanceTests {
         try await ConformanceCases.jsonLines(transport)
     }
 
+    @Test(
+        "the cookie jar: cookies return to their origin, a redirect hop's stay with it, Secure only over https, no jar shared",
+        arguments: ConformanceTransport.overHTTP1AndTLS)
+    func cookieJar(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.cookieJar(transport)
+    }
+
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)
     func framingHeadersRefused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.framingHeadersRefused(transport)

@@ -46,6 +46,9 @@ public final class NetworkClient: Sendable {
     let breaker: CircuitBreaker?
     /// The gauges ``recordPoolMetrics(factory:)`` sets.
     let poolGauges = PoolGauges()
+    /// This client's cookies, when ``ClientConfiguration/keepsCookies`` is on: a jar of its own,
+    /// shared with no other client.
+    public let cookieJar: CookieJar?
 
     /// Creates a client around a transport made in code.
     ///
@@ -88,8 +91,11 @@ public final class NetworkClient: Sendable {
         let breaker = configuration.resilience.circuitBreaker.map {
             CircuitBreaker(policy: $0, exports: configuration.exportsMetrics)
         }
+        let jar = configuration.keepsCookies ? CookieJar(clock: configuration.timeSource) : nil
+        cookieJar = jar
         let chain = CallChain(
-            configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport)
+            configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,
+            cookies: jar)
         self.breaker = breaker
         self.chain = chain
         callTemplate = RequestContext(

@@ -114,6 +114,10 @@ public struct ClientConfiguration: Sendable {
     /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct, on
     /// every transport, whatever the environment says) by default.
     public var proxy = ProxyConfiguration.none
+    /// Whether the client keeps cookies (RFC 6265) in a ``CookieJar`` of its own
+    /// (``NetworkClient/cookieJar``); `false` by default: no cookie is stored or sent but the ones
+    /// a call sets itself.
+    public var keepsCookies = false
     /// A Unix socket every call connects to, and addresses some host names connect to instead;
     /// none by default.
     public var connectionOverrides = ConnectionOverrides.none

@@ -10,7 +10,8 @@ extension ConfigurationKey {
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
         connectionsAddresses, tlsCAFile, tlsCAPEM,
-        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, retry, retryMaxAttempts, retryBaseDelay,
+        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, retry, retryMaxAttempts,
+        retryBaseDelay,
         retryMaxDelay,
         retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
         queueShedsLateCalls, queueAdaptive, adaptiveInitialLimit, adaptiveMinimumLimit, adaptiveLatencyTolerance, adaptiveBackoffRatio,
@@ -152,6 +153,9 @@ extension ConfigurationKey {
         }
         load.configuration.proxy = proxy
     }
+
+    public static let cookies = flag(
+        "cookies", \.keepsCookies, default: "false", "Whether the client keeps cookies (RFC 6265) in a jar of its own.")
 
     // MARK: Retry
 

@@ -45,7 +45,7 @@ struct CallChain: Sendable {
     ///   - transport: The end of the chain.
     init(
         configuration: ClientConfiguration, application: [any Middleware], breaker: CircuitBreaker?, network: [any Middleware],
-        transport: any Transport
+        transport: any Transport, cookies: CookieJar? = nil
     ) {
         let retry = configuration.retry
         var outer: [any Middleware] = []
@@ -73,7 +73,7 @@ struct CallChain: Sendable {
         }
         let middle = ChainMiddle(
             bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
-            networkMiddlewareBelow: below != nil, below: below, attempt: attempt)
+            networkMiddlewareBelow: below != nil, below: below, attempt: attempt, cookies: cookies)
         var next: Middleware.Next = { request, body, context in try await middle.run(request, body, context) }
         for link in outer.reversed() {
             next = Self.bind(link, to: next)
@@ -103,7 +103,8 @@ struct CallChain: Sendable {
             throw HeaderValidation.framingRefused(framing.name)
         }
         context.recorder.update { $0.attempts += 1 }
-        let sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
+        var sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
+        joinCookies(&sent)
         let response: TransportResponse
         do {
             response = try await transport.send(sent, body: body, context: context)
@@ -128,6 +129,27 @@ struct CallChain: Sendable {
         else { throw error }
         context.recorder.update { $0.unsentRetries += 1 }
         return try await attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader, resendsUnsent: false)
+    }
+
+    /// One `Cookie` field for all the request's cookies (RFC 6265 5.4), joined with `; `:
+    /// `HTTPFields` splits a cookie header into one field per cookie (HTTP/2's crumbs), which
+    /// transports would send as several lines, or join with commas (URLSession).
+    static func joinCookies(_ request: inout HTTPRequest) {
+        var count = 0
+        for field in request.headerFields where field.name == .cookie { count += 1 }
+        guard count > 1 else { return }
+        let joined = request.headerFields[values: .cookie].joined(separator: "; ")
+        var fields = HTTPFields()
+        var placed = false
+        for field in request.headerFields {
+            if field.name == .cookie {
+                if !placed { fields.append(HTTPField(name: .cookie, value: joined)) }
+                placed = true
+            } else {
+                fields.append(field)
+            }
+        }
+        request.headerFields = fields
     }
 
     /// `request` with the time left before the deadline in `header`, in whole milliseconds, unless
@@ -179,6 +201,9 @@ struct ChainMiddle: Sendable {
     /// The network middleware folded onto the attempt; `nil` when there are none.
     let below: Middleware.Next?
     let attempt: Attempt
+    /// The client's cookie jar, around each hop (above the cache, whose key then sees the
+    /// cookies); `nil` when the client keeps none.
+    var cookies: CookieJar? = nil
 
     /// The steps' names, in the order requests pass them.
     static let names = ["FollowUpLink", "CacheLink", "BridgeLink", "QueueGate"]
@@ -187,9 +212,33 @@ struct ChainMiddle: Sendable {
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
         // Without a cache the cache step would only pass the call on: the hop is called directly.
         let usesCache = context.cache != nil || context.cachePolicy == .cacheOnly
+        if cookies != nil {
+            let next: Middleware.Next = { request, body, context in
+                try await self.withCookies(request, body, context, usesCache ? self.cachedHop : self.hop)
+            }
+            let response = try await next(request, body, context)
+            guard FollowUpLink.redirects(response) else { return response }
+            return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: next)
+        }
         let response = usesCache ? try await cachedHop(request, body, context) : try await hop(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
         return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: usesCache ? cachedHop : hop)
+    }
+
+    /// One hop with the jar's cookies for its URL (after any the call set itself), storing what its
+    /// answer sets: every hop of a redirect chain by its own URL.
+    private func withCookies(
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: Middleware.Next
+    ) async throws -> TransportResponse {
+        guard let jar = cookies else { return try await next(request, body, context) }
+        var sent = request
+        if let cookie = jar.header(for: request) {
+            let own = request.headerFields[values: .cookie]
+            sent.headerFields[.cookie] = (own + [cookie]).joined(separator: "; ")
+        }
+        let response = try await next(sent, body, context)
+        jar.store(from: response.head, for: request)
+        return response
     }
 
     /// The cache around one hop.

@@ -1,0 +1,187 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// The cookies one client keeps, by RFC 6265: stored from each hop's `Set-Cookie`, sent with each
+/// hop whose URL they match.
+///
+/// Opt in per client with ``ClientConfiguration/keepsCookies`` (the key `cookies`): the client
+/// then makes a jar of its own (``NetworkClient/cookieJar``), never shared with another client.
+/// The jar is a step of the chain around each hop, redirects included, so a cookie a redirect sets
+/// goes only where the jar's rules send it, whatever the caller's own headers were.
+///
+/// The rules: domain and path matching; a `Domain` that the request's host does not match, or that
+/// is a public suffix (`com`, `co.uk`, `github.io`, … and every single label), is refused; `Secure`
+/// cookies are stored only from `https` and sent only over it; `HttpOnly` is kept (a server client
+/// has no scripts to hide it from); `SameSite` is ignored; `Max-Age` wins over `Expires`, and both
+/// count on the client's clock. Caps: 4096 bytes per cookie, 50 per domain, 3000 in all (the least
+/// recently used go first).
+public final class CookieJar: Sendable {
+    /// One stored cookie.
+    public struct Cookie: Sendable, Hashable {
+        /// The name.
+        public var name: String
+        /// The value.
+        public var value: String
+        /// The domain: the host that set it (``isHostOnly``) or the `Domain` it named.
+        public var domain: String
+        /// The path it is sent for.
+        public var path: String
+        /// Whether it goes only to ``domain`` itself, not to the names under it.
+        public var isHostOnly: Bool
+        /// Whether it is sent only over `https`.
+        public var isSecure: Bool
+        /// Whether the server marked it `HttpOnly`.
+        public var isHTTPOnly: Bool
+        /// When it expires on the client's clock; `nil` for a session cookie (kept while the jar lives).
+        public var expires: ContinuousClock.Instant?
+        /// The order cookies were first stored in (ties in the `Cookie` header go to the older).
+        var created: UInt64
+        /// The order of last use, for eviction.
+        var used: UInt64
+    }
+
+    /// The most bytes of name and value one cookie may have.
+    public static let maxCookieBytes = 4096
+    /// The most cookies kept for one domain.
+    public static let maxPerDomain = 50
+    /// The most cookies kept in all.
+    public static let maxCookies = 3000
+
+    private struct State {
+        var cookies: [Cookie] = []
+        var counter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let clock: any TimeSource
+
+    /// An empty jar.
+    /// - Parameter clock: The clock expiry counts on; the system's by default.
+    public init(clock: any TimeSource = SystemTimeSource()) {
+        self.clock = clock
+    }
+
+    /// The cookies kept and not expired, oldest first.
+    public var cookies: [Cookie] {
+        let now = clock.now
+        return state.withLock { $0.cookies.filter { $0.expires.map { $0 > now } ?? true } }
+    }
+
+    /// Forgets every cookie.
+    public func removeAll() {
+        state.withLock { $0.cookies.removeAll() }
+    }
+
+    /// The `Cookie` header value for a request, or `nil` when no cookie matches: longer paths first,
+    /// then older cookies.
+    /// - Parameter request: One hop's request.
+    /// - Returns: The header value.
+    public func header(for request: HTTPRequest) -> String? {
+        guard let target = CookieTarget(request) else { return nil }
+        let now = clock.now
+        let chosen: [Cookie] = state.withLock { state in
+            state.cookies.removeAll { $0.expires.map { $0 <= now } ?? false }
+            var matching: [Int] = []
+            for (index, cookie) in state.cookies.enumerated() where target.matches(cookie) {
+                matching.append(index)
+            }
+            guard !matching.isEmpty else { return [] }
+            state.counter += 1
+            for index in matching { state.cookies[index].used = state.counter }
+            return matching.map { state.cookies[$0] }
+        }
+        guard !chosen.isEmpty else { return nil }
+        return
+            chosen
+            .sorted { $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created }
+            .map { "\($0.name)=\($0.value)" }
+            .joined(separator: "; ")
+    }
+
+    /// Stores the cookies a response's `Set-Cookie` fields set, by the rules above; a field it
+    /// cannot read, or a cookie the rules refuse, is ignored.
+    /// - Parameters:
+    ///   - response: One hop's response head.
+    ///   - request: The request it answers.
+    public func store(from response: HTTPResponse, for request: HTTPRequest) {
+        let lines = response.headerFields[values: .setCookie].flatMap(SetCookie.split)
+        guard !lines.isEmpty, let target = CookieTarget(request) else { return }
+        let now = clock.now
+        let parsed = lines.compactMap { SetCookie.parse($0, for: target, now: now) }
+        guard !parsed.isEmpty else { return }
+        state.withLock { state in
+            for var cookie in parsed {
+                let existing = state.cookies.firstIndex {
+                    $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
+                }
+                state.counter += 1
+                cookie.created = existing.map { state.cookies[$0].created } ?? state.counter
+                cookie.used = state.counter
+                if let existing { state.cookies.remove(at: existing) }
+                if let expires = cookie.expires, expires <= now { continue }
+                state.cookies.append(cookie)
+            }
+            Self.evict(&state.cookies, now: now)
+        }
+    }
+
+    /// Drops expired cookies, then the least recently used past the caps.
+    private static func evict(_ cookies: inout [Cookie], now: ContinuousClock.Instant) {
+        cookies.removeAll { $0.expires.map { $0 <= now } ?? false }
+        func leastUsed(_ indices: [Int], _ count: Int) -> ArraySlice<Int> {
+            indices.sorted { cookies[$0].used < cookies[$1].used }.prefix(count)
+        }
+        var dropped = Set<Int>()
+        for indices in Dictionary(grouping: cookies.indices, by: { cookies[$0].domain }).values where indices.count > maxPerDomain {
+            dropped.formUnion(leastUsed(indices, indices.count - maxPerDomain))
+        }
+        let remaining = cookies.indices.filter { !dropped.contains($0) }
+        if remaining.count > maxCookies { dropped.formUnion(leastUsed(remaining, remaining.count - maxCookies)) }
+        if !dropped.isEmpty { cookies = cookies.indices.filter { !dropped.contains($0) }.map { cookies[$0] } }
+    }
+}
+
+/// What of a request the cookie rules read: the scheme, the canonical host, and the path without
+/// its query.
+struct CookieTarget {
+    let isSecure: Bool
+    let host: String
+    let isAddress: Bool
+    let path: String
+
+    init?(_ request: HTTPRequest) {
+        var host = Origin.hostAndPort(of: request.authority ?? "").host
+        guard !host.isEmpty else { return nil }
+        if host.hasSuffix(".") { host.removeLast() }
+        self.host = host
+        isAddress = host.hasPrefix("[") || host.split(separator: ".").last.map { $0.allSatisfy(\.isNumber) } == true
+        isSecure = request.scheme?.lowercased() == "https"
+        let full = request.path ?? "/"
+        path = String(full.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    /// RFC 6265 5.1.3: the host is the domain, or a name under it (never an IP address).
+    func domainMatches(_ domain: String) -> Bool {
+        host == domain || (!isAddress && host.hasSuffix("." + domain))
+    }
+
+    /// RFC 6265 5.1.4.
+    func pathMatches(_ cookiePath: String) -> Bool {
+        let requestPath = path.isEmpty ? "/" : path
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return requestPath.count == cookiePath.count || cookiePath.hasSuffix("/")
+            || requestPath.dropFirst(cookiePath.count).first == "/"
+    }
+
+    /// The default path (RFC 6265 5.1.4): the request path up to its last `/`, or `/`.
+    var defaultPath: String {
+        guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
+        return String(path[..<last])
+    }
+
+    func matches(_ cookie: CookieJar.Cookie) -> Bool {
+        (cookie.isHostOnly ? host == cookie.domain : domainMatches(cookie.domain)) && pathMatches(cookie.path)
+            && (!cookie.isSecure || isSecure)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Reads one `Set-Cookie` field (RFC 6265 5.2) into the cookie the jar stores (5.3), or `nil` when
+/// the field is malformed or the rules refuse it.
+enum SetCookie {
+    /// Suffixes under which anyone may register a name: a `Domain` naming one of them (or a single
+    /// label) would reach every site under it, so it is refused. The common ones, not the whole
+    /// Public Suffix List.
+    static let publicSuffixes: Set<String> = [
+        "com", "net", "org", "edu", "gov", "mil", "int", "info", "biz", "io", "co", "app", "dev", "cloud", "me", "tv", "us",
+        "uk", "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "de", "fr", "it", "es", "nl", "be", "ch", "at", "se", "no", "dk",
+        "fi", "pl", "ru", "eu", "jp", "co.jp", "ne.jp", "or.jp", "cn", "com.cn", "net.cn", "org.cn", "in", "co.in", "au", "com.au",
+        "net.au", "org.au", "nz", "co.nz", "br", "com.br", "ca", "mx", "com.mx", "kr", "co.kr", "za", "co.za", "tw", "com.tw",
+        "hk", "com.hk", "sg", "com.sg", "github.io", "gitlab.io", "herokuapp.com", "appspot.com", "cloudfront.net",
+        "amazonaws.com", "azurewebsites.net", "vercel.app", "netlify.app", "pages.dev", "workers.dev", "fly.dev", "onrender.com",
+        "firebaseapp.com", "web.app", "blogspot.com", "local", "localhost", "test", "example", "invalid", "internal",
+    ]
+
+    /// The `Set-Cookie` fields in one line that a library joined with commas (URLSession's
+    /// `HTTPURLResponse` keeps one value per name): a comma starts a new cookie where the text after
+    /// it, up to the next `;` or `,`, is `name=…` with a name that holds no space. (A cookie value
+    /// holds no comma; the comma of an `Expires` date is followed by a day, not by `name=`.)
+    static func split(_ line: String) -> [String] {
+        guard line.contains(",") else { return [line] }
+        var fields: [String] = []
+        var current = ""
+        let characters = Array(line)
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "," {
+                let rest = characters[(index + 1)...].prefix { $0 != ";" && $0 != "," }
+                let text = String(rest).trimmingCharacters(in: .whitespaces)
+                if let equals = text.firstIndex(of: "="), equals != text.startIndex, !text[..<equals].contains(" ") {
+                    fields.append(current)
+                    current = ""
+                    index += 1
+                    continue
+                }
+            }
+            current.append(character)
+            index += 1
+        }
+        fields.append(current)
+        return fields.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func parse(_ field: String, for target: CookieTarget, now: ContinuousClock.Instant) -> CookieJar.Cookie? {
+        let parts = field.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+        func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+        guard !name.isEmpty, !hasControl(name), !hasControl(value), !name.contains("="),
+            name.utf8.count + value.utf8.count <= CookieJar.maxCookieBytes
+        else { return nil }
+
+        var domain: String?
+        var path: String?
+        var secure = false
+        var httpOnly = false
+        var maxAge: Int64?
+        var expiresDate: Date?
+        for attribute in parts.dropFirst() {
+            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let text = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            switch key {
+            case "expires":
+                if let date = parseDate(text) { expiresDate = date }
+            case "max-age":
+                let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+                guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
+                let magnitude = digits.count > 12 ? Int64(1) << 40 : Int64(digits) ?? 0
+                maxAge = text.hasPrefix("-") ? -magnitude : magnitude
+            case "domain":
+                var named = text.lowercased()
+                while named.hasPrefix(".") { named.removeFirst() }
+                if named.hasSuffix(".") { named.removeLast() }
+                if !named.isEmpty { domain = named }
+            case "path":
+                path = text.hasPrefix("/") ? text : nil
+            case "secure":
+                secure = true
+            case "httponly":
+                httpOnly = true
+            default:
+                break  // SameSite and unknown attributes are ignored
+            }
+        }
+
+        // Secure cookies only from a secure origin (RFC 6265bis 5.7).
+        if secure, !target.isSecure { return nil }
+        var hostOnly = true
+        var cookieDomain = target.host
+        if let domain {
+            if publicSuffixes.contains(domain) || !domain.contains(".") {
+                // A public suffix is taken only as the host itself (then host-only).
+                guard domain == target.host else { return nil }
+            } else {
+                guard target.domainMatches(domain) else { return nil }
+                hostOnly = target.host == domain && target.isAddress
+                cookieDomain = domain
+                if target.isAddress { hostOnly = true }
+            }
+            if domain != target.host { hostOnly = false }
+        }
+        var expires: ContinuousClock.Instant?
+        if let maxAge {
+            expires = maxAge <= 0 ? now - .seconds(1) : now + .seconds(maxAge)
+        } else if let expiresDate {
+            // The date's distance from now on the wall clock, counted on the client's clock.
+            let seconds = expiresDate.timeIntervalSinceNow
+            expires = seconds <= 0 ? now - .seconds(1) : now + .seconds(min(seconds, Double(Int64(1) << 40)))
+        }
+        return CookieJar.Cookie(
+            name: name, value: value, domain: cookieDomain, path: path ?? target.defaultPath, isHostOnly: hostOnly, isSecure: secure,
+            isHTTPOnly: httpOnly, expires: expires, created: 0, used: 0)
+    }
+
+    /// The date formats servers send in `Expires` (RFC 1123, RFC 850, asctime, and the
+    /// dash-separated form cookies often use).
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy", "EEE, dd-MMM-yyyy HH:mm:ss zzz",
+        "EEE, dd MMM yy HH:mm:ss zzz",
+    ]
+
+    static func parseDate(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

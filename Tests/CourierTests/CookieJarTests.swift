@@ -1,0 +1,122 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+@Suite("Cookie jar: RFC 6265 storage and retrieval")
+struct CookieJarTests {
+    private func request(_ url: String) -> HTTPRequest {
+        let components = URLComponents(string: url)
+        let authority = (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? "")
+        let host = authority.contains(":") && components?.host?.contains(":") == true ? "[\(authority)]" : authority
+        return HTTPRequest(
+            method: .get, scheme: components?.scheme, authority: host,
+            path: (components?.path ?? "/") + (components?.query.map { "?\($0)" } ?? ""))
+    }
+
+    private func set(_ jar: CookieJar, _ url: String, _ fields: String...) {
+        var head = HTTPResponse(status: .ok)
+        for field in fields { head.headerFields.append(HTTPField(name: .setCookie, value: field)) }
+        jar.store(from: head, for: request(url))
+    }
+
+    @Test("host-only cookies go to their host alone; Domain cookies to the domain and the names under it")
+    func domains() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://api.example.com/", "host=1", "wide=2; Domain=.Example.COM")
+        #expect(jar.header(for: request("https://api.example.com/x")) == "host=1; wide=2")
+        #expect(jar.header(for: request("https://example.com/")) == "wide=2")
+        #expect(jar.header(for: request("https://deep.api.example.com/")) == "wide=2")
+        #expect(jar.header(for: request("https://notexample.com/")) == nil)
+        #expect(jar.header(for: request("https://example.com.evil.test/")) == nil)
+    }
+
+    @Test("a Domain the host does not match, a public suffix, or a name for an IP address is refused")
+    func refusedDomains() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://api.example.com/", "a=1; Domain=other.com", "b=2; Domain=com", "c=3; Domain=api.example.com.evil")
+        set(jar, "https://shop.github.io/", "d=4; Domain=github.io")
+        set(jar, "https://www.site.co.uk/", "e=5; Domain=co.uk", "f=6; Domain=site.co.uk")
+        set(jar, "http://10.0.0.1/", "g=7; Domain=0.0.1", "h=8")
+        set(jar, "http://intranet/", "i=9; Domain=intranet")
+        #expect(Set(jar.cookies.map(\.name)) == ["f", "h", "i"])
+        #expect(jar.header(for: request("http://10.0.0.1/")) == "h=8")
+        // A single label named as its own host is host-only.
+        #expect(jar.cookies.first { $0.name == "i" }?.isHostOnly == true)
+    }
+
+    @Test("paths: the default is the request's directory; /a matches /a, /a/ and /a/b, never /ab")
+    func paths() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://x.test/a/b/c?q=1", "auto=1", "root=2; Path=/", "a=3; Path=/a", "bad=4; Path=relative")
+        #expect(jar.cookies.first { $0.name == "auto" }?.path == "/a/b")
+        #expect(jar.cookies.first { $0.name == "bad" }?.path == "/a/b")
+        #expect(jar.header(for: request("https://x.test/a/b/d")) == "auto=1; bad=4; a=3; root=2")
+        #expect(jar.header(for: request("https://x.test/a")) == "a=3; root=2")
+        #expect(jar.header(for: request("https://x.test/ab")) == "root=2")
+    }
+
+    @Test("Secure cookies are kept only from https and sent only over it")
+    func secure() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "http://x.test/", "plain=1; Secure")
+        #expect(jar.cookies.isEmpty)
+        set(jar, "https://x.test/", "safe=1; Secure; HttpOnly; SameSite=Strict")
+        #expect(jar.header(for: request("http://x.test/")) == nil)
+        #expect(jar.header(for: request("https://x.test/")) == "safe=1")
+        #expect(jar.cookies.first?.isHTTPOnly == true)
+    }
+
+    @Test("expiry on the jar's clock: Max-Age wins over Expires; 0 or a past date deletes")
+    func expiry() {
+        let clock = ManualTimeSource()
+        let jar = CookieJar(clock: clock)
+        set(
+            jar, "https://x.test/", "short=1; Max-Age=10; Expires=Wed, 21 Oct 2099 07:28:00 GMT",
+            "long=2; Expires=Wed, 21 Oct 2099 07:28:00 GMT")
+        clock.advance(by: .seconds(11))
+        #expect(jar.header(for: request("https://x.test/")) == "long=2")
+        set(jar, "https://x.test/", "long=2; Max-Age=0")
+        #expect(jar.cookies.isEmpty)
+        set(jar, "https://x.test/", "old=1", "gone=1")
+        set(jar, "https://x.test/", "gone=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(jar.cookies.map(\.name) == ["old"])
+    }
+
+    @Test("replacing a cookie keeps its place; values, sizes and control characters are checked")
+    func replaceAndLimits() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://x.test/", "a=1", "b=2")
+        set(jar, "https://x.test/", "a=3")
+        #expect(jar.header(for: request("https://x.test/")) == "a=3; b=2")
+        set(jar, "https://x.test/", "big=" + String(repeating: "x", count: 4096), "=noname", "noequals", "ctl=a\tb", "q=\"quoted\"")
+        #expect(jar.header(for: request("https://x.test/")) == "a=3; b=2; q=quoted")
+        for index in 0..<60 { set(jar, "https://many.test/", "c\(index)=\(index)") }
+        #expect(jar.cookies.filter { $0.domain == "many.test" }.count == CookieJar.maxPerDomain)
+        #expect(jar.cookies.contains { $0.name == "c59" } && !jar.cookies.contains { $0.name == "c0" })
+    }
+
+    @Test("Set-Cookie fields a library joined with commas are read apart; an Expires date's comma is not a split")
+    func joinedFields() {
+        #expect(
+            SetCookie.split("a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT, b=2; Path=/") == [
+                "a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT", "b=2; Path=/",
+            ])
+        #expect(SetCookie.split("a=1") == ["a=1"])
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://x.test/", "a=1; Path=/, b=2")
+        #expect(jar.header(for: request("https://x.test/")) == "a=1; b=2")
+    }
+
+    @Test("one Cookie field per request, whatever HTTPFields made of it")
+    func oneCookieLine() {
+        var sent = HTTPRequest(method: .get, scheme: "https", authority: "x.test", path: "/")
+        sent.headerFields[.cookie] = "a=1; b=2"
+        sent.headerFields.append(HTTPField(name: .accept, value: "*/*"))
+        sent.headerFields.append(HTTPField(name: .cookie, value: "c=3"))
+        CallChain.joinCookies(&sent)
+        #expect(sent.headerFields.filter { $0.name == .cookie }.map(\.value) == ["a=1; b=2; c=3"])
+        #expect(sent.headerFields[.accept] == "*/*")
+    }
+}
