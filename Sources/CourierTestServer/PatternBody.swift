@@ -29,6 +29,21 @@ public enum PatternBody {
         return Array(bytes.prefix(count))
     }
 
+    /// The pattern's bytes in `range` (block after block, as a body of this pattern holds them).
+    public static func bytes(in range: Range<Int>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(range.count)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let index = offset / blockBytes
+            let start = offset - index * blockBytes
+            let end = min(blockBytes, range.upperBound - index * blockBytes)
+            bytes += block(index)[start..<end]
+            offset = index * blockBytes + end
+        }
+        return bytes
+    }
+
     /// The CRC-32 of the first `byteCount` bytes of the pattern.
     public static func crc32(byteCount: Int) -> UInt32 {
         var checksum = Checksum()

@@ -14,6 +14,8 @@ enum ServerAction {
     case bytes(count: Int)
     /// `count` bytes of ``PatternBody``, each block written once the previous one has gone out.
     case pattern(count: Int)
+    /// A head, the first `after` bytes of `body`, then the connection closed (a download cut off).
+    case cut(status: Int, headers: [(String, String)], body: [UInt8], after: Int)
     /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`; with a
     /// `gate`, the chunks after the first wait until the test opens it (see ``HoldGates``).
     case stream(chunks: Int, size: Int, delayMilliseconds: Int64, gate: String?)
@@ -40,6 +42,20 @@ enum TailLatency {
             return table[key] ?? 1
         }
         return (count - 1) % every == 0
+    }
+}
+
+/// How many requests each `/download/{key}` has had (keys are per test).
+enum DownloadRequests {
+    private static let counts = Mutex<[String: Int]>([:])
+
+    /// Counts a request for `key` and returns its number, from 1.
+    static func next(_ key: String) -> Int {
+        counts.withLock { table in
+            if table[key] == nil, table.count >= 1000 { table.removeAll() }
+            table[key, default: 0] += 1
+            return table[key] ?? 1
+        }
     }
 }
 
@@ -146,6 +162,9 @@ enum Route {
             return .respond(status: 200, headers: query.map { ($0[0], $0[1]) } + [("Content-Type", "text/plain")], body: Array("ok".utf8))
         case "events":
             return events(headers: headers, query: query)
+        case "download":
+            guard segments.count == 2 else { return text(400, "download needs a key: /download/{key}") }
+            return download(key: segments[1], headers: headers, query: query)
         case "jsonl":
             // `count` records `{"n":i}`, one per line, with a CRLF, a blank line and no final LF
             // among them; `bad=k` makes record k not JSON (record k is on line k, or k + 1 after
@@ -189,6 +208,41 @@ enum Route {
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Last-Event-ID", last ?? ""),
             ],
             body: Array(body.utf8))
+    }
+
+    /// `/download/{key}?bytes=N&cutAt=M&changeAfterCut=1&noRange=1`: `N` bytes of ``PatternBody``
+    /// with a strong `ETag` and `Accept-Ranges: bytes`. The key's first request is cut off after
+    /// `M` bytes (the connection closes). A `Range: bytes=S-` whose `If-Range` matches the ETag gets
+    /// `206` with the rest; `changeAfterCut` gives later requests another ETag (so `If-Range` fails
+    /// and the whole body comes again); `noRange` ignores `Range`. Each request's `Range` is in the
+    /// `X-Range-Seen` answer header.
+    static func download(key: String, headers: [(String, String)], query: [[String]]) -> ServerAction {
+        func queryValue(_ name: String) -> String? { query.first { $0[0] == name }?[1] }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        guard let total = Int(queryValue("bytes") ?? "100000"), (1...(64 << 20)).contains(total) else {
+            return text(400, "bytes must be 1 to 64 MiB")
+        }
+        let seen = DownloadRequests.next(key)
+        let cutAt = Int(queryValue("cutAt") ?? "")
+        let version = queryValue("changeAfterCut") != nil && seen > 1 ? 2 : 1
+        let tag = "\"\(key)-v\(version)\""
+        var fields: [(String, String)] = [
+            ("Content-Type", "application/octet-stream"), ("ETag", tag), ("X-Range-Seen", header("range") ?? ""),
+        ]
+        let ranges = queryValue("noRange") == nil
+        if ranges { fields.append(("Accept-Ranges", "bytes")) }
+        if ranges, let range = header("range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst("bytes=".count).dropLast()), (0..<total).contains(start),
+            header("if-range").map({ $0 == tag }) ?? true
+        {
+            fields.append(("Content-Range", "bytes \(start)-\(total - 1)/\(total)"))
+            return .respond(status: 206, headers: fields, body: PatternBody.bytes(in: start..<total))
+        }
+        let body = PatternBody.bytes(in: 0..<total)
+        if seen == 1, let cutAt, (1..<total).contains(cutAt) {
+            return .cut(status: 200, headers: fields + [("Content-Length", String(total))], body: body, after: cutAt)
+        }
+        return .respond(status: 200, headers: fields, body: body)
     }
 
     /// `/cacheable/{name}?cc=…&lastModified=…&vary=…&noETag=1&bytes=N`: an entity for cache tests, with no

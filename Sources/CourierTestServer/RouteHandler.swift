@@ -109,6 +109,19 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
             finish(request: request, context: context)
+        case .cut(let status, let headers, let bytes, let after):
+            // The head first, on its own, so that the client has it before the cut: then the
+            // bytes, and the close.
+            writeHead(status: status, headers: HTTPHeaders(headers), request: request, context: context)
+            context.flush()
+            endRequest()
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) {
+                guard context.channel.isActive else { return }
+                let part = sendsBody ? ByteBuffer(bytes: bytes.prefix(after)) : ByteBuffer()
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(part)))).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
+            }
         case .pattern(let count):
             writeHead(
                 status: 200, headers: ["Content-Length": String(count), "Content-Type": "application/octet-stream"], request: request,

@@ -400,6 +400,20 @@ struct ConformanceTests {
         try await ConformanceCases.cookieJar(transport)
     }
 
+    @Test(
+        "downloads: whole, resumed with Range and If-Range, started over when the server cannot resume",
+        arguments: ConformanceTransport.everyProtocol)
+    func downloads(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.downloads(transport)
+    }
+
+    @Test(
+        "a download that fails (checksum, a cut without resumption) leaves the destination as it was and no temporary file",
+        arguments: ConformanceTransport.all)
+    func downloadFailures(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.downloadFailures(transport)
+    }
+
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)
     func framingHeadersRefused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.framingHeadersRefused(transport)

@@ -1,0 +1,247 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How ``NetworkClient/download(_:to:options:)`` fetches a body into a file.
+public struct DownloadOptions: Sendable, Hashable {
+    /// Whether a download cut off part-way is resumed with `Range` and `If-Range` (when the first
+    /// answer had a strong `ETag` or a `Last-Modified`); `true` by default.
+    public var resumes = true
+    /// The most resumptions of one download: 3 by default.
+    public var maxResumes = 3
+    /// The SHA-256 the whole file must have, as 64 hex digits; `nil` (the default) checks none.
+    public var sha256: String?
+    /// The largest body the download takes (each connection's cap): 16 GiB by default, the most a
+    /// call allows. The file's size, not memory: the body goes to disk as it arrives.
+    public var maxBytes = ClientConfiguration.maxResponseBytesRange.upperBound
+
+    /// The defaults.
+    public init() {}
+}
+
+/// A finished download.
+public struct DownloadResult: Sendable {
+    /// Where the file is: the destination asked for.
+    public var file: URL
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// How often it was resumed part-way (`206`), and how often it started over.
+    public var resumed = 0
+    /// How often it started over (the server ignored `Range`, or the file changed meanwhile).
+    public var restarted = 0
+    /// The head of the last answer.
+    public var head: HTTPResponse
+}
+
+extension NetworkClient {
+    /// Fetches an endpoint's body into a file, streaming it to disk: memory stays flat whatever
+    /// the size.
+    ///
+    /// The body goes into a temporary file beside `destination` (same directory, so the final
+    /// rename is atomic), which replaces `destination` only once the body is whole and its
+    /// checksum (``DownloadOptions/sha256``) matches; on any failure the temporary file is removed
+    /// and `destination` is left as it was.
+    ///
+    /// When a connection fails part-way (closed, timed out, cut), the download resumes from the
+    /// bytes it has with `Range: bytes=N-` and `If-Range` (the first answer's strong `ETag`, else
+    /// its `Last-Modified`), drawing on the host's retry budget, at most
+    /// ``DownloadOptions/maxResumes`` times, and only while the call's time (the endpoint's
+    /// timeout, from the download's start) is left. A `206` whose range starts where the file ends
+    /// is appended; a `200` (the server ignored the range, or the file changed) starts over.
+    ///
+    /// ```swift
+    /// var options = DownloadOptions()
+    /// options.sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    /// let result = try await client.download(Report(id: 7), to: URL(fileURLWithPath: "/var/data/report.csv"), options: options)
+    /// ```
+    /// - Parameters:
+    ///   - endpoint: The endpoint; its decoder is not used.
+    ///   - destination: A file URL.
+    ///   - options: Resumption, checksum, size cap.
+    /// - Returns: The file, its size, and how often it resumed or started over.
+    /// - Throws: ``NetworkError``: the call's, `invalid_request` for a destination that is not a
+    ///   writable file path, `invalid_response` for a body that fails its checksum or a `206` that
+    ///   does not continue the file.
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, options: DownloadOptions = DownloadOptions()
+    ) async throws(NetworkError) -> DownloadResult {
+        guard destination.isFileURL, !destination.hasDirectoryPath else {
+            throw .invalidRequest("the download's destination \(destination) is not a file path")
+        }
+        let directory = destination.deletingLastPathComponent()
+        let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil),
+            let file = FileHandle(forWritingAtPath: partial.path)
+        else {
+            throw .invalidRequest("the download cannot write a file in \(directory.path)")
+        }
+        defer {
+            try? file.close()
+            try? FileManager.default.removeItem(at: partial)
+        }
+        var download = DownloadRun(options: options, file: file)
+        let timeSource = configuration.timeSource
+        let deadline = timeSource.now + (endpoint.timeout ?? configuration.requestTimeout)
+        let host = (try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get())?.request.authority ?? ""
+        while true {
+            do {
+                let wrapped = DownloadEndpoint(
+                    base: endpoint, from: download.written, validator: download.validator, maxBytes: options.maxBytes)
+                let response = try await stream(wrapped)
+                try download.take(response.head)
+                for try await chunk in response.body { try download.write(chunk) }
+                try download.finish()
+                break
+            } catch {
+                let failure = NetworkError.converting(error, phase: .receiving)
+                guard download.mayResume(after: failure), timeSource.now < deadline,
+                    chain.ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: timeSource))
+                else { throw failure }
+            }
+        }
+        do {
+            try file.synchronize()
+            try file.close()
+        } catch {
+            throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be written: \(error)")
+        }
+        // rename(2) replaces the destination atomically: a reader sees the old file or the new one.
+        guard rename(partial.path, destination.path) == 0 else {
+            throw NetworkError(
+                kind: .invalidRequest, phase: .receiving,
+                message: "the download could not be moved to \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        return download.result(file: destination)
+    }
+}
+
+/// One download's progress across its connections.
+struct DownloadRun {
+    let options: DownloadOptions
+    let file: FileHandle
+    private(set) var written: Int64 = 0
+    /// The first answer's strong `ETag`, else its `Last-Modified`: what `If-Range` sends.
+    private(set) var validator: String?
+    private var digest = SHA256Digest()
+    private var head: HTTPResponse?
+    private var resumed = 0
+    private var restarted = 0
+
+    init(options: DownloadOptions, file: FileHandle) {
+        self.options = options
+        self.file = file
+    }
+
+    /// Reads an answer's head: a `206` must continue the file; anything else starts it over.
+    mutating func take(_ head: HTTPResponse) throws(NetworkError) {
+        self.head = head
+        if head.status.code == 206 {
+            guard written > 0, let range = head.headerFields[.contentRange], Self.start(ofRange: range) == written else {
+                throw NetworkError(
+                    kind: .invalidResponse, phase: .validating,
+                    message: "the server answered the download's range with '\(head.headerFields[.contentRange] ?? "no Content-Range")', "
+                        + "not the bytes from \(written)",
+                    status: 206)
+            }
+            resumed += 1
+            return
+        }
+        if written > 0 {
+            restarted += 1
+            do {
+                try file.truncate(atOffset: 0)
+                try file.seek(toOffset: 0)
+            } catch {
+                throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be reset: \(error)")
+            }
+            written = 0
+            digest = SHA256Digest()
+        }
+        let tag = head.headerFields[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        validator = tag ?? head.headerFields[.lastModified]
+    }
+
+    /// The first byte of a `Content-Range: bytes S-E/T`.
+    static func start(ofRange text: String) -> Int64? {
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bytes", let dash = parts[1].firstIndex(of: "-") else { return nil }
+        return Int64(parts[1][..<dash])
+    }
+
+    mutating func write(_ chunk: Data) throws(NetworkError) {
+        do {
+            try file.write(contentsOf: chunk)
+        } catch {
+            throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be written: \(error)")
+        }
+        if options.sha256 != nil { chunk.withUnsafeBytes { digest.update($0) } }
+        written += Int64(chunk.count)
+    }
+
+    /// Checks the whole body against the checksum.
+    func finish() throws(NetworkError) {
+        guard let expected = options.sha256?.lowercased() else { return }
+        let actual = digest.hex()
+        guard actual == expected else {
+            throw NetworkError(
+                kind: .invalidResponse, phase: .validating,
+                message: "the downloaded file's SHA-256 is \(actual), not \(expected)", status: head?.status.code)
+        }
+    }
+
+    /// Whether the failure is one a download goes on after: from what it has (a validator to ask
+    /// for the rest with), or from the start when it has nothing yet.
+    mutating func mayResume(after error: NetworkError) -> Bool {
+        guard options.resumes, resumed + restarted < options.maxResumes, [.connectionClosed, .timedOut].contains(error.kind),
+            written == 0 || validator != nil
+        else { return false }
+        if written == 0 { restarted += 1 }
+        return true
+    }
+
+    func result(file: URL) -> DownloadResult {
+        DownloadResult(file: file, bytes: written, resumed: resumed, restarted: restarted, head: head ?? HTTPResponse(status: .ok))
+    }
+}
+
+/// The endpoint of a download's connection: the base endpoint asking for the bytes from `from`
+/// when there are some, never from the cache nor shared, with the download's size cap.
+struct DownloadEndpoint<Base: Endpoint>: Endpoint {
+    typealias Output = Base.Output
+    let base: Base
+    let from: Int64
+    let validator: String?
+    let maxBytes: Int
+
+    var baseURL: String? { base.baseURL }
+    var path: String { base.path }
+    var method: HTTPRequest.Method { base.method }
+    var query: [QueryItem] { base.query }
+    var headers: RequestHeaders {
+        var headers = base.headers
+        if from > 0, let validator {
+            headers.replace("Range", "bytes=\(from)-")
+            headers.replace("If-Range", validator)
+        }
+        return headers
+    }
+    var body: RequestBody? { base.body }
+    var team: String? { base.team }
+    var logger: Logger? { base.logger }
+    var timeout: Duration? { base.timeout }
+    var httpVersion: HTTPVersionPreference? { base.httpVersion }
+    var cachePolicy: CachePolicy? { .reloadIgnoringCache }
+    var statusValidation: StatusValidation { base.statusValidation }
+    var decoder: ResponseDecoder<Output> { base.decoder }
+    var errorDecoder: ErrorBodyDecoder? { base.errorDecoder }
+    var requestQueue: RequestQueue? { base.requestQueue }
+    var priority: RequestPriority { base.priority }
+    var tags: Set<String> { base.tags }
+    var deduplication: Deduplication { .never }
+    var endpointName: String? { base.endpointName ?? String(describing: Base.self) }
+    var maxResponseBytes: Int? { maxBytes }
+}

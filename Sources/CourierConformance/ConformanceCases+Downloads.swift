@@ -1,0 +1,88 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+/// Downloads to disk: streamed into a temporary file beside the destination, resumed with `Range`
+/// and `If-Range` after a cut, started over when the server cannot resume, checked against a
+/// checksum, and never left half-written (issue 42).
+extension ConformanceCases {
+    /// A fresh directory for one case's files, removed afterwards.
+    private static func withDirectory(_ body: (URL) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory)
+    }
+
+    /// Whether a file holds the first `count` bytes of ``PatternBody``.
+    private static func holdsPattern(_ file: URL, count: Int) throws -> Bool {
+        try Data(contentsOf: file) == Data(PatternBody.bytes(in: 0..<count))
+    }
+
+    /// Whole, cut and resumed, cut and started over (the file changed, or the server ignores
+    /// ranges): each file is the server's bytes exactly, and nothing else is left in the directory.
+    public static func downloads(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            try await withDirectory { directory in
+                let size = 300_000
+                let key = UUID().uuidString
+                let cases: [(name: String, query: [QueryItem], resumed: Int, restarted: Int)] = [
+                    ("whole", [], 0, 0),
+                    ("resumed", [QueryItem("cutAt", "100000")], 1, 0),
+                    ("changed", [QueryItem("cutAt", "100000"), QueryItem("changeAfterCut", "1")], 0, 1),
+                    ("no-range", [QueryItem("cutAt", "100000"), QueryItem("noRange", "1")], 0, 1),
+                ]
+                for item in cases {
+                    let before = server.requestCount
+                    let endpoint = RawEndpoint(path: "download/\(key)-\(item.name)", query: [QueryItem("bytes", "\(size)")] + item.query)
+                    let target = directory.appendingPathComponent("\(item.name).bin")
+                    let result = try await client.download(endpoint, to: target)
+                    #expect(result.bytes == Int64(size) && result.file == target, "\(item.name)")
+                    #expect(result.resumed == item.resumed && result.restarted == item.restarted, "\(item.name): \(result)")
+                    #expect(try holdsPattern(target, count: size), "\(item.name): the file is not the body")
+                    #expect(server.requestCount - before == 1 + item.resumed + item.restarted, "\(item.name)")
+                }
+                let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                #expect(left == ["changed.bin", "no-range.bin", "resumed.bin", "whole.bin"], "\(left)")
+            }
+            await client.shutdown()
+        }
+    }
+
+    /// A wrong checksum, or a cut without resumption, fails the download: the destination keeps
+    /// what it had, and no temporary file is left. The right checksum passes.
+    public static func downloadFailures(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            try await withDirectory { directory in
+                let target = directory.appendingPathComponent("kept.txt")
+                try Data("old".utf8).write(to: target)
+                let key = UUID().uuidString
+                var wrong = DownloadOptions()
+                wrong.sha256 = String(repeating: "0", count: 64)
+                let endpoint = RawEndpoint(path: "download/\(key)-sum", query: [QueryItem("bytes", "70000")])
+                let mismatch = await expectNetworkError(.invalidResponse) {
+                    try await client.download(endpoint, to: target, options: wrong)
+                }
+                #expect(mismatch?.message.contains("SHA-256") == true)
+                var once = DownloadOptions()
+                once.resumes = false
+                let cut = RawEndpoint(path: "download/\(key)-cut", query: [QueryItem("bytes", "70000"), QueryItem("cutAt", "1000")])
+                await expectNetworkError(.connectionClosed) { try await client.download(cut, to: target, options: once) }
+                #expect(try Data(contentsOf: target) == Data("old".utf8), "a failed download touched the destination")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["kept.txt"])
+                // The right checksum: the file's own (sha256sum of a whole download).
+                let whole = directory.appendingPathComponent("whole.bin")
+                _ = try await client.download(endpoint, to: whole)
+                let printed = try await ChildProcess.run("/usr/bin/sha256sum", [whole.path], timeout: .seconds(30))
+                var right = DownloadOptions()
+                right.sha256 = String(printed.output.prefix(64)).uppercased()
+                _ = try await client.download(endpoint, to: target, options: right)
+                #expect(try holdsPattern(target, count: 70000))
+            }
+            await client.shutdown()
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+@Suite("Download parts: the SHA-256 a download is checked with, and the ranges it reads")
+struct DownloadPartsTests {
+    private func digest(_ pieces: [[UInt8]]) -> String {
+        var digest = SHA256Digest()
+        for piece in pieces { piece.withUnsafeBytes { digest.update($0) } }
+        return digest.hex()
+    }
+
+    @Test("FIPS 180-4 vectors, fed whole and in uneven pieces")
+    func vectors() {
+        #expect(digest([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(digest([Array("abc".utf8)]) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        #expect(digest([long]) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(digest([Array(long[0..<3]), Array(long[3..<40]), Array(long[40...])]) == digest([long]))
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(
+            digest([Array(million[..<333_333]), Array(million[333_333...])])
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test("a 206's Content-Range is read for where it starts")
+    func contentRange() {
+        #expect(DownloadRun.start(ofRange: "bytes 100000-299999/300000") == 100_000)
+        #expect(DownloadRun.start(ofRange: "bytes 0-9/*") == 0)
+        #expect(DownloadRun.start(ofRange: "items 1-2/3") == nil)
+        #expect(DownloadRun.start(ofRange: "bytes */300000") == nil)
+    }
+
+    @Test("a destination that is not a file path is refused before anything is sent")
+    func destination() async throws {
+        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: "http://127.0.0.1:9"), transport: NeverTransport())
+        struct File: Endpoint {
+            typealias Output = Data
+            var path: String { "file" }
+        }
+        for bad in [URL(string: "https://example.com/x")!, URL(fileURLWithPath: "/tmp/", isDirectory: true)] {
+            await #expect(throws: NetworkError.self) { try await client.download(File(), to: bad) }
+        }
+        await client.shutdown()
+    }
+}
+
+/// A transport a test never expects to be called.
+private struct NeverTransport: Transport {
+    var name: String { "never" }
+    func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+        throw NetworkError(kind: .transportFailure, phase: .sending, message: "the never transport was called")
+    }
+    func shutdown() async {}
+}
