@@ -10,7 +10,8 @@ extension ConformanceCases {
     /// only where the jar's rules send it (not to the other origin the redirect leads to), a
     /// `Secure` cookie is kept only from https, and neither another client nor a client without a
     /// jar sends any. All of a request's cookies go in one `Cookie` line; two `Set-Cookie` fields
-    /// of one answer are both kept (also where the library joins them with a comma).
+    /// of one answer are both kept (also where the library joins them with a comma). A cached
+    /// answer sets no cookie: a client sharing the cache never gets another's.
     public static func cookieJar(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
             let client = try transport.makeClient(server) { $0.keepsCookies = true }
@@ -47,7 +48,23 @@ extension ConformanceCases {
             _ = try await plain.send(RawEndpoint(path: "headers", query: [QueryItem("Set-Cookie", "session=abc")]))
             #expect(try await plain.send(EchoEndpoint()).header("cookie") == nil, "a client without a jar kept a cookie")
             #expect(plain.cookieJar == nil)
-            for done in [client, stranger, plain] { await done.shutdown() }
+            // Two clients sharing a cache: the second's hit sets no cookie in its jar.
+            let shared = ResponseCache.memory()
+            let first = try transport.makeClient(server) {
+                $0.keepsCookies = true
+                $0.cache = shared
+            }
+            let second = try transport.makeClient(server) {
+                $0.keepsCookies = true
+                $0.cache = shared
+            }
+            let cacheable = RawEndpoint(
+                path: "headers", query: [QueryItem("Cache-Control", "max-age=600"), QueryItem("Set-Cookie", "owner=first")])
+            _ = try await first.send(cacheable)
+            let hit = try await second.response(for: cacheable)
+            #expect(hit.metrics.cache == .hit)
+            #expect(first.cookieJar?.cookies.map(\.name) == ["owner"] && second.cookieJar?.cookies.isEmpty == true)
+            for done in [client, stranger, plain, first, second] { await done.shutdown() }
         }
     }
 }

@@ -84,14 +84,14 @@ struct CookieJarTests {
         #expect(jar.cookies.map(\.name) == ["old"])
     }
 
-    @Test("replacing a cookie keeps its place; values, sizes and control characters are checked")
+    @Test("replacing a cookie keeps its place; values (quotes kept), sizes and control characters are checked")
     func replaceAndLimits() {
         let jar = CookieJar(clock: ManualTimeSource())
         set(jar, "https://x.test/", "a=1", "b=2")
         set(jar, "https://x.test/", "a=3")
         #expect(jar.header(for: request("https://x.test/")) == "a=3; b=2")
         set(jar, "https://x.test/", "big=" + String(repeating: "x", count: 4096), "=noname", "noequals", "ctl=a\tb", "q=\"quoted\"")
-        #expect(jar.header(for: request("https://x.test/")) == "a=3; b=2; q=quoted")
+        #expect(jar.header(for: request("https://x.test/")) == "a=3; b=2; q=\"quoted\"")
         for index in 0..<60 { set(jar, "https://many.test/", "c\(index)=\(index)") }
         #expect(jar.cookies.filter { $0.domain == "many.test" }.count == CookieJar.maxPerDomain)
         #expect(jar.cookies.contains { $0.name == "c59" } && !jar.cookies.contains { $0.name == "c0" })
@@ -118,5 +118,45 @@ struct CookieJarTests {
         CallChain.joinCookies(&sent)
         #expect(sent.headerFields.filter { $0.name == .cookie }.map(\.value) == ["a=1; b=2; c=3"])
         #expect(sent.headerFields[.accept] == "*/*")
+    }
+
+    @Test("plain http cannot replace, delete or shadow a Secure cookie; __Secure- and __Host- keep their promises")
+    func secureCookiesHold() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://x.test/", "sid=good; Secure; Path=/")
+        set(jar, "http://x.test/", "sid=evil; Path=/", "sid=gone; Max-Age=0", "sid=shadow; Path=/deeper")
+        #expect(jar.cookies.map(\.value) == ["good"])
+        set(
+            jar, "https://x.test/", "__Secure-a=1", "__Secure-b=1; Secure", "__Host-c=1; Secure", "__Host-d=1; Secure; Path=/",
+            "__Host-e=1; Secure; Path=/; Domain=x.test")
+        #expect(Set(jar.cookies.map(\.name)) == ["sid", "__Secure-b", "__Host-d"])
+    }
+
+    @Test("Expires in the forms servers send, on the jar's clock; one answer sets at most 50 cookies; the Cookie line is capped")
+    func datesAndCaps() {
+        let clock = ManualTimeSource()
+        let jar = CookieJar(clock: clock)
+        let inAnHour = Date().addingTimeInterval(3600)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd-MMM-yyyy HH:mm:ss 'GMT'"
+        set(jar, "https://x.test/", "dash=1; Expires=\(formatter.string(from: inAnHour))")
+        #expect(jar.cookies.count == 1)
+        clock.advance(by: .seconds(3601))
+        #expect(jar.cookies.isEmpty, "the jar's clock passed the date")
+        set(jar, "https://y.test/", (0..<80).map { "n\($0)=v" }.joined(separator: ", "))
+        #expect(jar.cookies.count == 50)
+        for index in 0..<50 { set(jar, "https://z.test/", "big\(index)=" + String(repeating: "v", count: 1000)) }
+        #expect((jar.header(for: request("https://z.test/"))?.utf8.count ?? 0) <= CookieJar.maxHeaderBytes)
+    }
+
+    @Test("a cookie's description and dump never show its value")
+    func redacted() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://x.test/", "session=s3cr3t-value; Secure")
+        var dumped = ""
+        dump(jar.cookies, to: &dumped)
+        for text in ["\(jar.cookies)", dumped] { #expect(!text.contains("s3cr3t") && text.contains("session"), "\(text)") }
     }
 }

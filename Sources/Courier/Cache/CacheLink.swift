@@ -273,6 +273,9 @@ struct CacheLink: Sendable {
             record(.miss, age: nil)
             let responseTime = now
             let fields = response.head.headerFields
+            // A stored answer never sets cookies again: a hit would hand one caller's session to
+            // whoever shares the cache.
+            let storedFields = fields[.setCookie] == nil ? fields : HTTPFields(fields.filter { $0.name != .setCookie })
             let freshness = StoredFreshness(
                 status: response.head.status.code, fields: fields, requestTime: requestTime, responseTime: responseTime)
             let refusal = StoringRules.refusal(
@@ -289,7 +292,7 @@ struct CacheLink: Sendable {
             let vary = fields[values: .vary].isEmpty ? nil : VaryKey(vary: fields[values: .vary], request: request.headerFields)
             let entry = { @Sendable (body: Data) in
                 CachedResponse(
-                    key: key, status: response.head.status.code, headerFields: fields, body: body, requestTime: requestTime,
+                    key: key, status: response.head.status.code, headerFields: storedFields, body: body, requestTime: requestTime,
                     responseTime: responseTime, vary: vary)
             }
             if let buffered = try? response.body.bufferedBytes(upTo: cache.maxEntryBytes) {

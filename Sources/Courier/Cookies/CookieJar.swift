@@ -47,6 +47,8 @@ public final class CookieJar: Sendable {
     public static let maxPerDomain = 50
     /// The most cookies kept in all.
     public static let maxCookies = 3000
+    /// The longest `Cookie` line a request gets.
+    public static let maxHeaderBytes = 8192
 
     private struct State {
         var cookies: [Cookie] = []
@@ -62,7 +64,7 @@ public final class CookieJar: Sendable {
         self.clock = clock
     }
 
-    /// The cookies kept and not expired, oldest first.
+    /// The cookies kept and not expired, in the order they were last stored.
     public var cookies: [Cookie] {
         let now = clock.now
         return state.withLock { $0.cookies.filter { $0.expires.map { $0 > now } ?? true } }
@@ -92,11 +94,16 @@ public final class CookieJar: Sendable {
             return matching.map { state.cookies[$0] }
         }
         guard !chosen.isEmpty else { return nil }
-        return
-            chosen
-            .sorted { $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created }
-            .map { "\($0.name)=\($0.value)" }
-            .joined(separator: "; ")
+        // The line stays under ``maxHeaderBytes``: the cookies that sort last are left out.
+        var line = ""
+        for cookie in chosen.sorted(by: {
+            $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created
+        }) {
+            let pair = "\(cookie.name)=\(cookie.value)"
+            guard line.utf8.count + pair.utf8.count + 2 <= Self.maxHeaderBytes else { break }
+            line += line.isEmpty ? pair : "; " + pair
+        }
+        return line.isEmpty ? nil : line
     }
 
     /// Stores the cookies a response's `Set-Cookie` fields set, by the rules above; a field it
@@ -105,13 +112,24 @@ public final class CookieJar: Sendable {
     ///   - response: One hop's response head.
     ///   - request: The request it answers.
     public func store(from response: HTTPResponse, for request: HTTPRequest) {
-        let lines = response.headerFields[values: .setCookie].flatMap(SetCookie.split)
+        let lines = response.headerFields[values: .setCookie].flatMap(SetCookie.split).prefix(SetCookie.maxCookiesPerAnswer)
         guard !lines.isEmpty, let target = CookieTarget(request) else { return }
         let now = clock.now
-        let parsed = lines.compactMap { SetCookie.parse($0, for: target, now: now) }
+        let wallNow = WallClock.seconds(on: clock)
+        let parsed = lines.compactMap { SetCookie.parse($0, for: target, now: now, wallNow: wallNow) }
         guard !parsed.isEmpty else { return }
         state.withLock { state in
             for var cookie in parsed {
+                // From plain http, nothing may replace, delete or shadow a Secure cookie of the
+                // same name whose domain and path overlap (RFC 6265bis 5.7, step 16).
+                if !target.isSecure,
+                    state.cookies.contains(where: { old in
+                        old.isSecure && old.name == cookie.name
+                            && (Self.overlaps(old.domain, cookie.domain)) && CookieTarget.pathMatches(cookie.path, old.path)
+                    })
+                {
+                    continue
+                }
                 let existing = state.cookies.firstIndex {
                     $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
                 }
@@ -124,6 +142,11 @@ public final class CookieJar: Sendable {
             }
             Self.evict(&state.cookies, now: now)
         }
+    }
+
+    /// Whether either domain is the other or under it.
+    private static func overlaps(_ one: String, _ other: String) -> Bool {
+        one == other || one.hasSuffix("." + other) || other.hasSuffix("." + one)
     }
 
     /// Drops expired cookies, then the least recently used past the caps.
@@ -140,6 +163,19 @@ public final class CookieJar: Sendable {
         if remaining.count > maxCookies { dropped.formUnion(leastUsed(remaining, remaining.count - maxCookies)) }
         if !dropped.isEmpty { cookies = cookies.indices.filter { !dropped.contains($0) }.map { cookies[$0] } }
     }
+}
+
+extension CookieJar.Cookie: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The name, where it goes and its flags; never the value (a cookie is a credential).
+    public var description: String {
+        "\(name)=\(Redaction.placeholder); domain \(domain)\(isHostOnly ? " (host only)" : ""); path \(path)"
+            + (isSecure ? "; Secure" : "") + (isHTTPOnly ? "; HttpOnly" : "")
+    }
+
+    public var debugDescription: String { description }
+
+    /// One child, the redacted ``description``.
+    public var customMirror: Mirror { Mirror(self, children: ["redacted": description], displayStyle: .struct) }
 }
 
 /// What of a request the cookie rules read: the scheme, the canonical host, and the path without
@@ -168,7 +204,11 @@ struct CookieTarget {
 
     /// RFC 6265 5.1.4.
     func pathMatches(_ cookiePath: String) -> Bool {
-        let requestPath = path.isEmpty ? "/" : path
+        Self.pathMatches(path.isEmpty ? "/" : path, cookiePath)
+    }
+
+    /// RFC 6265 5.1.4: `requestPath` is `cookiePath`, or under it.
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
         guard requestPath.hasPrefix(cookiePath) else { return false }
         return requestPath.count == cookiePath.count || cookiePath.hasSuffix("/")
             || requestPath.dropFirst(cookiePath.count).first == "/"

@@ -14,7 +14,14 @@ enum SetCookie {
         "hk", "com.hk", "sg", "com.sg", "github.io", "gitlab.io", "herokuapp.com", "appspot.com", "cloudfront.net",
         "amazonaws.com", "azurewebsites.net", "vercel.app", "netlify.app", "pages.dev", "workers.dev", "fly.dev", "onrender.com",
         "firebaseapp.com", "web.app", "blogspot.com", "local", "localhost", "test", "example", "invalid", "internal",
+        // Service infrastructure a sibling service could otherwise set cookies for.
+        "cluster.local", "svc.cluster.local", "svc", "consul", "service.consul", "node.consul", "ec2.internal",
+        "compute.internal", "elb.amazonaws.com", "s3.amazonaws.com", "com.tr", "edu.au", "gov.au", "ac.jp", "go.jp", "ac.kr",
     ]
+
+    /// The most cookies one answer may set, and the longest attribute value read.
+    static let maxCookiesPerAnswer = 50
+    static let maxAttributeBytes = 1024
 
     /// The `Set-Cookie` fields in one line that a library joined with commas (URLSession's
     /// `HTTPURLResponse` keeps one value per name): a comma starts a new cookie where the text after
@@ -45,12 +52,11 @@ enum SetCookie {
         return fields.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    static func parse(_ field: String, for target: CookieTarget, now: ContinuousClock.Instant) -> CookieJar.Cookie? {
+    static func parse(_ field: String, for target: CookieTarget, now: ContinuousClock.Instant, wallNow: Int64) -> CookieJar.Cookie? {
         let parts = field.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
         guard !name.isEmpty, !hasControl(name), !hasControl(value), !name.contains("="),
             name.utf8.count + value.utf8.count <= CookieJar.maxCookieBytes
@@ -61,14 +67,14 @@ enum SetCookie {
         var secure = false
         var httpOnly = false
         var maxAge: Int64?
-        var expiresDate: Date?
-        for attribute in parts.dropFirst() {
+        var expiresText: String?
+        for attribute in parts.dropFirst() where attribute.utf8.count <= maxAttributeBytes {
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
             let text = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
             switch key {
             case "expires":
-                if let date = parseDate(text) { expiresDate = date }
+                expiresText = text  // the last one counts; parsed once, after the loop
             case "max-age":
                 let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
                 guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
@@ -80,7 +86,7 @@ enum SetCookie {
                 if named.hasSuffix(".") { named.removeLast() }
                 if !named.isEmpty { domain = named }
             case "path":
-                path = text.hasPrefix("/") ? text : nil
+                path = text.hasPrefix("/") && !hasControl(text) ? text : nil
             case "secure":
                 secure = true
             case "httponly":
@@ -90,8 +96,11 @@ enum SetCookie {
             }
         }
 
-        // Secure cookies only from a secure origin (RFC 6265bis 5.7).
+        // Secure cookies only from a secure origin (RFC 6265bis 5.7), and the name prefixes'
+        // promises: `__Secure-` needs Secure; `__Host-` needs Secure, no Domain and Path=/.
         if secure, !target.isSecure { return nil }
+        if name.hasPrefix("__Secure-") || name.hasPrefix("__Host-"), !secure { return nil }
+        if name.hasPrefix("__Host-"), domain != nil || path != "/" { return nil }
         var hostOnly = true
         var cookieDomain = target.host
         if let domain {
@@ -109,31 +118,14 @@ enum SetCookie {
         var expires: ContinuousClock.Instant?
         if let maxAge {
             expires = maxAge <= 0 ? now - .seconds(1) : now + .seconds(maxAge)
-        } else if let expiresDate {
-            // The date's distance from now on the wall clock, counted on the client's clock.
-            let seconds = expiresDate.timeIntervalSinceNow
-            expires = seconds <= 0 ? now - .seconds(1) : now + .seconds(min(seconds, Double(Int64(1) << 40)))
+        } else if let expiresText, let date = HTTPDate(expiresText) ?? HTTPDate(expiresText.replacingOccurrences(of: "-", with: " ")) {
+            // The date's distance from now on the wall clock of the client's clock (as the cache
+            // ages answers).
+            let seconds = date.seconds - wallNow
+            expires = seconds <= 0 ? now - .seconds(1) : now + .seconds(min(seconds, Int64(1) << 40))
         }
         return CookieJar.Cookie(
             name: name, value: value, domain: cookieDomain, path: path ?? target.defaultPath, isHostOnly: hostOnly, isSecure: secure,
             isHTTPOnly: httpOnly, expires: expires, created: 0, used: 0)
-    }
-
-    /// The date formats servers send in `Expires` (RFC 1123, RFC 850, asctime, and the
-    /// dash-separated form cookies often use).
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy", "EEE, dd-MMM-yyyy HH:mm:ss zzz",
-        "EEE, dd MMM yy HH:mm:ss zzz",
-    ]
-
-    static func parseDate(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
     }
 }

@@ -99,12 +99,15 @@ struct CallChain: Sendable {
         // What reaches a transport passes the one target rule and carries no framing header,
         // whichever middleware wrote it last.
         if let problem = RequestTarget.problem(in: request) { throw problem }
-        if let framing = request.headerFields.first(where: { HeaderValidation.isFraming($0.name) }) {
-            throw HeaderValidation.framingRefused(framing.name)
+        // One pass over the fields: framing refused, cookies counted.
+        var cookieFields = 0
+        for field in request.headerFields {
+            if HeaderValidation.isFraming(field.name) { throw HeaderValidation.framingRefused(field.name) }
+            if field.name == .cookie { cookieFields += 1 }
         }
         context.recorder.update { $0.attempts += 1 }
         var sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
-        joinCookies(&sent)
+        if cookieFields > 1 { joinCookies(&sent) }
         let response: TransportResponse
         do {
             response = try await transport.send(sent, body: body, context: context)
@@ -237,7 +240,14 @@ struct ChainMiddle: Sendable {
             sent.headerFields[.cookie] = (own + [cookie]).joined(separator: "; ")
         }
         let response = try await next(sent, body, context)
-        jar.store(from: response.head, for: request)
+        // Only an answer to this call's own request sets cookies: not one the cache served, nor
+        // another caller's transfer this call joined.
+        if response.head.headerFields[.setCookie] != nil {
+            let metrics = context.recorder.metrics
+            if !metrics.deduplicated, metrics.cache != .hit, metrics.cache != .stale {
+                jar.store(from: response.head, for: request)
+            }
+        }
         return response
     }
 
