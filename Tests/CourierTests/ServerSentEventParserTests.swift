@@ -97,13 +97,14 @@ struct ServerSentEventParserTests {
             var path: String { "feed" }
         }
         func sent(_ id: String?) -> String? {
-            StreamingEndpoint(base: Feed(), accept: "text/event-stream", lastEventID: id).headers["Last-Event-ID"]
+            StreamingEndpoint(base: Feed(), accept: "text/event-stream", setting: ServerSentEvents.lastEventIDHeader(id))
+                .headers["Last-Event-ID"]
         }
         #expect(sent("42") == "42")
         for unusable in [nil, "", "42 ", " 42", "a\u{1}b", "a\u{7F}", String(repeating: "x", count: 1025)] {
             #expect(sent(unusable) == nil, "\(String(describing: unusable))")
         }
-        let endpoint = StreamingEndpoint(base: Feed(), accept: "text/event-stream", lastEventID: nil)
+        let endpoint = StreamingEndpoint(base: Feed(), accept: "text/event-stream")
         #expect(endpoint.headers["Accept"] == "text/event-stream" && endpoint.endpointName?.contains("Feed") == true)
         #expect(endpoint.deduplication == .never)
     }

@@ -89,8 +89,7 @@ extension NetworkClient {
         let host = (try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get())?.request.authority ?? ""
         while true {
             do {
-                let wrapped = DownloadEndpoint(
-                    base: endpoint, from: download.written, validator: download.validator, maxBytes: options.maxBytes)
+                let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
                 let response = try await stream(wrapped)
                 try download.take(response.head)
                 for try await chunk in response.body { try download.write(chunk) }
@@ -134,6 +133,13 @@ struct DownloadRun {
     init(options: DownloadOptions, file: FileHandle) {
         self.options = options
         self.file = file
+    }
+
+    /// What asks for the rest of the file: `Range` from the bytes written, `If-Range` the
+    /// validator; nothing before the first byte or without a validator.
+    var rangeHeaders: [(String, String)] {
+        guard written > 0, let validator else { return [] }
+        return [("Range", "bytes=\(written)-"), ("If-Range", validator)]
     }
 
     /// Reads an answer's head: a `206` must continue the file; anything else starts it over.
@@ -206,42 +212,4 @@ struct DownloadRun {
     func result(file: URL) -> DownloadResult {
         DownloadResult(file: file, bytes: written, resumed: resumed, restarted: restarted, head: head ?? HTTPResponse(status: .ok))
     }
-}
-
-/// The endpoint of a download's connection: the base endpoint asking for the bytes from `from`
-/// when there are some, never from the cache nor shared, with the download's size cap.
-struct DownloadEndpoint<Base: Endpoint>: Endpoint {
-    typealias Output = Base.Output
-    let base: Base
-    let from: Int64
-    let validator: String?
-    let maxBytes: Int
-
-    var baseURL: String? { base.baseURL }
-    var path: String { base.path }
-    var method: HTTPRequest.Method { base.method }
-    var query: [QueryItem] { base.query }
-    var headers: RequestHeaders {
-        var headers = base.headers
-        if from > 0, let validator {
-            headers.replace("Range", "bytes=\(from)-")
-            headers.replace("If-Range", validator)
-        }
-        return headers
-    }
-    var body: RequestBody? { base.body }
-    var team: String? { base.team }
-    var logger: Logger? { base.logger }
-    var timeout: Duration? { base.timeout }
-    var httpVersion: HTTPVersionPreference? { base.httpVersion }
-    var cachePolicy: CachePolicy? { .reloadIgnoringCache }
-    var statusValidation: StatusValidation { base.statusValidation }
-    var decoder: ResponseDecoder<Output> { base.decoder }
-    var errorDecoder: ErrorBodyDecoder? { base.errorDecoder }
-    var requestQueue: RequestQueue? { base.requestQueue }
-    var priority: RequestPriority { base.priority }
-    var tags: Set<String> { base.tags }
-    var deduplication: Deduplication { .never }
-    var endpointName: String? { base.endpointName ?? String(describing: Base.self) }
-    var maxResponseBytes: Int? { maxBytes }
 }

@@ -24,7 +24,7 @@ extension NetworkClient {
         let decoder = SendableDecoder(decoder: decoder)
         return JSONLines(maxLineBytes: max(1, maxLineBytes), decode: { try decoder.decoder.decode(Record.self, from: $0) }) {
             () async throws(NetworkError) in
-            try await self.stream(StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson", lastEventID: nil))
+            try await self.stream(StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson"))
         }
     }
 }

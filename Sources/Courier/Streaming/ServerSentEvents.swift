@@ -72,11 +72,13 @@ extension NetworkClient {
         _ endpoint: E, reconnection: EventStreamReconnection = .init(),
         maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
     ) -> ServerSentEvents {
-        let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream", lastEventID: nil)
+        let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
         let host = (try? RequestBuilder.build(streaming, client: self, limits: callTemplate).get())?.request.authority ?? ""
         return ServerSentEvents(client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: host) {
             lastEventID async throws(NetworkError) in
-            try await self.stream(StreamingEndpoint(base: endpoint, accept: "text/event-stream", lastEventID: lastEventID))
+            try await self.stream(
+                StreamingEndpoint(
+                    base: endpoint, accept: "text/event-stream", setting: ServerSentEvents.lastEventIDHeader(lastEventID)))
         }
     }
 }
@@ -94,6 +96,16 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let host: String
     /// Opens one connection, sending the last event ID when there is one.
     let open: @Sendable (_ lastEventID: String?) async throws(NetworkError) -> StreamedResponse
+
+    /// The `Last-Event-ID` a reconnection sends: only an id a header can carry (empty, over 1 KiB,
+    /// with control characters or surrounding spaces, it is left out and the server starts over,
+    /// rather than failing the reconnection).
+    static func lastEventIDHeader(_ id: String?) -> [(String, String)] {
+        guard let id, !id.isEmpty, id.utf8.count <= 1024, id.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
+            id.first != " ", id.last != " "
+        else { return [] }
+        return [("Last-Event-ID", id)]
+    }
 
     /// Takes one retry from the host's budget (``Resilience/retryBudget``).
     func drawRetryBudget() -> Bool {
@@ -244,48 +256,4 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             if !stream.reconnection.isEnabled { finished = true }
         }
     }
-}
-
-/// An endpoint read as a stream of records: the base endpoint with `Accept` (unless it sets its
-/// own) and `Last-Event-ID` when there is one, never from the cache, never shared with an
-/// identical call.
-struct StreamingEndpoint<Base: Endpoint>: Endpoint {
-    typealias Output = Base.Output
-    let base: Base
-    let accept: String
-    let lastEventID: String?
-
-    var baseURL: String? { base.baseURL }
-    var path: String { base.path }
-    var method: HTTPRequest.Method { base.method }
-    var query: [QueryItem] { base.query }
-    var headers: RequestHeaders {
-        var headers = base.headers
-        if headers["Accept"] == nil { headers.replace("Accept", accept) }
-        // Only an id a header can carry: empty, too long or with control characters, it is left out
-        // (the server starts over) rather than failing the reconnection.
-        if let lastEventID, !lastEventID.isEmpty, lastEventID.utf8.count <= 1024,
-            lastEventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }),
-            lastEventID.first != " ", lastEventID.last != " "
-        {
-            headers.replace("Last-Event-ID", lastEventID)
-        }
-        return headers
-    }
-    var body: RequestBody? { base.body }
-    var team: String? { base.team }
-    var logger: Logger? { base.logger }
-    var timeout: Duration? { base.timeout }
-    var httpVersion: HTTPVersionPreference? { base.httpVersion }
-    var cachePolicy: CachePolicy? { .reloadIgnoringCache }
-    var statusValidation: StatusValidation { base.statusValidation }
-    var decoder: ResponseDecoder<Output> { base.decoder }
-    var errorDecoder: ErrorBodyDecoder? { base.errorDecoder }
-    var requestQueue: RequestQueue? { base.requestQueue }
-    var priority: RequestPriority { base.priority }
-    var tags: Set<String> { base.tags }
-    var deduplication: Deduplication { .never }
-    /// The base endpoint's name in metrics and logs, not this wrapper's.
-    var endpointName: String? { base.endpointName ?? String(describing: Base.self) }
-    var maxResponseBytes: Int? { base.maxResponseBytes }
 }
