@@ -31,9 +31,13 @@
             public var stallTimeout: Duration = .seconds(30)
             /// The forward proxy; ``ProxyConfiguration/none`` by default. AsyncHTTPClient tunnels
             /// every call through it with `CONNECT`, plain http too (it has no forwarding mode).
+            ///
+            /// It must be the client's own (`ClientConfiguration.proxy`): the chain reads that one, so a
+            /// client refuses to start on a transport made with another.
             public var proxy = ProxyConfiguration.none
             /// A Unix socket every call connects to (plain http only), and addresses that replace
             /// host names (AsyncHTTPClient's `dnsOverride`); none by default.
+            /// Like ``proxy``, it must be the client's own.
             public var connectionOverrides = ConnectionOverrides.none
 
             /// The default settings.

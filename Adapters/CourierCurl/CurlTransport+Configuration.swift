@@ -42,9 +42,13 @@ extension CurlTransport {
         public var tls = TLSOptions()
         /// The forward proxy; ``ProxyConfiguration/none`` by default, so libcurl never follows the
         /// environment's `http_proxy` on its own.
+        ///
+        /// It must be the client's own (`ClientConfiguration.proxy`): the chain reads that one, so a
+        /// client refuses to start on a transport made with another.
         public var proxy = ProxyConfiguration.none
         /// A Unix socket every call connects to, and addresses that replace host names; none by
         /// default.
+        /// Like ``proxy``, it must be the client's own.
         public var connectionOverrides = ConnectionOverrides.none
 
         /// The defaults.

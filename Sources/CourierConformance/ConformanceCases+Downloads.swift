@@ -44,8 +44,17 @@ extension ConformanceCases {
                     #expect(try holdsPattern(target, count: size), "\(item.name): the file is not the body")
                     #expect(server.requestCount - before == 1 + item.resumed + item.restarted, "\(item.name)")
                 }
+                // Redirected to another origin (a CDN): the resumption's Range and If-Range follow.
+                let other = server.mode.usesTLS ? "https://127.0.0.1:\(server.port)" : "http://localhost:\(server.port)"
+                let redirected = RawEndpoint(
+                    path: "redirect-to",
+                    query: [QueryItem("url", "\(other)/download/\(key)-redirected?bytes=\(size)&cutAt=100000")])
+                let target = directory.appendingPathComponent("redirected.bin")
+                let result = try await client.download(redirected, to: target)
+                #expect(result.resumed == 1 && result.restarted == 0, "\(result)")
+                #expect(try holdsPattern(target, count: size))
                 let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-                #expect(left == ["changed.bin", "no-range.bin", "resumed.bin", "whole.bin"], "\(left)")
+                #expect(left == ["changed.bin", "no-range.bin", "redirected.bin", "resumed.bin", "whole.bin"], "\(left)")
             }
             await client.shutdown()
         }

@@ -82,6 +82,10 @@ struct CookieJarTests {
         set(jar, "https://x.test/", "old=1", "gone=1")
         set(jar, "https://x.test/", "gone=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(jar.cookies.map(\.name) == ["old"])
+        // The cookie form with dashes and a two-digit year deletes too.
+        set(jar, "https://x.test/", "old=1; Expires=Thu, 01-Jan-70 00:00:00 GMT")
+        #expect(jar.cookies.isEmpty)
+        #expect(SetCookie.cookieDate("Fri, 31-Dec-49 23:59:59 GMT")?.seconds == 2_524_607_999)
     }
 
     @Test("replacing a cookie keeps its place; values (quotes kept), sizes and control characters are checked")

@@ -65,7 +65,16 @@ public struct WebhookAlertSink: AlertSink {
         // The transport's own routes: posts go the way the client's calls go.
         plain.proxy = client.configuration.proxy
         plain.connectionOverrides = client.configuration.connectionOverrides
-        poster = Result { () throws(ConfigurationError) in try NetworkClient(configuration: plain, transport: client.transport) }
+        poster = Result { () throws(ConfigurationError) in
+            // A transport bound to a Unix socket would post the alert to the local daemon.
+            if client.configuration.connectionOverrides.unixSocket != nil {
+                throw ConfigurationError(
+                    key: ConfigurationKey.connectionsUnixSocket.name, value: nil,
+                    allowed: "no value on the client a webhook sink posts through: give the sink a client of its own",
+                    source: "code")
+            }
+            return try NetworkClient(configuration: plain, transport: client.transport)
+        }
         logger = client.configuration.logger
         self.url = url
     }

@@ -233,7 +233,10 @@ struct CacheLink: Sendable {
                 await FollowUpLink.drain(response.body)
                 let updated = Self.updated(revalidating, with: response.head.headerFields, requestTime: requestTime, responseTime: now)
                 cache.store.store(updated)
-                return serve(updated, as: .revalidated)
+                var served = serve(updated, as: .revalidated)
+                // The 304's own cookies are this call's, not the stored answer's.
+                served.head.headerFields.append(contentsOf: response.head.headerFields.filter { $0.name == .setCookie })
+                return served
             }
             if (500...599).contains(status), let stand = standIn() {
                 await FollowUpLink.drain(response.body)
@@ -258,9 +261,10 @@ struct CacheLink: Sendable {
         }
 
         /// A `304`'s fields replace the stored ones of the same name (RFC 9111 §4.3.4), except the
-        /// ones that describe the stored body.
+        /// ones that describe the stored body, and `Set-Cookie`, which a stored answer never holds
+        /// (the call that got the `304` still sees it: the cookie step reads the head it returns).
         static func updated(_ stored: CachedResponse, with fields: HTTPFields, requestTime: Int64, responseTime: Int64) -> CachedResponse {
-            let kept: Set<HTTPField.Name> = [.contentLength, .contentEncoding, .transferEncoding, .contentRange]
+            let kept: Set<HTTPField.Name> = [.contentLength, .contentEncoding, .transferEncoding, .contentRange, .setCookie]
             let names = Set(fields.map(\.name)).subtracting(kept)
             var headerFields = HTTPFields(stored.headerFields.filter { !names.contains($0.name) })
             headerFields.append(contentsOf: fields.filter { names.contains($0.name) })

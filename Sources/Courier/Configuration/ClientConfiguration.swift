@@ -111,8 +111,9 @@ public struct ClientConfiguration: Sendable {
     public var stallTimeout: Duration?
     /// Extra trusted roots, a client certificate, a public key pin.
     public var tls = TLSSettings()
-    /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct, on
-    /// every transport, whatever the environment says) by default.
+    /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct,
+    /// whatever the environment says) by default. URLSession cannot be told to ignore the
+    /// environment's proxy variables: with one set, it refuses `none` (see its documentation).
     public var proxy = ProxyConfiguration.none
     /// Whether the client keeps cookies (RFC 6265) in a ``CookieJar`` of its own
     /// (``NetworkClient/cookieJar``); `false` by default: no cookie is stored or sent but the ones

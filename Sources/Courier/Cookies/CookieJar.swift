@@ -165,6 +165,22 @@ public final class CookieJar: Sendable {
     }
 }
 
+extension CookieJar.Cookie {
+    /// Equal when every public field is (the jar's order counters aside).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.name, lhs.value, lhs.domain, lhs.path) == (rhs.name, rhs.value, rhs.domain, rhs.path)
+            && (lhs.isHostOnly, lhs.isSecure, lhs.isHTTPOnly) == (rhs.isHostOnly, rhs.isSecure, rhs.isHTTPOnly)
+            && lhs.expires == rhs.expires
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(domain)
+        hasher.combine(path)
+        hasher.combine(value)
+    }
+}
+
 extension CookieJar.Cookie: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The name, where it goes and its flags; never the value (a cookie is a credential).
     public var description: String {

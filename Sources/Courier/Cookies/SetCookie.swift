@@ -118,7 +118,7 @@ enum SetCookie {
         var expires: ContinuousClock.Instant?
         if let maxAge {
             expires = maxAge <= 0 ? now - .seconds(1) : now + .seconds(maxAge)
-        } else if let expiresText, let date = HTTPDate(expiresText) ?? HTTPDate(expiresText.replacingOccurrences(of: "-", with: " ")) {
+        } else if let expiresText, let date = cookieDate(expiresText) {
             // The date's distance from now on the wall clock of the client's clock (as the cache
             // ages answers).
             let seconds = date.seconds - wallNow
@@ -127,5 +127,17 @@ enum SetCookie {
         return CookieJar.Cookie(
             name: name, value: value, domain: cookieDomain, path: path ?? target.defaultPath, isHostOnly: hostOnly, isSecure: secure,
             isHTTPOnly: httpOnly, expires: expires, created: 0, used: 0)
+    }
+
+    /// An `Expires` date in the forms servers send: the three HTTP-date forms, and the cookie
+    /// forms with dashes and two-digit years (`Thu, 01-Jan-70 00:00:00 GMT`: 70-99 are 19xx,
+    /// 00-69 are 20xx, as RFC 6265 5.1.1 reads them).
+    static func cookieDate(_ text: String) -> HTTPDate? {
+        if let date = HTTPDate(text) { return date }
+        var parts = text.replacingOccurrences(of: "-", with: " ").split(separator: " ").map(String.init)
+        if parts.count == 6, parts[3].count == 2, let year = Int(parts[3]) {
+            parts[3] = String(year >= 70 ? 1900 + year : 2000 + year)
+        }
+        return HTTPDate(parts.joined(separator: " "))
     }
 }

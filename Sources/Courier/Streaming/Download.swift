@@ -89,7 +89,13 @@ extension NetworkClient {
         let host = (try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get())?.request.authority ?? ""
         while true {
             do {
-                let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
+                // Every connection within the download's one deadline.
+                let left = timeSource.now.duration(to: deadline)
+                guard left > .zero else {
+                    throw NetworkError(kind: .timedOut, phase: .receiving, message: "the download's time ran out")
+                }
+                let wrapped = StreamingEndpoint(
+                    base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes, timeLeft: left)
                 let response = try await stream(wrapped)
                 try download.take(response.head)
                 for try await chunk in response.body { try download.write(chunk) }

@@ -23,14 +23,16 @@ import Logging
 ///   logged at `debug` as `courier.redirect.followed`.
 public enum FollowUp {
     /// The headers (lowercase names) a redirect to another origin keeps: content negotiation,
-    /// the body's description when the body is sent again, the user agent and the W3C trace
-    /// context (`traceparent`, `tracestate`; not `baggage`, which may name users or tenants). Every
+    /// the body's description when the body is sent again, the user agent, the W3C trace
+    /// context (`traceparent`, `tracestate`; not `baggage`, which may name users or tenants), and
+    /// where a reading resumes (`range`, `if-range`, `last-event-id`: a download or event stream
+    /// redirected to a CDN resumes there too). Every
     /// other header the caller or a middleware set (`Authorization`, `Cookie`, API keys, team
     /// headers) is dropped, whatever its name, and so is every credential header even when listed
     /// here (``RequestContext/credentialHeaderNames``).
     public static let crossOriginSafelist: Set<String> = [
         "accept", "accept-encoding", "accept-language", "cache-control", "content-language", "content-type", "user-agent",
-        "traceparent", "tracestate",
+        "traceparent", "tracestate", "range", "if-range", "last-event-id",
     ]
 }
 
