@@ -69,6 +69,11 @@ enum URLSessionConversion {
                 // libcurl 8's certificate failures ("SSL certificate problem: ..."), which
                 // FoundationNetworking files under "cannot connect to host".
                 (.tlsFailure, .tls)
+            case .cannotConnectToHost where receivedHead:
+                // With libcurl 8, FoundationNetworking files a body cut off ("end of response with N
+                // bytes missing") under "cannot connect" when the connection's socket kept a refused
+                // attempt's errno (`localhost` tried on ::1 first): after a head, it was connected.
+                (.connectionClosed, .receiving)
             case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
                 (.connectFailure, .connect)
             case .networkConnectionLost: (.connectionClosed, waitingPhase)

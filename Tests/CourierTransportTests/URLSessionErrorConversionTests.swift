@@ -59,6 +59,16 @@ struct URLSessionErrorConversionTests {
         #expect(URLSessionConversion.networkError(from: refused, receivedHead: false).kind == .connectFailure)
     }
 
+    @Test("\"cannot connect\" after the head arrived is a body cut off (libcurl 8 kept a refused attempt's errno)")
+    func cutAfterHead() {
+        let cut = NSError(
+            domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost,
+            userInfo: [NSLocalizedDescriptionKey: "end of response with 200000 bytes missing"])
+        let converted = URLSessionConversion.networkError(from: cut, receivedHead: true)
+        #expect(converted.kind == .connectionClosed && converted.phase == .receiving)
+        #expect(URLSessionConversion.networkError(from: cut, receivedHead: false).kind == .connectFailure)
+    }
+
     @Test("an unknown error with no text stays a transport failure: nothing to classify it by")
     func silent() {
         #expect(Self.convert("", receivedHead: false).kind == .transportFailure)
