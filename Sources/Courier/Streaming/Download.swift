@@ -86,7 +86,7 @@ extension NetworkClient {
         var download = DownloadRun(options: options, file: file)
         let timeSource = configuration.timeSource
         let deadline = timeSource.now + (endpoint.timeout ?? configuration.requestTimeout)
-        let host = (try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get())?.request.authority ?? ""
+        let host = retryBudgetHost(of: endpoint)
         while true {
             do {
                 // Every connection within the download's one deadline.
@@ -104,7 +104,7 @@ extension NetworkClient {
             } catch {
                 let failure = NetworkError.converting(error, phase: .receiving)
                 guard download.mayResume(after: failure), timeSource.now < deadline,
-                    chain.ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: timeSource))
+                    drawRetryBudget(host: host)
                 else { throw failure }
             }
         }

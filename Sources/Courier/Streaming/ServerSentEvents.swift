@@ -73,7 +73,7 @@ extension NetworkClient {
         maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
     ) -> ServerSentEvents {
         let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
-        let host = (try? RequestBuilder.build(streaming, client: self, limits: callTemplate).get())?.request.authority ?? ""
+        let host = retryBudgetHost(of: streaming)
         return ServerSentEvents(client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: host) {
             lastEventID async throws(NetworkError) in
             try await self.stream(
@@ -109,7 +109,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
     /// Takes one retry from the host's budget (``Resilience/retryBudget``).
     func drawRetryBudget() -> Bool {
-        client.chain.ledger.withdraw(host: host, elapsedNanoseconds: RateWindow.elapsedNanoseconds(on: client.configuration.timeSource))
+        client.drawRetryBudget(host: host)
     }
 
     /// Starts reading: the first connection opens on the first `next()`.
