@@ -162,7 +162,8 @@
         private func execute(
             _ request: HTTPRequest, body: RequestBody?, on client: HTTPClient, through proxy: ProxyServer?, context: RequestContext
         ) async throws -> HTTPClientResponse {
-            let outgoing = Self.request(request, body: body, unixSocket: configuration.connectionOverrides.unixSocket)
+            let outgoing = Self.request(
+                request, body: body, unixSocket: configuration.connectionOverrides.unixSocket, context: context)
             context.recorder.enter(body == nil ? .awaitingResponse : .sending)
             let remaining = context.remaining
             guard remaining > .zero else {
@@ -176,6 +177,8 @@
                     // none when it would drop them (AsyncHTTPClient logs only at debug and trace).
                     try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining), logger: context.debugLogger)
                 }
+                // A body written at once has gone by the answer; a streamed one counted itself.
+                if let data = body?.bufferedData { context.reportBytesSent(Int64(data.count)) }
                 context.recorder.update {
                     $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"
                     $0.phaseTimings = .unavailable(reason: "AsyncHTTPClient does not report phase timings")
@@ -237,7 +240,9 @@
         private static let socketPathCharacters = CharacterSet(
             charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
-        private static func request(_ request: HTTPRequest, body: RequestBody?, unixSocket: String?) -> HTTPClientRequest {
+        private static func request(
+            _ request: HTTPRequest, body: RequestBody?, unixSocket: String?, context: RequestContext
+        ) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.urlText)
             if let unixSocket {
                 // AsyncHTTPClient's form: the socket's path, percent-encoded, as the host; the
@@ -256,7 +261,21 @@
                 } else {
                     // AsyncHTTPClient pulls the next chunk only when the channel can take it.
                     let length: HTTPClientRequest.Body.Length = body.length.map { .known($0) } ?? .unknown
-                    outgoing.body = .stream(body.chunks().map { ByteBuffer(bytes: $0) }, length: length)
+                    if context.countsProgress {
+                        // Counted as AsyncHTTPClient pulls each chunk: what it has taken to write.
+                        let sent = Locked<Int64>(0)
+                        let chunks = body.chunks().map { chunk in
+                            context.reportBytesSent(
+                                sent.withLock {
+                                    $0 += Int64(chunk.count)
+                                    return $0
+                                })
+                            return ByteBuffer(bytes: chunk)
+                        }
+                        outgoing.body = .stream(chunks, length: length)
+                    } else {
+                        outgoing.body = .stream(body.chunks().map { ByteBuffer(bytes: $0) }, length: length)
+                    }
                 }
             }
             return outgoing

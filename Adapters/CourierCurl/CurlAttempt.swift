@@ -25,6 +25,9 @@ struct CurlAttempt {
     var trailerBytes = 0
     /// The request body as the read callback takes it.
     var upload: CurlUpload
+    /// Request body bytes handed to libcurl in this attempt (back to 0 when it rewinds), for the
+    /// call's progress.
+    var sentBytes: Int64 = 0
     /// How often libcurl got ready to send the request on this handle.
     var requestsSent = 0
     /// Response body bytes taken.

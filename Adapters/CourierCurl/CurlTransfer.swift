@@ -181,7 +181,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl rewinds the body to send the request again (set only for a request that may be
     /// repeated, with a body that can be read again).
     func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
-        guard offset == 0, origin == SEEK_SET, state.withAttempt({ $0.upload.rewind() }) == true else { return CURL_SEEKFUNC_CANTSEEK }
+        let rewound = state.withAttempt { attempt -> Bool in
+            guard offset == 0, origin == SEEK_SET, attempt.upload.rewind() else { return false }
+            attempt.sentBytes = 0
+            return true
+        }
+        guard rewound == true else { return CURL_SEEKFUNC_CANTSEEK }
+        context.reportBytesSent(0)
         return CURL_SEEKFUNC_OK
     }
 
@@ -190,10 +196,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// cannot be read.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let highWater = engine.configuration.responseBufferBytes
+        var sent: Int64 = 0
         let step = state.withAttempt { attempt -> CurlUpload.Step in
             let step = attempt.upload.read(into: buffer) { CurlUploadPump(chunks: $0.open(), highWater: highWater, transfer: self) }
             switch step {
-            case .wrote: attempt.activity &+= 1
+            case .wrote(let count):
+                attempt.activity &+= 1
+                attempt.sentBytes += Int64(count)
+                sent = attempt.sentBytes
             case .failed(let error): attempt.failure = error
             case .end, .pause: break
             }
@@ -201,6 +211,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         switch step {
         case .wrote(let count)?:
+            context.reportBytesSent(sent)
             return count
         case .end?:
             context.recorder.enter(.awaitingResponse)

@@ -151,7 +151,7 @@ public final class MockTransport: Transport {
     public func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
         context.recorder.update { $0.phaseTimings = .unavailable(reason: "the mock transport does no network I/O") }
         var recordedBody: Data?
-        if let body { recordedBody = try await record(body) }
+        if let body { recordedBody = try await record(body, context: context) }
         let recorded = RecordedRequest(head: request, body: recordedBody)
         let responder: Responder? = try state.withLock { state in
             guard !state.isShutDown else {
@@ -204,10 +204,15 @@ public final class MockTransport: Transport {
     /// time, and an async function allocates task memory for such values on every call, whether
     /// or not it reaches them.)
     @inline(never)
-    private func record(_ body: RequestBody) async throws -> Data {
+    private func record(_ body: RequestBody, context: RequestContext) async throws -> Data {
         var collected = Data()
-        for try await chunk in body.chunks() where collected.count < configuration.maxRecordedBodyBytes {
-            collected.append(chunk.prefix(configuration.maxRecordedBodyBytes - collected.count))
+        var sent: Int64 = 0
+        for try await chunk in body.chunks() {
+            sent += Int64(chunk.count)
+            context.reportBytesSent(sent)
+            if collected.count < configuration.maxRecordedBodyBytes {
+                collected.append(chunk.prefix(configuration.maxRecordedBodyBytes - collected.count))
+            }
         }
         return collected
     }

@@ -236,7 +236,7 @@ public final class URLSessionTransport: Transport {
             recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody, waiter: pending.waiter)
         let (delegate, session, queue, staged, recorder) = (delegate, session, queue, stagedBody, context.recorder)
         context.recorder.enter(.awaitingResponse)
-        return try await withTaskCancellationHandler {
+        let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 pending.waiter.wait(continuation)
                 queue.async {
@@ -269,6 +269,9 @@ public final class URLSessionTransport: Transport {
         } onCancel: { [weak delegate] in
             delegate?.stopSoon(pending, because: nil, failure: .cancelled(phase: recorder.phase))
         }
+        // FoundationNetworking tells no progress of the body it sends: by the answer it has gone.
+        if let length = body?.length { context.reportBytesSent(length) }
+        return response
     }
 
     /// Writes a streamed body to a file on a thread of its own: a large body takes seconds to

@@ -121,6 +121,9 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var endpointName: String? { nil }
     /// The largest response body this call accepts, in bytes; `nil` (the default) uses the client's.
     open var maxResponseBytes: Int? { nil }
+    /// Where the call reports its bytes sent and received (see ``ProgressReporter``); `nil` (the
+    /// default) counts nothing. An API object is single use, so its reporter reports its one call.
+    open var progress: ProgressReporter? { nil }
 
     // MARK: Lifecycle
 

@@ -63,6 +63,9 @@ public protocol Endpoint: Sendable {
     /// ``ClientConfiguration/maxResponseBytesRange``), for one call that returns more or less than
     /// the others; `nil` (the default) uses the client's ``ClientConfiguration/maxResponseBytes``.
     var maxResponseBytes: Int? { get }
+    /// Where the call reports its bytes sent and received (see ``ProgressReporter``); `nil` (the
+    /// default) counts nothing. A reporter belongs to one call.
+    var progress: ProgressReporter? { get }
 }
 
 extension Endpoint {
@@ -104,4 +107,6 @@ extension Endpoint {
     public var endpointName: String? { nil }
     /// The client's limit.
     public var maxResponseBytes: Int? { nil }
+    /// None: the call counts no progress.
+    public var progress: ProgressReporter? { nil }
 }

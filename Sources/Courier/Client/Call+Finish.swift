@@ -27,10 +27,12 @@ extension Call {
             let response = opened.response
             recorder.enter(.receiving)
             let data: Data
+            progress?.startReceiving(length: response.body.expectedLength)
             if let buffered = try response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
                 data = buffered
+                progress?.received(Int64(buffered.count))
             } else {
-                data = try await response.body.collect(upTo: scope.maxResponseBytes)
+                data = try await response.body.collect(upTo: scope.maxResponseBytes, counting: progress)
             }
             scope.disarm()
             return .received(response.head, data, sent: request, networkStart: scope.networkStart)

@@ -16,6 +16,7 @@ extension Call {
         // runs does not report the call as still being built.
         recorder.update(entering: context.placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
         if logger.logLevel <= .trace { traceStart(request) }
+        progress?.start(sending: body == nil ? 0 : body?.length)
 
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and

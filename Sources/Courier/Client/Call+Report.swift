@@ -35,8 +35,9 @@ extension Call {
         notify(status: failure.status, error: failure, metrics: metrics, authority: authority)
     }
 
-    /// Tells the observers about the finished call.
+    /// Tells the observers about the finished call, and sends its last progress report.
     private func notify(status: Int?, error: NetworkError?, metrics: RequestMetrics, authority: String?) {
+        progress?.finish()
         let observers = client.observers
         guard !observers.isEmpty else { return }
         let labels = EndpointLabels.shared

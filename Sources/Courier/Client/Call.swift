@@ -62,10 +62,18 @@ struct Call: Sendable {
                 queue: $0, priority: endpoint.priority, deduplication: streams ? .never : endpoint.deduplication,
                 onStart: assigned?.onStart)
         }
-        if placement != nil || streams { context.internals = context.internals.forCall(placement: placement, streams: streams) }
+        // Progress is counted when the endpoint or the batch asks for it; a reporter reports one call.
+        let reporter = endpoint.progress
+        let reporterTaken = reporter.map { !$0.claim() } ?? false
+        let meter: ProgressMeter? =
+            reporter != nil || assigned?.bytes != nil
+            ? ProgressMeter(reporter: reporterTaken ? nil : reporter, batch: assigned?.bytes, clock: client.configuration.timeSource) : nil
+        if placement != nil || streams || meter != nil {
+            context.internals = context.internals.forCall(placement: placement, streams: streams, progress: meter)
+        }
         // The deadline's signal, which the chain's waits watch, is the call's from the start.
         context.deadlineSignal = CallDeadline()
-        switch RequestBuilder.build(endpoint, client: client, limits: context) {
+        switch reporterTaken ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context) {
         case .success(let built):
             request = built.request
             body = built.body
@@ -78,6 +86,13 @@ struct Call: Sendable {
         }
         self.context = context
     }
+
+    /// The failure of a call given a ``ProgressReporter`` another call has already.
+    static let reporterInUse = NetworkError.invalidRequest(
+        "the endpoint's progress reporter belongs to another call already; give each call a reporter of its own")
+
+    /// Where the call counts its bytes, if it does.
+    var progress: ProgressMeter? { context.internals.progress }
 
     /// The call's id, for logs and tracing.
     var requestID: String { context.requestID }
@@ -131,4 +146,6 @@ struct AssignedQueue: Sendable {
     var batch: BatchID? = nil
     /// Told each time the call leaves the queue (see ``QueuePlacement/onStart``).
     var onStart: (@Sendable () -> Void)? = nil
+    /// The batch's byte total, which the call's bytes add to.
+    var bytes: BatchBytes? = nil
 }

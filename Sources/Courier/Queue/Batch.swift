@@ -38,7 +38,8 @@ public final class Batch<Output: Sendable>: Sendable {
         public var total: Int
         /// Items that failed (cancelled ones included).
         public var failed: Int
-        /// Response body bytes received by the finished items.
+        /// Response body bytes received by the finished items. (``Callbacks/bytes`` counts the
+        /// running items' bytes too, as they move.)
         public var bytesReceived: Int64
         /// `finished / total`, between 0 and 1 (1 for an empty batch).
         public var fraction: Double { total == 0 ? 1 : Double(finished) / Double(total) }
@@ -54,6 +55,11 @@ public final class Batch<Output: Sendable>: Sendable {
         public var itemFailed: (@Sendable (Int, NetworkError) -> Void)?
         /// After each item's own callback.
         public var progress: (@Sendable (Progress) -> Void)?
+        /// The whole batch's bytes sent and received, running items included, as they move:
+        /// throttled by ``Batch/bytesThrottle``, the last report (``TransferProgress/isFinished``)
+        /// just before the completion. The expected totals are known once every item has
+        /// announced its lengths. Setting it makes every item count its bytes.
+        public var bytes: (@Sendable (TransferProgress) -> Void)?
 
         /// No callbacks.
         public init() {}
@@ -68,6 +74,9 @@ public final class Batch<Output: Sendable>: Sendable {
     /// What a failure does to the other items.
     public let failurePolicy: FailurePolicy
 
+    /// How often ``Callbacks/bytes`` reports: every 100 ms and 1% by default, on the queue's clock.
+    public let bytesThrottle: ProgressReporter.Throttle
+
     private let callbackQueue: DispatchQueue
 
     private struct State {
@@ -80,6 +89,8 @@ public final class Batch<Output: Sendable>: Sendable {
         var bytesReceived: Int64 = 0
         var cancelling = false
         var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
+        /// The byte total, when ``Callbacks/bytes`` is set.
+        var bytes: BatchBytes?
 
         init(count: Int) {
             itemStarted = Array(repeating: false, count: count)
@@ -95,13 +106,15 @@ public final class Batch<Output: Sendable>: Sendable {
     ///   - queue: The queue they run in (its limits and priority apply).
     ///   - failurePolicy: `continueOnFailure` by default.
     ///   - callbackQueue: Where callbacks and the completion run (one at a time); the global queue by default.
+    ///   - bytesThrottle: How often ``Callbacks/bytes`` reports.
     public init(
         _ items: [BaseAPI<Output>], queue: RequestQueue, failurePolicy: FailurePolicy = .continueOnFailure,
-        callbackQueue: DispatchQueue = .global()
+        callbackQueue: DispatchQueue = .global(), bytesThrottle: ProgressReporter.Throttle = ProgressReporter.Throttle()
     ) {
         self.items = items
         self.queue = queue
         self.failurePolicy = failurePolicy
+        self.bytesThrottle = bytesThrottle
         self.callbackQueue = DispatchQueue(label: "courier.batch", target: callbackQueue)
         state = Locked(State(count: items.count))
     }
@@ -121,21 +134,26 @@ public final class Batch<Output: Sendable>: Sendable {
     /// - Parameter completion: Called once, after every item callback.
     /// - Throws: ``NetworkError/Kind/alreadyStarted`` when the batch was started before.
     public func start(completion: @escaping @Sendable ([Result<Output, NetworkError>]) -> Void) throws(NetworkError) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.started else { return false }
+        let accepted = state.withLock { state -> BatchBytes?? in
+            guard !state.started else { return .none }
             state.started = true
             state.completion = completion
-            return true
+            if let report = state.callbacks.bytes {
+                state.bytes = BatchBytes(
+                    items: items.count, throttle: bytesThrottle, clock: queue.timeSource, queue: callbackQueue, report: report)
+            }
+            return .some(state.bytes)
         }
-        guard accepted else {
+        guard case .some(let bytes) = accepted else {
             throw NetworkError(kind: .alreadyStarted, phase: .building, message: "the batch is single use and was already started")
         }
         if items.isEmpty {
+            bytes?.finish()
             callbackQueue.async { completion([]) }
             return
         }
         for (index, item) in items.enumerated() {
-            let placement = AssignedQueue(queue: queue, batch: id) { [weak self] in self?.started(index) }
+            let placement = AssignedQueue(queue: queue, batch: id, onStart: { [weak self] in self?.started(index) }, bytes: bytes)
             do {
                 try item.start(in: placement) { [self] result in finished(index, result) }
             } catch {
@@ -211,6 +229,8 @@ public final class Batch<Output: Sendable>: Sendable {
                 completion = state.completion
                 state.completion = nil
                 results = state.results.compactMap { $0 }
+                // Queued on the callback queue before this item's callbacks and the completion.
+                state.bytes?.finish()
             }
             return (state.callbacks, progress, completion, results, cancelRest)
         }

@@ -83,6 +83,16 @@ extension NetworkClient {
             try? file.close()
             try? FileManager.default.removeItem(at: partial)
         }
+        // The endpoint's reporter counts the whole file, across connections (each connection's
+        // own call counts nothing).
+        var meter: ProgressMeter?
+        if let reporter = endpoint.progress {
+            guard reporter.claim() else { throw Call.reporterInUse }
+            meter = ProgressMeter(reporter: reporter, batch: nil, clock: configuration.timeSource)
+        }
+        defer { meter?.finish() }
+        meter?.start(sending: endpoint.body == nil ? 0 : endpoint.body?.length)
+        var counted: Int64 = 0
         var download = DownloadRun(options: options, file: file)
         let timeSource = configuration.timeSource
         let deadline = timeSource.now + (endpoint.timeout ?? configuration.requestTimeout)
@@ -98,7 +108,14 @@ extension NetworkClient {
                     base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes, timeLeft: left)
                 let response = try await stream(wrapped)
                 try download.take(response.head)
-                for try await chunk in response.body { try download.write(chunk) }
+                meter?.startReceiving(length: download.expectedSize(announcing: response.body.expectedLength))
+                meter?.received(download.written - counted)
+                counted = download.written
+                for try await chunk in response.body {
+                    try download.write(chunk)
+                    meter?.received(Int64(chunk.count))
+                    counted += Int64(chunk.count)
+                }
                 try download.finish()
                 break
             } catch {
@@ -175,6 +192,14 @@ struct DownloadRun {
         }
         let tag = head.headerFields[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
         validator = tag ?? head.headerFields[.lastModified]
+    }
+
+    /// The whole file's size as the last answer announced it: a `206`'s `Content-Range` total,
+    /// else the body's length (`announced`); `nil` when unknown.
+    func expectedSize(announcing announced: Int64?) -> Int64? {
+        guard head?.status.code == 206 else { return announced }
+        guard let range = head?.headerFields[.contentRange], let slash = range.lastIndex(of: "/") else { return nil }
+        return Int64(range[range.index(after: slash)...])
     }
 
     /// The first byte of a `Content-Range: bytes S-E/T`.

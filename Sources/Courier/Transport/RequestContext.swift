@@ -164,6 +164,20 @@ public struct RequestContext: Sendable {
         return false
     }
 
+    /// Tells the call how much of the request body the transport has handed to the connection in
+    /// this attempt, for its progress (see ``ProgressReporter``). A transport calls it as it
+    /// writes the body (from any thread; the figure only grows within an attempt) and once more
+    /// with the whole length when the body is done. Cheap, and nothing at all when the call
+    /// counts no progress.
+    /// - Parameter total: The body bytes written so far in this attempt.
+    public func reportBytesSent(_ total: Int64) {
+        internals.progress?.sent(total)
+    }
+
+    /// Whether the call counts its progress: a transport that must do extra work to count the
+    /// bytes it sends (split a body it would write at once) does it only then.
+    public var countsProgress: Bool { internals.progress != nil }
+
     /// Time left before the deadline on ``clock`` (zero once it has passed).
     public var remaining: Duration {
         max(.zero, Moment.now(on: clock).duration(to: deadlineMoment))

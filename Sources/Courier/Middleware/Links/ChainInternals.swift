@@ -18,22 +18,29 @@ final class ChainInternals: Sendable {
     let resendsUnsent: Bool
     /// Whether the caller reads the body as a stream (see ``RequestContext/streamsBody``).
     let streamsBody: Bool
+    /// Where the call counts its bytes, when its endpoint or its batch asks for progress.
+    let progress: ProgressMeter?
 
-    init(placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool, streamsBody: Bool) {
+    init(
+        placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool, streamsBody: Bool,
+        progress: ProgressMeter? = nil
+    ) {
         self.placement = placement
         self.cache = cache
         self.retryLedger = retryLedger
         self.resendsUnsent = resendsUnsent
         self.streamsBody = streamsBody
+        self.progress = progress
     }
 
     /// A context outside a client: no queue, cache or budget.
     static let none = ChainInternals(placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false)
 
-    /// These internals for a call with a queue or a streamed body: a copy with its placement and
-    /// reading. (A buffered call without a queue shares its client's instance.)
-    func forCall(placement: QueuePlacement?, streams: Bool) -> ChainInternals {
+    /// These internals for a call with a queue, a streamed body or progress: a copy with its
+    /// placement, reading and meter. (A buffered call without them shares its client's instance.)
+    func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?) -> ChainInternals {
         ChainInternals(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams)
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams,
+            progress: progress)
     }
 }

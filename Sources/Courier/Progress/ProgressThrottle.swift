@@ -1,0 +1,24 @@
+extension ProgressReporter.Throttle {
+    /// The last report a throttle measures from.
+    struct LastReport {
+        var at: ContinuousClock.Instant
+        /// Bytes sent and received together, then.
+        var bytes: Int64
+    }
+
+    /// Whether `progress` may be reported at `now`, after `last`: always the first time; then
+    /// only once ``interval`` has passed and, when the expected bytes are known, the bytes have
+    /// moved by ``fraction`` of them. Records the report in `last` when it may.
+    func allows(_ progress: TransferProgress, at now: ContinuousClock.Instant, after last: inout LastReport?, force: Bool) -> Bool {
+        let bytes = progress.bytesSent + progress.bytesReceived
+        if !force, let previous = last {
+            guard previous.at.duration(to: now) >= interval else { return false }
+            if let received = progress.expectedBytesReceived {
+                let expected = (progress.expectedBytesSent ?? 0) + received
+                if expected > 0, Double(abs(bytes - previous.bytes)) < fraction * Double(expected) { return false }
+            }
+        }
+        last = LastReport(at: now, bytes: bytes)
+        return true
+    }
+}
