@@ -207,6 +207,7 @@ public final class URLSessionTransport: Transport {
         // it carries the stall limit (Courier enforces the deadline itself).
         let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
         var stagedBody: URL?
+        var stagedLength: Int64?
         let make: @Sendable (URLSession) -> URLSessionTask
         if let body, body.streamSource != nil || (body.length ?? 0) > 0 {
             if let data = body.bufferedData {
@@ -215,6 +216,9 @@ public final class URLSessionTransport: Transport {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
                 try await Self.stage(body, to: file, context: context)
                 stagedBody = file
+                stagedLength =
+                    (try? FileManager.default.attributesOfItem(atPath: file.path))
+                    .flatMap { $0[.size] as? NSNumber }?.int64Value
                 // A stream over the staged file, read as libcurl sends: `uploadTask(fromFile:)`
                 // would have FoundationNetworking read the file ahead into memory.
                 guard let stream = InputStream(url: file) else {
@@ -270,7 +274,7 @@ public final class URLSessionTransport: Transport {
             delegate?.stopSoon(pending, because: nil, failure: .cancelled(phase: recorder.phase))
         }
         // FoundationNetworking tells no progress of the body it sends: by the answer it has gone.
-        if let length = body?.length { context.reportBytesSent(length) }
+        if let length = body?.length ?? stagedLength { context.reportBytesSent(length) }
         return response
     }
 

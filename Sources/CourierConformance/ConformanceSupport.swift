@@ -55,6 +55,8 @@ public struct RawEndpoint: Endpoint {
     public var timeout: Duration?
     /// Which statuses succeed, 2xx by default.
     public var statusValidation: StatusValidation = .successful
+    /// Where the call reports its progress; none by default.
+    public var progress: ProgressReporter?
 
     /// Describes a raw call.
     public init(

@@ -141,4 +141,35 @@ struct BatchTests {
         #expect((try? results[1].get()) == PathReply(path: "/fresh"))
         if case .failure(let error) = results[0] { #expect(error.kind == .alreadyStarted) } else { Issue.record("expected a failure") }
     }
+
+    @Test(
+        "the byte total: the items' bytes added up, the expected total once every item announced it, the last report before the completion")
+    func byteTotal() async throws {
+        let transport = CountingTransport(delay: .milliseconds(1)) { $0.hasSuffix("/fail") }
+        let queue = try RequestQueue(limits: .init(maxConcurrent: 2))
+        let client = try makeQueueClient(transport, queue: nil)
+        for failing in [false, true] {
+            let journal = Journal()
+            let reports = Locked<[TransferProgress]>([])
+            let paths = ["item/0", "item/1", "item/22", failing ? "item/fail" : "item/333"]
+            let batch = Batch(
+                paths.map { QueuedAPI(client: client, path: $0) }, queue: queue, bytesThrottle: .init(interval: .zero, fraction: 0))
+            var callbacks = Batch<PathReply>.Callbacks()
+            callbacks.bytes = { update in
+                reports.withLock { $0.append(update) }
+                if update.isFinished { journal.add("bytes finished") }
+            }
+            batch.callbacks = callbacks
+            try batch.start { _ in journal.add("batch finished") }
+            #expect(await waitUntil { journal.snapshot.contains("batch finished") })
+            let seen = reports.withLock { $0 }
+            let bodies = paths.filter { $0 != "item/fail" }.map { Int64("{\"path\":\"/\($0)\"}".utf8.count) }.reduce(0, +)
+            #expect(seen.last?.isFinished == true && seen.filter(\.isFinished).count == 1, "\(seen)")
+            #expect(seen.last?.bytesReceived == bodies, "\(seen)")
+            #expect(seen.last?.expectedBytesReceived == (failing ? nil : bodies), "\(seen)")
+            #expect(seen.last?.expectedBytesSent == 0 && seen.last?.bytesSent == 0, "\(seen)")
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived }, "\(seen)")
+            #expect(journal.snapshot == ["bytes finished", "batch finished"], "\(journal.snapshot)")
+        }
+    }
 }

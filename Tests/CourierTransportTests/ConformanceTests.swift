@@ -401,6 +401,13 @@ struct ConformanceTests {
     }
 
     @Test(
+        "progress: bytes sent and received with their lengths, a last report whatever the outcome, one reporter per call",
+        arguments: ConformanceTransport.everyProtocol)
+    func progress(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.progress(transport)
+    }
+
+    @Test(
         "downloads: whole, resumed with Range and If-Range, started over when the server cannot resume",
         arguments: ConformanceTransport.everyProtocol)
     func downloads(transport: ConformanceTransport) async throws {

@@ -1,15 +1,15 @@
 extension ProgressReporter.Throttle {
     /// The last report a throttle measures from.
-    struct LastReport {
-        var at: ContinuousClock.Instant
+    package struct LastReport {
+        package var at: ContinuousClock.Instant
         /// Bytes sent and received together, then.
-        var bytes: Int64
+        package var bytes: Int64
     }
 
     /// Whether `progress` may be reported at `now`, after `last`: always the first time; then
     /// only once ``interval`` has passed and, when the expected bytes are known, the bytes have
     /// moved by ``fraction`` of them. Records the report in `last` when it may.
-    func allows(_ progress: TransferProgress, at now: ContinuousClock.Instant, after last: inout LastReport?, force: Bool) -> Bool {
+    package func allows(_ progress: TransferProgress, at now: ContinuousClock.Instant, after last: inout LastReport?, force: Bool) -> Bool {
         let bytes = progress.bytesSent + progress.bytesReceived
         if !force, let previous = last {
             guard previous.at.duration(to: now) >= interval else { return false }
