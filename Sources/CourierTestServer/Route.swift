@@ -167,16 +167,18 @@ enum Route {
             return download(key: segments[1], headers: headers, query: query)
         case "jsonl":
             // `count` records `{"n":i}`, one per line, with a CRLF, a blank line and no final LF
-            // among them; `bad=k` makes record k not JSON (record k is on line k, or k + 1 after
+            // among them (unless `plain=1`); `bad=k` makes record k not JSON (record k is on line k, or k + 1 after
             // the blank line that follows record 2).
             guard let count = Int(queryValue("count") ?? "3"), (0...100_000).contains(count) else {
                 return text(400, "count must be 0 to 100000")
             }
+            // `plain=1`: every record ends with one LF, nothing else.
             let bad = Int(queryValue("bad") ?? "")
+            let plain = queryValue("plain") != nil
             var body = ""
             for index in 1...max(1, count) where count > 0 {
                 body += index == bad ? "{not json" : "{\"n\":\(index)}"
-                body += index == 2 ? "\r\n\n" : (index == count ? "" : "\n")
+                body += plain ? "\n" : index == 2 ? "\r\n\n" : (index == count ? "" : "\n")
             }
             return .respond(status: 200, headers: [("Content-Type", "application/jsonl")], body: Array(body.utf8))
         default:

@@ -4,6 +4,7 @@ import CourierConfiguration
 import CourierMock
 import CourierServiceLifecycle
 import Foundation
+import HTTPTypes
 import Logging
 import ServiceLifecycle
 import Testing
@@ -53,5 +54,43 @@ struct ArticleSnippetTests {
         let loaded = try ClientConfiguration().applyingJSON(Data(#"{ "cache": { "memoryBytes": 33554432 } }"#.utf8), source: "article")
         #expect((loaded.cache?.store as? MemoryCacheStore)?.maxBytes == 33_554_432)
         #expect(GetCatalogue().cachePolicy == .staleIfError(maxStale: .seconds(600)))
+    }
+
+    // "Progress" (`Progress.md`).
+
+    struct Upload: Endpoint {
+        typealias Output = Data
+        let archive: URL
+        var progress: ProgressReporter?
+        var path: String { "uploads" }
+        var method: HTTPRequest.Method { .post }
+        var body: RequestBody? { .file(archive) }
+        var decoder: ResponseDecoder<Data> { .data }
+    }
+
+    static let statusLine = Locked("")
+
+    @Test("Progress: an upload's reports to a main-actor handler and as a sequence")
+    func progress() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-article-\(UUID().uuidString)")
+        try Data(repeating: 1, count: 4096).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let mock = MockTransport()
+        mock.stub(.post, "/uploads", .text("ok"))
+        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: "https://files.internal", transport: "mock"), transport: mock)
+
+        let shown = ProgressReporter { @MainActor update in
+            Self.statusLine.withLock { $0 = "\(update.bytesSent) of \(update.expectedBytesSent ?? 0) bytes sent" }
+        }
+        _ = try await client.send(Upload(archive: file, progress: shown))
+        #expect(await waitUntil { Self.statusLine.withLock { $0 } == "4096 of 4096 bytes sent" })
+
+        let reporter = ProgressReporter()
+        async let receipt = client.send(Upload(archive: file, progress: reporter))
+        var last: TransferProgress?
+        for await update in reporter.updates { last = update }
+        _ = try await receipt
+        #expect(last?.fractionSent == 1 && last?.isFinished == true)
+        await client.shutdown()
     }
 }

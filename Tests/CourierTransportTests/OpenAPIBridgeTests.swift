@@ -146,6 +146,41 @@ struct OpenAPIBridgeTests {
         await client.shutdown()
     }
 
+    struct Record: Decodable, Sendable, Equatable {
+        var n: Int
+    }
+
+    @Test(
+        "a generated client's streaming bodies decode as server-sent events and JSON Lines with the runtime's own sequences",
+        arguments: ConformanceTransport.everyProtocol)
+    func eventStreams(transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            let bridge = CourierClientTransport(client: client)
+            let base = try #require(URL(string: server.baseURL))
+
+            let eventsRequest = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/events?total=40&per=40")
+            let (eventsHead, eventsBody) = try await bridge.send(eventsRequest, body: nil, baseURL: base, operationID: "ticks")
+            #expect(eventsHead.headerFields[.contentType]?.hasPrefix("text/event-stream") == true)
+            var events: [OpenAPIRuntime.ServerSentEvent] = []
+            for try await event in try #require(eventsBody).asDecodedServerSentEvents() { events.append(event) }
+            // The runtime hands over the stream's opening `retry:` as an event without data.
+            #expect(events.first?.retry == 0 && events.first?.data == nil, "\(String(describing: events.first))")
+            events.removeFirst()
+            #expect(events.count == 40)
+            #expect(events.map(\.id) == (1...40).map { "\($0)" })
+            #expect(events.allSatisfy { $0.event == "tick" })
+            #expect(events.first?.data == "{\"n\":1}\nend", "\(String(describing: events.first))")
+
+            let linesRequest = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jsonl?count=500&plain=1")
+            let (_, linesBody) = try await bridge.send(linesRequest, body: nil, baseURL: base, operationID: "records")
+            var records: [Record] = []
+            for try await record in try #require(linesBody).asDecodedJSONLines(of: Record.self) { records.append(record) }
+            #expect(records == (1...500).map { Record(n: $0) })
+            await client.shutdown()
+        }
+    }
+
     /// The bridge's own request for a held stream of the test server (not in the document).
     static func heldStream(_ gate: String) -> HTTPRequest {
         HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/stream/200?size=4096&gate=\(gate)")

@@ -57,7 +57,7 @@ public final class Batch<Output: Sendable>: Sendable {
         public var progress: (@Sendable (Progress) -> Void)?
         /// The whole batch's bytes sent and received, running items included, as they move:
         /// throttled by ``Batch/bytesThrottle``, the last report (``TransferProgress/isFinished``)
-        /// just before the completion. The expected totals are known once every item has
+        /// before the last item's callbacks and the completion. The expected totals are known once every item has
         /// announced its lengths. Setting it makes every item count its bytes.
         public var bytes: (@Sendable (TransferProgress) -> Void)?
 
