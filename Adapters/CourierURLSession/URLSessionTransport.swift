@@ -216,9 +216,11 @@ public final class URLSessionTransport: Transport {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
                 try await Self.stage(body, to: file, context: context)
                 stagedBody = file
-                stagedLength =
-                    (try? FileManager.default.attributesOfItem(atPath: file.path))
-                    .flatMap { $0[.size] as? NSNumber }?.int64Value
+                if context.countsProgress {
+                    stagedLength =
+                        (try? FileManager.default.attributesOfItem(atPath: file.path))
+                        .flatMap { $0[.size] as? NSNumber }?.int64Value
+                }
                 // A stream over the staged file, read as libcurl sends: `uploadTask(fromFile:)`
                 // would have FoundationNetworking read the file ahead into memory.
                 guard let stream = InputStream(url: file) else {

@@ -54,4 +54,30 @@ private struct NeverTransport: Transport {
         throw NetworkError(kind: .transportFailure, phase: .sending, message: "the never transport was called")
     }
     func shutdown() async {}
+
+    @Test("the whole file's size: a 206's Content-Range total, digits only, at least what was written, at most the cap")
+    func expectedSize() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-size-\(UUID().uuidString)")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try #require(FileHandle(forWritingAtPath: url.path))
+        defer { try? handle.close() }
+        var options = DownloadOptions()
+        options.maxBytes = 1000
+        var run = DownloadRun(options: options, file: handle)
+        try run.take(HTTPResponse(status: .ok, headerFields: [.eTag: "\"a\""]))
+        #expect(run.expectedSize(announcing: 500) == 500)
+        #expect(run.expectedSize(announcing: 5000) == nil, "over the cap")
+        #expect(run.expectedSize(announcing: nil) == nil)
+        try run.write(Data(count: 100))
+        let totals: [(String, Int64?)] = [
+            ("bytes 100-499/500", 500), ("bytes 100-499/*", nil), ("bytes 100-499/9223372036854775807", nil),
+            ("bytes 100-499/99999999999999999999", nil), ("bytes 100-499/-5", nil), ("bytes 100-499/50", nil),
+            ("bytes 100-499/+500", nil), ("bytes 100-499/\u{665}\u{660}\u{660}", nil), ("bytes 100-499/", nil),
+        ]
+        for (range, expected) in totals {
+            try run.take(HTTPResponse(status: .partialContent, headerFields: [.contentRange: range]))
+            #expect(run.expectedSize(announcing: 400) == expected, "\(range)")
+        }
+    }
 }

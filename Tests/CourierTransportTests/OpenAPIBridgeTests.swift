@@ -165,7 +165,7 @@ struct OpenAPIBridgeTests {
             var events: [OpenAPIRuntime.ServerSentEvent] = []
             for try await event in try #require(eventsBody).asDecodedServerSentEvents() { events.append(event) }
             // The runtime hands over the stream's opening `retry:` as an event without data.
-            #expect(events.first?.retry == 0 && events.first?.data == nil, "\(String(describing: events.first))")
+            try #require(events.first?.retry == 0 && events.first?.data == nil, "\(String(describing: events.first))")
             events.removeFirst()
             #expect(events.count == 40)
             #expect(events.map(\.id) == (1...40).map { "\($0)" })

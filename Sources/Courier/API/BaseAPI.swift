@@ -227,6 +227,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
             throw NetworkError(
                 kind: .alreadyStarted, phase: .building, message: "\(Self.self) is single use and was already started; create a new one")
         case .rejectCancelled:
+            progress?.finishUnused()
             throw NetworkError(kind: .cancelled, phase: .building, message: "\(Self.self) was cancelled before it started")
         case .launch:
             // The object's properties are read here, once, on the caller's thread.

@@ -27,12 +27,10 @@ extension Call {
             let response = opened.response
             recorder.enter(.receiving)
             let data: Data
-            progress?.startReceiving(length: response.body.expectedLength)
             if let buffered = try response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
                 data = buffered
-                progress?.received(Int64(buffered.count))
             } else {
-                data = try await response.body.collect(upTo: scope.maxResponseBytes, counting: progress)
+                data = try await response.body.collect(upTo: scope.maxResponseBytes)
             }
             scope.disarm()
             return .received(response.head, data, sent: request, networkStart: scope.networkStart)

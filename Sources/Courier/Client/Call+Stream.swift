@@ -15,12 +15,11 @@ extension Call {
         let scope = opened.scope
         let head = opened.response.head
         recorder.enter(.receiving)
-        progress?.startReceiving(length: opened.response.body.expectedLength)
         guard settings.statusValidation.isAcceptable(head.status.code) else {
             // Refused: the start of the body goes into the error, as for a buffered call.
             var failure: NetworkError
             do {
-                let data = try await opened.response.body.collect(upTo: scope.maxResponseBytes, counting: progress)
+                let data = try await opened.response.body.collect(upTo: scope.maxResponseBytes)
                 let decodeStart = client.now()
                 recorder.update(entering: .validating) {
                     $0.network = scope.networkStart.duration(to: decodeStart)
@@ -35,7 +34,6 @@ extension Call {
             throw fail(failure, sent: request)
         }
         if let whole = try? opened.response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
-            progress?.received(Int64(whole.count))
             // The transport had the whole body by the head (a small response): the call ends now,
             // and the caller reads the bytes from memory.
             scope.disarm()
@@ -43,7 +41,7 @@ extension Call {
             let metrics = succeeded(head.status.code, bytes: Int64(whole.count), scope: scope, authority: request.authority)
             return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: metrics)
         }
-        let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes, meter: progress) { [self] bytes, error in
+        let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes) { [self] bytes, error in
             scope.disarm()
             defer { scope.close() }
             if let error {

@@ -66,13 +66,9 @@ final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
     /// The error the body ended with, thrown again to a reader that asks after the end.
     private var failure: NetworkError?
 
-    /// Where the call counts its bytes, if it does.
-    private let meter: ProgressMeter?
-
-    init(body: ResponseBody, limit: Int, meter: ProgressMeter?, ending: @escaping Ending) {
+    init(body: ResponseBody, limit: Int, ending: @escaping Ending) {
         iterator = body.makeAsyncIterator()
         self.limit = limit
-        self.meter = meter
         self.ending = ending
     }
 
@@ -86,7 +82,6 @@ final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
             }
             received += Int64(chunk.count)
             if received > Int64(limit) { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
-            meter?.received(Int64(chunk.count))
             return chunk
         } catch {
             let failure = end(error) ?? NetworkError.converting(error, phase: .receiving)

@@ -16,15 +16,17 @@
 /// never dropped. ``updates`` finishes after the last report.
 ///
 /// One reporter belongs to one call (a download counts as one, across its resumptions): a second
-/// call given the same reporter reports nothing to it.
+/// call given the same reporter fails with ``NetworkError/Kind/invalidRequest`` before it sends
+/// anything. An API object cancelled before it started, and an event stream or JSON Lines read
+/// (which report no progress), end their reporter at once with an empty last report.
 public final class ProgressReporter: Sendable {
     /// How often a call reports.
     public struct Throttle: Sendable, Hashable {
         /// The least time between two reports: 100 ms by default.
         public var interval: Duration
         /// The least change between two reports, as a share of the expected bytes (sent and
-        /// received together, when both lengths are known): 1% by default. Ignored while a length
-        /// is unknown.
+        /// received together; an unknown request body length counts as 0): 1% by default.
+        /// Ignored while the response's length is unknown.
         public var fraction: Double
 
         /// A throttle; negative values count as zero (no throttle).
@@ -74,6 +76,12 @@ public final class ProgressReporter: Sendable {
             defer { taken = true }
             return !taken
         }
+    }
+
+    /// Ends a reporter no call will report to (its call never started, or reads an event
+    /// stream): one finished, empty report, unless a call has it.
+    func finishUnused() {
+        if claim() { deliver(TransferProgress(isFinished: true)) }
     }
 
     /// Hands over a report; the last one finishes ``updates``.

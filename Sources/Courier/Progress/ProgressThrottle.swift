@@ -10,12 +10,14 @@ extension ProgressReporter.Throttle {
     /// only once ``interval`` has passed and, when the expected bytes are known, the bytes have
     /// moved by ``fraction`` of them. Records the report in `last` when it may.
     package func allows(_ progress: TransferProgress, at now: ContinuousClock.Instant, after last: inout LastReport?, force: Bool) -> Bool {
-        let bytes = progress.bytesSent + progress.bytesReceived
+        let bytes = progress.bytesSent &+ progress.bytesReceived
         if !force, let previous = last {
             guard previous.at.duration(to: now) >= interval else { return false }
             if let received = progress.expectedBytesReceived {
-                let expected = (progress.expectedBytesSent ?? 0) + received
-                if expected > 0, Double(abs(bytes - previous.bytes)) < fraction * Double(expected) { return false }
+                // In Double: the figures are bounded (``ProgressMeter/largestLength``), but a sum
+                // of two must never trap.
+                let expected = Double(progress.expectedBytesSent ?? 0) + Double(received)
+                if expected > 0, abs(Double(bytes) - Double(previous.bytes)) < fraction * expected { return false }
             }
         }
         last = LastReport(at: now, bytes: bytes)

@@ -1,17 +1,19 @@
 /// How far one call (or a whole batch) has come, in bytes: what ``ProgressReporter`` delivers.
 ///
 /// `bytesSent` counts the request body handed to the connection in the current attempt: a retry
-/// or a redirect that sends the body again starts it from zero. `bytesReceived` counts the final
-/// response's body as the caller gets it (after decompression), `expectedBytesReceived` is its
-/// announced length (`Content-Length`), when there was one and the body was not decoded.
+/// or a redirect that sends the body again starts it from zero. `bytesReceived` counts the body
+/// of the response being received as the server sends it (before decompression), and
+/// `expectedBytesReceived` is its `Content-Length`: a redirect or a retry starts the count over
+/// with the next response's head. A response served from the cache counts nothing.
 public struct TransferProgress: Sendable, Hashable {
     /// Request body bytes handed to the connection so far.
     public var bytesSent: Int64 = 0
     /// The request body's length, when known (`nil` for a stream of unknown length).
     public var expectedBytesSent: Int64?
-    /// Response body bytes received so far.
+    /// Response body bytes received so far, as sent (before decompression).
     public var bytesReceived: Int64 = 0
-    /// The response body's announced length, when known.
+    /// The response body's announced length (`Content-Length`; 0 when the response has no
+    /// body), when known.
     public var expectedBytesReceived: Int64?
     /// Whether this is the last report: the call (or the batch) has ended, successfully or not.
     public var isFinished = false

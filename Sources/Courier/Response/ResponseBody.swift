@@ -108,19 +108,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// - Throws: ``NetworkError/Kind/responseTooLarge`` as soon as the limit is passed (or at once
     ///   when the announced length is already over it); whatever the transport's stream fails with.
     public func collect(upTo limit: Int) async throws -> Data {
-        try await collect(upTo: limit, counting: nil)
-    }
-
-    /// Reads the whole body as ``collect(upTo:)`` does, counting each chunk into `meter`.
-    func collect(upTo limit: Int, counting meter: ProgressMeter?) async throws -> Data {
         if let expectedLength, expectedLength > limit {
             throw NetworkError.responseTooLarge(limit: limit, announced: expectedLength)
         }
-        if case .buffered(let data) = storage {
-            meter?.received(Int64(data.count))
-            return data
-        }
-        return try await collectStream(upTo: limit, counting: meter)
+        if case .buffered(let data) = storage { return data }
+        return try await collectStream(upTo: limit)
     }
 
     /// The whole body when it is already in memory, checked against `limit`; `nil` for a stream.
@@ -137,13 +129,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// Reads a streamed body. Its own function: the stream's iterator (of a size known only at
     /// run time) is allocated here, not by every ``collect(upTo:)`` of a buffered body.
     @inline(never)
-    private func collectStream(upTo limit: Int, counting meter: ProgressMeter?) async throws -> Data {
+    private func collectStream(upTo limit: Int) async throws -> Data {
         var whole = Data()
         if let expectedLength, expectedLength > 0 { whole.reserveCapacity(Int(expectedLength)) }
         for try await chunk in self {
             guard whole.count + chunk.count <= limit else { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
             whole.append(chunk)
-            meter?.received(Int64(chunk.count))
         }
         return whole
     }

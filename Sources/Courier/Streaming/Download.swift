@@ -69,6 +69,15 @@ extension NetworkClient {
     public func download<E: Endpoint>(
         _ endpoint: E, to destination: URL, options: DownloadOptions = DownloadOptions()
     ) async throws(NetworkError) -> DownloadResult {
+        // The endpoint's reporter counts the whole file, across connections (each connection's
+        // own call counts nothing); it gets its last report however the download ends.
+        var meter: ProgressMeter?
+        if let reporter = endpoint.progress {
+            guard reporter.claim() else { throw Call.reporterInUse }
+            meter = ProgressMeter(reporter: reporter, batch: nil, clock: configuration.timeSource)
+        }
+        defer { meter?.finish() }
+        meter?.start(sending: 0)
         guard destination.isFileURL, !destination.hasDirectoryPath else {
             throw .invalidRequest("the download's destination \(destination) is not a file path")
         }
@@ -83,16 +92,6 @@ extension NetworkClient {
             try? file.close()
             try? FileManager.default.removeItem(at: partial)
         }
-        // The endpoint's reporter counts the whole file, across connections (each connection's
-        // own call counts nothing).
-        var meter: ProgressMeter?
-        if let reporter = endpoint.progress {
-            guard reporter.claim() else { throw Call.reporterInUse }
-            meter = ProgressMeter(reporter: reporter, batch: nil, clock: configuration.timeSource)
-        }
-        defer { meter?.finish() }
-        meter?.start(sending: endpoint.body == nil ? 0 : endpoint.body?.length)
-        var counted: Int64 = 0
         var download = DownloadRun(options: options, file: file)
         let timeSource = configuration.timeSource
         let deadline = timeSource.now + (endpoint.timeout ?? configuration.requestTimeout)
@@ -108,13 +107,11 @@ extension NetworkClient {
                     base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes, timeLeft: left)
                 let response = try await stream(wrapped)
                 try download.take(response.head)
-                meter?.startReceiving(length: download.expectedSize(announcing: response.body.expectedLength))
-                meter?.received(download.written - counted)
-                counted = download.written
+                // The file so far (nothing after a restart) and the whole file's size.
+                meter?.startReceiving(length: download.expectedSize(announcing: response.body.expectedLength), kept: download.written)
                 for try await chunk in response.body {
                     try download.write(chunk)
                     meter?.received(Int64(chunk.count))
-                    counted += Int64(chunk.count)
                 }
                 try download.finish()
                 break
@@ -196,10 +193,18 @@ struct DownloadRun {
 
     /// The whole file's size as the last answer announced it: a `206`'s `Content-Range` total,
     /// else the body's length (`announced`); `nil` when unknown.
+    /// A total that is not digits, is below the bytes written or above the download's cap is
+    /// unknown.
     func expectedSize(announcing announced: Int64?) -> Int64? {
-        guard head?.status.code == 206 else { return announced }
-        guard let range = head?.headerFields[.contentRange], let slash = range.lastIndex(of: "/") else { return nil }
-        return Int64(range[range.index(after: slash)...])
+        var total = announced
+        if head?.status.code == 206 {
+            guard let range = head?.headerFields[.contentRange], let slash = range.lastIndex(of: "/") else { return nil }
+            let digits = range[range.index(after: slash)...]
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            total = Int64(digits)
+        }
+        guard let total, total >= written, total <= Int64(options.maxBytes) else { return nil }
+        return total
     }
 
     /// The first byte of a `Content-Range: bytes S-E/T`.

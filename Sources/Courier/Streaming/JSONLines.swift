@@ -21,6 +21,8 @@ extension NetworkClient {
     public func jsonLines<E: Endpoint, Record: Decodable & Sendable>(
         _ endpoint: E, as type: Record.Type, decoder: JSONDecoder = JSONDecoder(), maxLineBytes: Int = 1 << 20
     ) -> JSONLines<Record> {
+        // JSON Lines report no progress: the reporter ends at once.
+        endpoint.progress?.finishUnused()
         let decoder = SendableDecoder(decoder: decoder)
         return JSONLines(maxLineBytes: max(1, maxLineBytes), decode: { try decoder.decoder.decode(Record.self, from: $0) }) {
             () async throws(NetworkError) in

@@ -72,6 +72,8 @@ extension NetworkClient {
         _ endpoint: E, reconnection: EventStreamReconnection = .init(),
         maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
     ) -> ServerSentEvents {
+        // An event stream reports no progress: its reporter ends at once.
+        endpoint.progress?.finishUnused()
         let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
         let host = retryBudgetHost(of: streaming)
         return ServerSentEvents(client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: host) {

@@ -108,6 +108,9 @@ struct CallChain: Sendable {
         context.recorder.update { $0.attempts += 1 }
         var sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
         if cookieFields > 1 { joinCookies(&sent) }
+        let progress = context.internals.progress
+        // Each attempt sends its body from the first byte.
+        progress?.sent(0)
         let response: TransportResponse
         do {
             response = try await transport.send(sent, body: body, context: context)
@@ -116,7 +119,13 @@ struct CallChain: Sendable {
         }
         // Throwing drops the body, which stops the transfer.
         if let problem = ResponseHeadChecks.problem(in: response.head, limits: context.responseHeadLimits) { throw problem }
-        return response
+        guard let progress else { return response }
+        // The one place a call's received bytes are counted: each response's body as the server
+        // sends it (before decoding), from its head on.
+        let code = response.head.status.code
+        let hasBody = sent.method != .head && code >= 200 && code != 204 && code != 304
+        return TransportResponse(
+            head: response.head, body: progress.counting(response.body, announced: hasBody ? response.body.expectedLength : 0))
     }
 
     /// An attempt the server never saw (``NetworkError/neverReachedServer``), once more, whatever
