@@ -56,18 +56,19 @@ struct Call: Sendable {
         context.httpVersion = endpoint.httpVersion
         if let policy = endpoint.cachePolicy { context.cachePolicy = policy }
         if let limit = endpoint.maxResponseBytes { context.maxResponseBytes = limit }
-        // A streamed call never shares an identical call's transfer: each reader needs its own body.
-        let placement = (assigned?.queue ?? endpoint.requestQueue ?? client.queue).map {
-            QueuePlacement(
-                queue: $0, priority: endpoint.priority, deduplication: streams ? .never : endpoint.deduplication,
-                onStart: assigned?.onStart)
-        }
         // Progress is counted when the endpoint or the batch asks for it; a reporter reports one call.
         let reporter = endpoint.progress
         let reporterTaken = reporter.map { !$0.claim() } ?? false
         let meter: ProgressMeter? =
             reporter != nil || assigned?.bytes != nil
             ? ProgressMeter(reporter: reporterTaken ? nil : reporter, batch: assigned?.bytes, clock: client.configuration.timeSource) : nil
+        // A streamed call never shares an identical call's transfer: each reader needs its own
+        // body; nor does a call with a reporter, which counts the bytes of its own transfer.
+        let placement = (assigned?.queue ?? endpoint.requestQueue ?? client.queue).map {
+            QueuePlacement(
+                queue: $0, priority: endpoint.priority, deduplication: streams || reporter != nil ? .never : endpoint.deduplication,
+                onStart: assigned?.onStart)
+        }
         if placement != nil || streams || meter != nil {
             context.internals = context.internals.forCall(placement: placement, streams: streams, progress: meter)
         }
