@@ -178,7 +178,7 @@
                     try await client.execute(outgoing, deadline: .now() + Self.timeAmount(remaining), logger: context.debugLogger)
                 }
                 // A body written at once has gone by the answer; a streamed one counted itself.
-                if let data = body?.bufferedData { context.reportBytesSent(Int64(data.count)) }
+                if context.countsProgress, let data = body?.bufferedData { context.reportBytesSent(Int64(data.count)) }
                 context.recorder.update {
                     $0.httpVersion = response.version.major == 2 ? "2" : "\(response.version.major).\(response.version.minor)"
                     $0.phaseTimings = .unavailable(reason: "AsyncHTTPClient does not report phase timings")

@@ -208,8 +208,10 @@ public final class MockTransport: Transport {
         var collected = Data()
         var sent: Int64 = 0
         for try await chunk in body.chunks() {
-            sent += Int64(chunk.count)
-            context.reportBytesSent(sent)
+            if context.countsProgress {
+                sent += Int64(chunk.count)
+                context.reportBytesSent(sent)
+            }
             if collected.count < configuration.maxRecordedBodyBytes {
                 collected.append(chunk.prefix(configuration.maxRecordedBodyBytes - collected.count))
             }

@@ -276,7 +276,7 @@ public final class URLSessionTransport: Transport {
             delegate?.stopSoon(pending, because: nil, failure: .cancelled(phase: recorder.phase))
         }
         // FoundationNetworking tells no progress of the body it sends: by the answer it has gone.
-        if let length = body?.length ?? stagedLength { context.reportBytesSent(length) }
+        if context.countsProgress, let length = body?.length ?? stagedLength { context.reportBytesSent(length) }
         return response
     }
 

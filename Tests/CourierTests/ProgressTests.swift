@@ -1,4 +1,5 @@
 import Courier
+import CourierMock
 import Foundation
 import HTTPTypes
 import Testing
@@ -144,6 +145,53 @@ struct ProgressTests {
         #expect(await last(lines) == TransferProgress(isFinished: true))
         await client.shutdown()
     }
+
+    /// Every report of `reporter` while `call` runs, read beside it.
+    static func reports(_ reporter: ProgressReporter, during call: @Sendable () async throws -> Void) async throws -> [TransferProgress] {
+        let reading = Task {
+            var seen: [TransferProgress] = []
+            for await update in reporter.updates { seen.append(update) }
+            return seen
+        }
+        try await call()
+        return await reading.value
+    }
+
+    @Test("a redirect that drops the body keeps the hop's bytes sent; a cache hit receives nothing; both end")
+    func redirectAndCache() async throws {
+        let mock = MockTransport()
+        mock.stub(.post, "/upload", .status(303, headers: ["Location": "/done"]))
+        mock.stub(.get, "/done", .text("done"))
+        mock.stub(.get, "/cached", .status(200, headers: ["Cache-Control": "max-age=600"], body: Data("kept".utf8)))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.cache = ResponseCache.memory()
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        let every = ProgressReporter.Throttle(interval: .zero, fraction: 0)
+
+        let upload = ProgressReporter(throttle: every)
+        let posted = try await Self.reports(upload) {
+            _ = try await client.send(RawCall(path: "upload", method: .post, body: .data(Data(count: 5000)), progress: upload))
+        }
+        #expect(posted.last?.bytesSent == 5000 && posted.last?.expectedBytesSent == 5000, "\(posted)")
+        #expect(posted.last?.bytesReceived == 4 && posted.last?.expectedBytesReceived == 4 && posted.last?.isFinished == true, "\(posted)")
+
+        _ = try await client.send(RawCall(path: "cached"))
+        let hit = ProgressReporter(throttle: every)
+        let cached = try await Self.reports(hit) { _ = try await client.send(RawCall(path: "cached", progress: hit)) }
+        #expect(mock.recordedRequests.filter { $0.head.path == "/cached" }.count == 1, "the second call was not a hit")
+        #expect(cached.last?.bytesReceived == 0 && cached.last?.isFinished == true, "\(cached)")
+        await client.shutdown()
+    }
+}
+
+/// Any call, with a reporter.
+struct RawCall: Endpoint {
+    typealias Output = Data
+    var path: String
+    var method: HTTPRequest.Method = .get
+    var body: RequestBody? = nil
+    var progress: ProgressReporter? = nil
+    var decoder: ResponseDecoder<Data> { .data }
 }
 
 /// An API object with a reporter.

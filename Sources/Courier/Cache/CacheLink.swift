@@ -163,6 +163,8 @@ struct CacheLink: Sendable {
             // Its own recorder: the caller's metrics are final once it has its answer.
             var copy = self
             copy.context.recorder = TransferRecorder(transport: context.recorder.metrics.transport)
+            // Nor are its bytes the caller's progress.
+            copy.context.internals = context.internals.withoutProgress()
             let background = copy
             let clock = context.clock
             let deadline = clock.now.advanced(by: Self.backgroundLimit)

@@ -63,10 +63,10 @@ struct Call: Sendable {
             reporter != nil || assigned?.bytes != nil
             ? ProgressMeter(reporter: reporterTaken ? nil : reporter, batch: assigned?.bytes, clock: client.configuration.timeSource) : nil
         // A streamed call never shares an identical call's transfer: each reader needs its own
-        // body; nor does a call with a reporter, which counts the bytes of its own transfer.
+        // body; nor does a call that counts progress, which counts the bytes of its own transfer.
         let placement = (assigned?.queue ?? endpoint.requestQueue ?? client.queue).map {
             QueuePlacement(
-                queue: $0, priority: endpoint.priority, deduplication: streams || reporter != nil ? .never : endpoint.deduplication,
+                queue: $0, priority: endpoint.priority, deduplication: streams || meter != nil ? .never : endpoint.deduplication,
                 onStart: assigned?.onStart)
         }
         if placement != nil || streams || meter != nil {

@@ -90,9 +90,15 @@ final class ProgressMeter: Sendable {
         }
     }
 
-    /// The call has ended: the last report. Later calls change nothing.
+    /// The call has ended: the last report. Later calls change nothing. A length the call never
+    /// announced (it ended before sending, or without a response from the network: a failure, a
+    /// cache hit) counts as 0 in its batch's total.
     func finish() {
-        change(force: true) { $0.progress.isFinished = true }
+        change(force: true) { state in
+            if !state.announcedSent { batch?.add(BatchBytes.Change(expectedSent: .init(first: true, previous: nil, now: 0))) }
+            if !state.announcedReceived { batch?.add(BatchBytes.Change(expectedReceived: .init(first: true, previous: nil, now: 0))) }
+            state.progress.isFinished = true
+        }
     }
 
     /// Applies `edit` and reports when the throttle allows, or always when `force` is set or a

@@ -4,7 +4,9 @@
 /// or a redirect that sends the body again starts it from zero. `bytesReceived` counts the body
 /// of the response being received as the server sends it (before decompression), and
 /// `expectedBytesReceived` is its `Content-Length`: a redirect or a retry starts the count over
-/// with the next response's head. A response served from the cache counts nothing.
+/// with the next response's head. A response served from the cache counts nothing; a transport
+/// that decompresses by itself (urlsession) counts a compressed body decompressed, with no
+/// expected length.
 public struct TransferProgress: Sendable, Hashable {
     /// Request body bytes handed to the connection so far.
     public var bytesSent: Int64 = 0

@@ -58,7 +58,8 @@ public final class Batch<Output: Sendable>: Sendable {
         /// The whole batch's bytes sent and received, running items included, as they move:
         /// throttled by ``Batch/bytesThrottle``, the last report (``TransferProgress/isFinished``)
         /// before the last item's callbacks and the completion. The expected totals are known once every item has
-        /// announced its lengths. Setting it makes every item count its bytes.
+        /// announced its lengths. Setting it makes every item count its bytes, and never share an
+        /// identical call's transfer.
         public var bytes: (@Sendable (TransferProgress) -> Void)?
 
         /// No callbacks.

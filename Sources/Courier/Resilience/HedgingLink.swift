@@ -89,6 +89,8 @@ struct HedgingLink: Middleware {
                     var copyContext = context
                     let recorder = TransferRecorder(transport: context.recorder.metrics.transport)
                     copyContext.recorder = recorder
+                    // The copy's bytes are not the call's unless it wins (see below).
+                    copyContext.internals = context.internals.withoutProgress()
                     copyRecorder = recorder
                     group.addTask {
                         do {
@@ -118,7 +120,13 @@ struct HedgingLink: Middleware {
             context.recorder.update { $0.attempts += copy.attempts }
             if copyWon { Self.adopt(copy, into: context.recorder) }
         }
-        return (try result.get(), hedged)
+        let response = try result.get()
+        // A winning copy's body is counted as the call reads it (decoded already, so with no
+        // expected length).
+        if copyWon, let progress = context.internals.progress {
+            return (TransportResponse(head: response.head, body: progress.counting(response.body, announced: nil)), hedged)
+        }
+        return (response, hedged)
     }
 
     /// The winning copy's view of the transfer replaces the first copy's.

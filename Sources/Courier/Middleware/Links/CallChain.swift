@@ -109,8 +109,9 @@ struct CallChain: Sendable {
         var sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
         if cookieFields > 1 { joinCookies(&sent) }
         let progress = context.internals.progress
-        // Each attempt sends its body from the first byte.
-        progress?.sent(0)
+        // Each attempt that sends a body sends it from the first byte (a redirect that drops the
+        // body keeps the count of the hop that sent it).
+        if body != nil { progress?.sent(0) }
         let response: TransportResponse
         do {
             response = try await transport.send(sent, body: body, context: context)
@@ -124,6 +125,10 @@ struct CallChain: Sendable {
         // sends it (before decoding), from its head on.
         let code = response.head.status.code
         let hasBody = sent.method != .head && code >= 200 && code != 204 && code != 304
+        // A transport that decodes content codings itself hands over more bytes than announced.
+        let decoded =
+            transport.decodesContentCodings && response.head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } == true
+        if decoded { return TransportResponse(head: response.head, body: progress.counting(response.body, announced: nil)) }
         return TransportResponse(
             head: response.head, body: progress.counting(response.body, announced: hasBody ? response.body.expectedLength : 0))
     }

@@ -36,6 +36,14 @@ final class ChainInternals: Sendable {
     /// A context outside a client: no queue, cache or budget.
     static let none = ChainInternals(placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false)
 
+    /// These internals without the progress meter, for a transfer that is not the call's own (a
+    /// hedged copy, a background revalidation): its bytes must not count as the call's.
+    func withoutProgress() -> ChainInternals {
+        guard progress != nil else { return self }
+        return ChainInternals(
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streamsBody)
+    }
+
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
     /// placement, reading and meter. (A buffered call without them shares its client's instance.)
     func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?) -> ChainInternals {
