@@ -11,7 +11,7 @@ public struct CourierBenchCommand: AsyncParsableCommand {
         abstract: "Compares Courier's transports with each other and with libcurl itself.",
         subcommands: [
             RunCommand.self, CompareCommand.self, SoakCommand.self, ProbeCommand.self, DecodeCommand.self, OpenAPICommand.self,
-            HedgeCommand.self,
+            HedgeCommand.self, CountCommand.self,
             StormCommand.self,
             WorkerCommand.self,
         ],
