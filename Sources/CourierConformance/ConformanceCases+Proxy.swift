@@ -22,7 +22,13 @@ extension ConformanceCases {
             }
             return nil
         }
-        return try transport.makeClient(server) { $0.proxy = proxy }
+        return try transport.makeClient(server) {
+            $0.proxy = proxy
+            // These cases check where calls go, not how fast: a proxied TLS connection is the
+            // longest chain of serial steps (ahc builds its TLS context only after the CONNECT),
+            // and a fully loaded 2-core run has stretched it past the default 10 s.
+            $0.connectTimeout = .seconds(30)
+        }
     }
 
     /// What the proxy is asked for a call to `server`'s `path`: a `CONNECT` to its authority, or

@@ -197,11 +197,13 @@ private final class ProxyHandler: ChannelInboundHandler {
         let client = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let isTunnel = method == "CONNECT"
+        // By address: no name lookup on the way to the server.
+        guard let address = try? SocketAddress(ipAddress: "127.0.0.1", port: port) else { return answer(context, "400 Bad Request") }
         ClientBootstrap(group: context.eventLoop)
             .channelInitializer { upstream in
                 upstream.eventLoop.makeCompletedFuture { try upstream.pipeline.syncOperations.addHandler(RelayHandler(to: client)) }
             }
-            .connect(host: "127.0.0.1", port: port)
+            .connect(to: address)
             .whenComplete { result in
                 handler.value.connected(result, request, client: client, opening: first, isTunnel: isTunnel)
             }
