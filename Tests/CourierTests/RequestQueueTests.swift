@@ -37,7 +37,9 @@ struct RequestQueueTests {
     func priority() async throws {
         let transport = CountingTransport(delay: .milliseconds(1))
         let queue = try RequestQueue(limits: .init(maxConcurrent: 1))
-        let client = try makeQueueClient(transport, queue: queue)
+        // The calls' deadlines on a clock of the test's own: the calls wait in the suspended queue
+        // for as long as a loaded machine takes to start the tasks, and must not time out meanwhile.
+        let client = try makeQueueClient(transport, queue: queue, timeSource: ManualTimeSource())
         queue.suspend()
         let order: [(String, RequestPriority)] = [
             ("low1", .low), ("normal1", .normal), ("high1", .high), ("normal2", .normal), ("high2", .high),
@@ -56,7 +58,7 @@ struct RequestQueueTests {
     func boundedWaiting() async throws {
         let transport = CountingTransport()
         let queue = try RequestQueue(limits: .init(maxConcurrent: 1, maxWaiting: 2))
-        let client = try makeQueueClient(transport, queue: queue)
+        let client = try makeQueueClient(transport, queue: queue, timeSource: ManualTimeSource())
         queue.suspend()
         var waiting: [Task<PathReply, any Error>] = []
         for (index, name) in ["w1", "w2"].enumerated() {
@@ -91,7 +93,7 @@ struct RequestQueueTests {
     func suspendKeepsRunning() async throws {
         let transport = CountingTransport(delay: .zero, holds: true)
         let queue = try RequestQueue(limits: .init(maxConcurrent: 4))
-        let client = try makeQueueClient(transport, queue: queue)
+        let client = try makeQueueClient(transport, queue: queue, timeSource: ManualTimeSource())
         let running = Task { try await client.send(QueuedCall(path: "running")) }
         #expect(await waitUntil { transport.snapshot.running == 1 })
         queue.suspend()
@@ -110,7 +112,7 @@ struct RequestQueueTests {
     func cancelWaiting() async throws {
         let transport = CountingTransport()
         let queue = try RequestQueue(limits: .init(maxConcurrent: 1))
-        let client = try makeQueueClient(transport, queue: queue)
+        let client = try makeQueueClient(transport, queue: queue, timeSource: ManualTimeSource())
         queue.suspend()
         let api = QueuedAPI(client: client, path: "never")
         let result = Locked<Result<PathReply, NetworkError>?>(nil)
