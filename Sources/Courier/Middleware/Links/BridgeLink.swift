@@ -64,10 +64,16 @@ struct BridgeLink: Sendable {
         return TransportResponse(head: decodedHead, body: body)
     }
 
-    /// Whether a response to `method` with `status` has a body to decode: not a HEAD response,
-    /// not `1xx`, `204` or `304`, and not a redirect the follow-up link will drop.
+    /// Whether a response to `method` with `status` has a body to decode: one that may carry a
+    /// body at all (``framesBody(status:method:)``), and not a redirect the follow-up link will drop.
     static func hasBody(status: Int, method: HTTPRequest.Method) -> Bool {
-        method != .head && status >= 200 && status != 204 && status != 304 && !RedirectRule.redirects(status)
+        framesBody(status: status, method: method) && !RedirectRule.redirects(status)
+    }
+
+    /// Whether a response to `method` with `status` may carry a body at all (RFC 9110 6.4.1): not
+    /// a HEAD response, not `1xx`, `204` or `304`.
+    static func framesBody(status: Int, method: HTTPRequest.Method) -> Bool {
+        method != .head && status >= 200 && status != 204 && status != 304
     }
 }
 

@@ -123,8 +123,7 @@ struct CallChain: Sendable {
         guard let progress else { return response }
         // The one place a call's received bytes are counted: each response's body as the server
         // sends it (before decoding), from its head on.
-        let code = response.head.status.code
-        let hasBody = sent.method != .head && code >= 200 && code != 204 && code != 304
+        let hasBody = BridgeLink.framesBody(status: response.head.status.code, method: sent.method)
         // A transport that decodes content codings itself hands over more bytes than announced.
         let decoded =
             transport.decodesContentCodings && response.head.headerFields[.contentEncoding].map { $0.lowercased() != "identity" } == true
