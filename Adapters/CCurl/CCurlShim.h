@@ -87,8 +87,8 @@ static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, ccurl_read_
 /// The signature of `CURLOPT_SEEKFUNCTION`.
 typedef int (*ccurl_seek_callback)(void *_Nullable user, curl_off_t offset, int origin);
 
-/// Sets `CURLOPT_SEEKFUNCTION` and `CURLOPT_SEEKDATA`.
-static inline CURLcode ccurl_easy_setopt_seek(CURL *handle, ccurl_seek_callback callback, void *_Nullable user) {
+/// Sets `CURLOPT_SEEKFUNCTION` and `CURLOPT_SEEKDATA` (`NULL`: no rewinding).
+static inline CURLcode ccurl_easy_setopt_seek(CURL *handle, ccurl_seek_callback _Nullable callback, void *_Nullable user) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
     return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_SEEKDATA, user);
 }

@@ -2,15 +2,17 @@ import CCurl
 import Courier
 import Foundation
 
-// Attempts: a handle taken from the pool (or made) and configured when a transfer goes on the
-// multi handle; reset and returned to the pool when it comes off.
+// Attempts: a handle taken from the pool (or made and prepared) and configured when a transfer
+// goes on the multi handle; returned to the pool, its options kept, when it comes off.
 
 extension CurlEngine {
     /// Makes the transfer's attempt and puts it on the multi handle; fails the caller when it
     /// cannot.
     func attach(_ transfer: CurlTransfer, _ waiter: CurlHeadWaiter) {
-        guard let handle = pool.popLast() ?? CurlHandle.make() else {
-            let error = CurlCallFailure(call: "curl_easy_init", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "no easy handle")
+        let handle: CurlHandle
+        do {
+            handle = try takeHandle()
+        } catch {
             apply(transfer.state.attachFailed(waiter, error.networkError, release: nil), to: transfer)
             return
         }
@@ -46,16 +48,40 @@ extension CurlEngine {
         // failure leaves nothing to undo, so the handle is simply not reused.
         let removed = curl_multi_remove_handle(multi, easy)
         active[easy] = nil
-        // A handle whose transfer failed is not reused: curl_easy_reset leaves some of a failed
-        // transfer's state behind (libcurl 8.14 fails the handle's next transfer at once with
-        // CURLE_SEND_FAIL_REWIND after one ended that way, without sending it).
-        if removed == CURLM_OK, !attempt.handleFailed, pool.count < configuration.handlePoolSize {
-            curl_easy_reset(easy)
+        // A handle whose transfer failed is not reused: libcurl may keep some of a failed
+        // transfer's state on it (8.14 fails the handle's next transfer at once with
+        // CURLE_SEND_FAIL_REWIND after one ended that way, without sending it). A reused handle
+        // keeps its options: the next transfer's `CurlRequestSetup.configure` sets each one a
+        // transfer may set.
+        if removed == CURLM_OK, !attempt.handleFailed, pool.count < configuration.handlePoolSize, forgetLists(easy) {
             pool.append(attempt.handle)
         } else {
             attempt.handle.release()
         }
         attempt.headerList?.free()
         if let connectTo = attempt.connectTo { curl_slist_free_all(connectTo) }
+    }
+
+    /// Points a pooled handle at no header list and no `CONNECT_TO` list, both freed with the
+    /// attempt; `false` when libcurl refused (the handle is then not reused).
+    private func forgetLists(_ easy: UnsafeMutableRawPointer) -> Bool {
+        ccurl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, nil) == CURLE_OK
+            && ccurl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, nil) == CURLE_OK
+    }
+
+    /// A handle from the pool, or a new one with the options every transfer shares
+    /// (``CurlRequestSetup/prepare(_:connections:configuration:)``).
+    private func takeHandle() throws(CurlCallFailure) -> CurlHandle {
+        if let handle = pool.popLast() { return handle }
+        guard let handle = CurlHandle.make() else {
+            throw CurlCallFailure(call: "curl_easy_init", code: Int(CURLE_OUT_OF_MEMORY.rawValue), text: "no easy handle")
+        }
+        do {
+            try CurlRequestSetup.prepare(handle, connections: connections, configuration: configuration)
+        } catch {
+            handle.release()
+            throw error
+        }
+        return handle
     }
 }

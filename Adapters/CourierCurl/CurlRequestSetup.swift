@@ -1,11 +1,69 @@
 import CCurl
 import Courier
 
-/// Sets every option one transfer needs on a fresh (or reset) easy handle. Every `setopt` code
-/// is checked; the first failure stops the setup.
+/// Sets the options of an easy handle, in two steps. ``prepare(_:connections:configuration:)``
+/// sets what is the same for every transfer of the engine, once per handle. ``configure(_:for:configuration:scratch:)``
+/// sets, on every transfer, every option a transfer may set: each to this transfer's value or back
+/// to libcurl's default. So a handle reused from the pool carries nothing of its previous transfer,
+/// and needs no `curl_easy_reset` (which frees and copies libcurl's default strings again on every
+/// transfer). Every `setopt` code is checked; the first failure stops the setup.
 enum CurlRequestSetup {
-    /// Configures `attempt`'s handle for `transfer`'s request. The header list it builds is the
-    /// attempt's from then on (freed when the attempt is released, also when a later option fails).
+    /// Sets the options every transfer of the engine shares on a new easy handle.
+    /// - Parameters:
+    ///   - handle: The handle, just made.
+    ///   - connections: The engine's socket counter, which opens and closes every socket.
+    ///   - configuration: The engine's configuration.
+    static func prepare(
+        _ handle: CurlHandle, connections: CurlConnections, configuration: CurlTransport.Configuration
+    ) throws(CurlCallFailure) {
+        let easy = handle.easy
+        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
+            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
+        }
+        try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        // The path goes as the chain checked it (`RequestTarget`): libcurl resolves no dot segment.
+        try long(CURLOPT_PATH_AS_IS, 1, "PATH_AS_IS")
+        if CurlRuntime.hasProtocolsString {
+            try CurlCall.check(
+                allowedProtocols.withUTF8Buffer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, $0.baseAddress) }
+                }, "curl_easy_setopt(PROTOCOLS_STR)")
+        }
+        try CurlCall.check(
+            ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(handle.errorBuffer)), "setopt(ERRORBUFFER)")
+        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "setopt(HEADERFUNCTION)")
+        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "setopt(WRITEFUNCTION)")
+        try CurlCall.check(ccurl_easy_setopt_read_callback(easy, curlReadCallback), "setopt(READFUNCTION)")
+        try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
+        // Every socket through the engine's counter (exact open-connection counts, close-on-exec).
+        let counter = Unmanaged.passUnretained(connections).toOpaque()
+        try CurlCall.check(ccurl_easy_setopt_opensocket(easy, curlOpenSocketCallback, counter), "setopt(OPENSOCKETFUNCTION)")
+        try CurlCall.check(ccurl_easy_setopt_closesocket(easy, curlCloseSocketCallback, counter), "setopt(CLOSESOCKETFUNCTION)")
+        // A proxy's answer to CONNECT is not the response: the header callback sees only the
+        // origin's heads (the first final head is the response; later header lines are trailers).
+        try long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "SUPPRESS_CONNECT_HEADERS")
+        // One exchange per transfer: the chain's follow-up link decides about redirects.
+        try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
+        try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
+        try long(
+            CURLOPT_MAXLIFETIME_CONN, max(1, Int(configuration.maxConnectionLifetime.components.seconds)), "MAXLIFETIME_CONN")
+        // The stall limit.
+        try long(CURLOPT_LOW_SPEED_LIMIT, configuration.stallMinimumBytesPerSecond, "LOW_SPEED_LIMIT")
+        try long(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.components.seconds)), "LOW_SPEED_TIME")
+        try configureTLS(easy, configuration.tls)
+        // Set on every handle: left unset, libcurl would follow `http_proxy`, `HTTPS_PROXY` and
+        // `NO_PROXY` from the environment, which only `ProxyConfiguration.environment(_:)` may
+        // decide. With proxies configured, `configure` sets it per transfer.
+        try configureProxy(easy, nil)
+        if let socket = configuration.connectionOverrides.unixSocket {
+            try CurlCall.check(
+                socket.withCString { ccurl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, $0) }, "curl_easy_setopt(UNIX_SOCKET_PATH)")
+        }
+    }
+
+    /// Configures `attempt`'s prepared handle for `transfer`'s request, setting each option of the
+    /// table below on every transfer. The header list it builds is the attempt's from then on
+    /// (freed when the attempt is released, also when a later option fails).
     /// - Parameter scratch: A buffer the URL is written into (libcurl copies it), reused from
     ///   call to call so that building it allocates nothing.
     static func configure(
@@ -18,48 +76,26 @@ enum CurlRequestSetup {
         func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
             try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
         }
-        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
+        func string(_ option: CURLoption, _ value: String?, _ name: StaticString) throws(CurlCallFailure) {
+            let code =
+                value.map { $0.withCString { ccurl_easy_setopt_string(easy, option, $0) } } ?? ccurl_easy_setopt_string(easy, option, nil)
+            try CurlCall.check(code, "curl_easy_setopt(\(name))")
         }
         func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: StaticString) throws(CurlCallFailure) {
             try CurlCall.check(ccurl_easy_setopt_pointer(easy, option, value), "curl_easy_setopt(\(name))")
         }
 
-        try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
         writeURL(of: request, into: &scratch)
         try CurlCall.check(
             scratch.withUnsafeBufferPointer { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }, "curl_easy_setopt(URL)")
-        // The path goes as the chain checked it (`RequestTarget`): libcurl resolves no dot segment.
-        try long(CURLOPT_PATH_AS_IS, 1, "PATH_AS_IS")
-        if CurlRuntime.hasProtocolsString {
-            try CurlCall.check(
-                allowedProtocols.withUTF8Buffer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, $0.baseAddress) }
-                }, "curl_easy_setopt(PROTOCOLS_STR)")
-        }
-        try pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(attempt.handle.errorBuffer), "ERRORBUFFER")
-        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "setopt(HEADERFUNCTION)")
         try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
-        try CurlCall.check(ccurl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "setopt(WRITEFUNCTION)")
         try pointer(CURLOPT_WRITEDATA, user, "WRITEDATA")
-        // Every socket through the engine's counter (exact open-connection counts, close-on-exec).
-        let connections = Unmanaged.passUnretained(transfer.engine.connections).toOpaque()
-        try CurlCall.check(ccurl_easy_setopt_opensocket(easy, curlOpenSocketCallback, connections), "setopt(OPENSOCKETFUNCTION)")
-        try CurlCall.check(ccurl_easy_setopt_closesocket(easy, curlCloseSocketCallback, connections), "setopt(CLOSESOCKETFUNCTION)")
-        try CurlCall.check(ccurl_easy_setopt_prereq_callback(easy, curlPrereqCallback), "setopt(PREREQFUNCTION)")
+        try pointer(CURLOPT_READDATA, user, "READDATA")
         try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
-        // A proxy's answer to CONNECT is not the response: the header callback sees only the
-        // origin's heads (the first final head is the response; later header lines are trailers).
-        try long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "SUPPRESS_CONNECT_HEADERS")
-        // One exchange per transfer: the chain's follow-up link decides about redirects.
-        try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
-        try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
-        try long(
-            CURLOPT_MAXLIFETIME_CONN, max(1, Int(configuration.maxConnectionLifetime.components.seconds)), "MAXLIFETIME_CONN")
 
         // HTTP version.
-        let version = transfer.version
-        switch version.code {
+        var pipeWait = 0
+        switch transfer.version.code {
         case .http1_1:
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
         case .http2:
@@ -67,9 +103,7 @@ enum CurlRequestSetup {
             // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
             // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
             // to a host wait for one another instead of opening connections side by side.
-            if CurlRuntime.isHTTPS(request.scheme) {
-                try long(CURLOPT_PIPEWAIT, 1, "PIPEWAIT")
-            }
+            if CurlRuntime.isHTTPS(request.scheme) { pipeWait = 1 }
         case .http2PriorKnowledge:
             // No PIPEWAIT: with it, libcurl 8.14 makes every new transfer to the host wait for good
             // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
@@ -77,38 +111,38 @@ enum CurlRequestSetup {
             // requests may open connections side by side instead.
             try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
         }
+        try long(CURLOPT_PIPEWAIT, pipeWait, "PIPEWAIT")
 
-        // Timeouts: connect, the call's remaining time, and the stall limit.
+        // Timeouts: connect, and the call's remaining time.
         let context = transfer.context
         try long(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(context.connectTimeout), "CONNECTTIMEOUT_MS")
         try long(CURLOPT_TIMEOUT_MS, milliseconds(context.remaining), "TIMEOUT_MS")
-        try long(CURLOPT_LOW_SPEED_LIMIT, configuration.stallMinimumBytesPerSecond, "LOW_SPEED_LIMIT")
-        try long(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.components.seconds)), "LOW_SPEED_TIME")
 
-        // Method and body.
+        // Method and body. libcurl keeps one method per handle, which `NOBODY` (HEAD) and `UPLOAD`
+        // (PUT) each set and each setting to 0 turns back into GET, so the order matters.
         let method = request.method
-        let bodyLength = transfer.body?.length
+        let body = transfer.body
+        let uploads = method != .head && (body != nil || method == .post || method == .put || method == .patch)
         if method == .head {
+            try long(CURLOPT_UPLOAD, 0, "UPLOAD")
             try long(CURLOPT_NOBODY, 1, "NOBODY")
-        } else if transfer.body != nil || method == .post || method == .put || method == .patch {
-            try long(CURLOPT_UPLOAD, 1, "UPLOAD")
-            // A stream of unknown length announces -1: libcurl sends it chunked over HTTP/1.1.
-            let announced = bodyLength ?? (transfer.body?.streamSource != nil ? -1 : 0)
-            try CurlCall.check(
-                ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(announced)), "setopt(INFILESIZE_LARGE)")
-            try CurlCall.check(ccurl_easy_setopt_read_callback(easy, curlReadCallback), "setopt(READFUNCTION)")
-            try pointer(CURLOPT_READDATA, user, "READDATA")
-            // libcurl sends a request again on its own (an HTTP/2 stream the server refused, or a
-            // reused connection that died before any answer) and must then rewind the body. It may
-            // only for a request that may be repeated; without a seek callback the rewind fails
-            // (`CURLE_SEND_FAIL_REWIND`), so nothing else is ever sent twice.
-            if transfer.body?.streamSource == nil, RetryPolicy.mayRepeat(request, body: transfer.body) {
-                try CurlCall.check(ccurl_easy_setopt_seek(easy, curlSeekCallback, user), "setopt(SEEKFUNCTION)")
-            }
-            if method != .put { try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST") }
-        } else if method != .get {
-            try string(CURLOPT_CUSTOMREQUEST, method.rawValue, "CUSTOMREQUEST")
+        } else {
+            try long(CURLOPT_NOBODY, 0, "NOBODY")
+            try long(CURLOPT_UPLOAD, uploads ? 1 : 0, "UPLOAD")
         }
+        // A stream of unknown length announces -1: libcurl sends it chunked over HTTP/1.1.
+        let announced = uploads ? (body?.length ?? (body?.streamSource != nil ? -1 : 0)) : -1
+        try CurlCall.check(ccurl_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(announced)), "setopt(INFILESIZE_LARGE)")
+        // libcurl sends a request again on its own (an HTTP/2 stream the server refused, or a
+        // reused connection that died before any answer) and must then rewind the body. It may
+        // only for a request that may be repeated; without a seek callback the rewind fails
+        // (`CURLE_SEND_FAIL_REWIND`), so nothing else is ever sent twice.
+        let rewinds = uploads && body?.streamSource == nil && RetryPolicy.mayRepeat(request, body: body)
+        try CurlCall.check(ccurl_easy_setopt_seek(easy, rewinds ? curlSeekCallback : nil, rewinds ? user : nil), "setopt(SEEKFUNCTION)")
+        // GET, HEAD and an upload's PUT are libcurl's own methods; every other is named (a GET
+        // with a body too, which libcurl would send as PUT).
+        let named = uploads ? method == .put : method == .get || method == .head
+        try string(CURLOPT_CUSTOMREQUEST, named ? nil : method.rawValue, "CUSTOMREQUEST")
 
         // Headers, exactly as built; libcurl adds nothing Courier did not ask for but Host, Accept
         // and Content-Length. `Expect:` turns off its 100-continue wait.
@@ -117,23 +151,22 @@ enum CurlRequestSetup {
         attempt.headerList = list
         try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
 
-        try configureTLS(easy, configuration.tls)
-        try configureProxy(easy, configuration.proxy.server(for: request))
-        let overrides = configuration.connectionOverrides
-        if !overrides.isNone { try configureOverrides(&attempt, overrides, request) }
+        if !configuration.proxy.isNone { try configureProxy(easy, configuration.proxy.server(for: request)) }
+        if !configuration.connectionOverrides.addresses.isEmpty {
+            try configureAddress(&attempt, configuration.connectionOverrides.address(for: request), request)
+        }
     }
 
-    /// Connects to the Unix socket, or to the address that replaces the host (`CONNECT_TO`, which
-    /// keeps the `Host` header and the TLS name). The list is the attempt's from here on.
-    private static func configureOverrides(
-        _ attempt: inout CurlAttempt, _ overrides: ConnectionOverrides, _ request: HTTPRequest
+    /// Connects to the address that replaces the host (`CONNECT_TO`, which keeps the `Host`
+    /// header and the TLS name), or to the host itself when `address` is `nil`. The list is the
+    /// attempt's from here on.
+    private static func configureAddress(
+        _ attempt: inout CurlAttempt, _ address: String?, _ request: HTTPRequest
     ) throws(CurlCallFailure) {
         let easy = attempt.easy
-        if let socket = overrides.unixSocket {
-            try CurlCall.check(
-                socket.withCString { ccurl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, $0) }, "curl_easy_setopt(UNIX_SOCKET_PATH)")
+        guard let address else {
+            return try CurlCall.check(ccurl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, nil), "setopt(CONNECT_TO)")
         }
-        guard let address = overrides.address(for: request) else { return }
         // HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT, an empty port keeping the URL's.
         let host = Origin.hostAndPort(of: request.authority ?? "").host
         guard let list = "\(host)::\(address):".withCString({ curl_slist_append(nil, $0) }) else {
@@ -143,27 +176,24 @@ enum CurlRequestSetup {
         try CurlCall.check(ccurl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, UnsafeMutableRawPointer(list)), "setopt(CONNECT_TO)")
     }
 
-    /// Sends the transfer through `proxy`, or directly. Set on every transfer: left unset, libcurl
-    /// would follow `http_proxy`, `HTTPS_PROXY` and `NO_PROXY` from the environment, which only
-    /// `ProxyConfiguration.environment(_:)` may decide.
+    /// Sends the transfer through `proxy`, or directly (`nil`), setting or clearing every proxy
+    /// option.
     private static func configureProxy(_ easy: UnsafeMutableRawPointer, _ proxy: ProxyServer?) throws(CurlCallFailure) {
-        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
+        func string(_ option: CURLoption, _ value: String?, _ name: StaticString) throws(CurlCallFailure) {
+            let code =
+                value.map { $0.withCString { ccurl_easy_setopt_string(easy, option, $0) } } ?? ccurl_easy_setopt_string(easy, option, nil)
+            try CurlCall.check(code, "curl_easy_setopt(\(name))")
         }
-        guard let proxy else { return try string(CURLOPT_PROXY, "", "PROXY") }
-        try string(CURLOPT_PROXY, proxy.url, "PROXY")
+        try string(CURLOPT_PROXY, proxy?.url ?? "", "PROXY")
         // Courier decided already: libcurl must not read `no_proxy` from the environment and go
-        // direct after all.
+        // direct after all. An https server goes through a tunnel (libcurl's own choice for an
+        // http:// proxy); an http one is forwarded, as HTTP proxies expect.
         try string(CURLOPT_NOPROXY, "", "NOPROXY")
-        // An https server through a tunnel (libcurl's own choice for an http:// proxy); an http
-        // one forwarded, as HTTP proxies expect.
-        if let username = proxy.username {
-            try string(CURLOPT_PROXYUSERNAME, username, "PROXYUSERNAME")
-            try string(CURLOPT_PROXYPASSWORD, proxy.password ?? "", "PROXYPASSWORD")
-            try CurlCall.check(
-                ccurl_easy_setopt_long(easy, CURLOPT_PROXYAUTH, 1 /* CURLAUTH_BASIC, a macro Swift cannot import */),
-                "curl_easy_setopt(PROXYAUTH)")
-        }
+        try string(CURLOPT_PROXYUSERNAME, proxy?.username, "PROXYUSERNAME")
+        try string(CURLOPT_PROXYPASSWORD, proxy?.username == nil ? nil : proxy?.password ?? "", "PROXYPASSWORD")
+        try CurlCall.check(
+            ccurl_easy_setopt_long(easy, CURLOPT_PROXYAUTH, 1 /* CURLAUTH_BASIC, a macro Swift cannot import */),
+            "curl_easy_setopt(PROXYAUTH)")
     }
 
     /// The schemes libcurl may use, NUL-terminated like every `StaticString`.

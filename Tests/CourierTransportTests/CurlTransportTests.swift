@@ -157,6 +157,48 @@ struct CurlTransportTests {
         }
     }
 
+    /// Handles keep their options from transfer to transfer (no `curl_easy_reset`); each
+    /// transfer sets every option a transfer may set. One handle in the pool and calls one after
+    /// another, so every call runs on the handle of the call before, each shape after another.
+    @Test("a reused easy handle carries nothing of its previous transfer: method, body, headers")
+    func reusedHandle() async throws {
+        try await withServer { server in
+            var settings = CurlTransport.Configuration()
+            settings.handlePoolSize = 1
+            let transport = try CurlTransport(configuration: settings)
+            func call(_ method: HTTPRequest.Method, body: String? = nil, header: String? = nil) async throws -> (Int, Data) {
+                var request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/echo")
+                if let header { request.headerFields[HTTPField.Name("X-Only-Once")!] = header }
+                let context = RequestContext(
+                    requestID: "reuse", deadline: .now + .seconds(30), recorder: TransferRecorder(transport: "curl"))
+                let response = try await transport.send(request, body: body.map { .text($0) }, context: context)
+                return (response.head.status.code, try await response.body.collect(upTo: 1 << 20))
+            }
+            func echo(_ method: HTTPRequest.Method, body: String? = nil, header: String? = nil) async throws -> Echo {
+                let (status, data) = try await call(method, body: body, header: header)
+                #expect(status == 200)
+                return try JSONDecoder().decode(Echo.self, from: data)
+            }
+            let put = try await echo(.put, body: "abc", header: "1")
+            #expect(put.method == "PUT" && put.bodyLength == 3 && put.header("X-Only-Once") == "1")
+            let get = try await echo(.get)
+            #expect(get.method == "GET" && get.bodyLength == 0)
+            #expect(get.header("X-Only-Once") == nil && get.header("Content-Length") == nil && get.header("Transfer-Encoding") == nil)
+            let (headStatus, headBody) = try await call(.head)
+            #expect(headStatus == 200 && headBody.isEmpty)
+            #expect(try await echo(.get).method == "GET", "NOBODY must not outlive the HEAD")
+            #expect(try await echo(.delete).method == "DELETE")
+            let getWithBody = try await echo(.get, body: "xy")
+            #expect(getWithBody.method == "GET" && getWithBody.bodyLength == 2)
+            let post = try await echo(.post, body: "four")
+            #expect(post.method == "POST" && post.bodyLength == 4)
+            let last = try await echo(.get)
+            #expect(last.method == "GET" && last.bodyLength == 0 && last.header("Content-Type") == nil)
+            #expect(server.connectionsOpened == 1, "the calls share one connection")
+            await transport.shutdown()
+        }
+    }
+
     @Test("a 64 MiB upload streams from a file part and arrives whole")
     func streamingUpload() async throws {
         try await withServer { server in
