@@ -54,8 +54,9 @@ public struct BenchRunner: Sendable {
             placement: placement.text, server: plan.url ?? "embedded loopback server (SwiftNIO, 1 event-loop thread)",
             durationSeconds: plan.durationSeconds, warmupSeconds: plan.warmupSeconds, repeats: plan.repeats,
             libcurl: CurlTransport.libcurlVersion, swift: BuildInfo.swiftVersion, commit: BuildInfo.commit(executable: executable),
-            loop: plan.rate.map { "open loop at \(Int($0)) requests/s per client (latency from each request's scheduled time)" }
-                ?? "closed loop (each caller sends its next request when its last one ends)",
+            loop: (plan.rate.map { "open loop at \(Int($0)) requests/s per client (latency from each request's scheduled time)" }
+                ?? "closed loop (each caller sends its next request when its last one ends)")
+                + (plan.streams ? "; Courier clients read each body as a stream (--stream)" : ""),
             rate: plan.rate,
             limitTools: plan.rate != nil
                 ? "not run (open loop)"
@@ -63,7 +64,7 @@ public struct BenchRunner: Sendable {
             rows: finished,
             targets: TargetCheck.check(
                 finished, pinned: placement.clientCPU != nil, libcurlMajor: BuildInfo.major(of: CurlTransport.libcurlVersion),
-                openLoop: plan.rate != nil))
+                openLoop: plan.rate != nil, streamed: plan.streams))
     }
 
     /// Runs every cell: repeats outermost within a cell, so that noise spreads over every client.
@@ -94,6 +95,7 @@ public struct BenchRunner: Sendable {
                         caFile: servers.caFile ?? plan.caFile, cpu: clientCPU, mockResponseBytes: cell.scenario.responseBytes ?? 1024)
                     job.cache = cell.scenario.cache
                     job.rate = plan.rate
+                    job.streams = plan.streams
                     runs[transport, default: []].append(await runWorker(job, work: work, progress: progress))
                     progress.finish()
                 }

@@ -82,6 +82,11 @@ public struct RunCommand: AsyncParsableCommand {
             "Open loop: each client sends this many requests per second whatever the responses do, at most --concurrency in flight; latency counts from each request's scheduled time. Without it, the closed loop."
     )
     var rate: Double?
+    @Flag(
+        help:
+            "Courier clients read each body as a stream, counting and dropping its chunks as the C reference does, instead of holding it whole (the memory target's setting)."
+    )
+    var stream = false
     @Flag(help: "Exit with 1 when a target is missed (for CI on a quiet machine); by default targets are informational.")
     var strict = false
 
@@ -108,6 +113,7 @@ public struct RunCommand: AsyncParsableCommand {
         input.noLimit = noLimit
         input.rate = rate
         input.strict = strict
+        input.stream = stream
         return try RunPlan.make(input)
     }
 

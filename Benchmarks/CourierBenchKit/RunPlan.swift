@@ -33,6 +33,8 @@ public struct RunPlan: Sendable, Equatable {
     public var rate: Double?
     /// Whether a missed target makes the run exit with 1 (`--strict`).
     public var strict: Bool
+    /// Whether Courier clients read each body as a stream and drop it (`--stream`).
+    public var streams = false
 
     /// The default comparison when no cell options are given: small GET at 64 over HTTP/1.1 and
     /// HTTP/2, and medium GET at 16 over HTTP/1.1.
@@ -86,6 +88,8 @@ public struct RunPlan: Sendable, Equatable {
         public var rate: Double?
         /// `--strict`.
         public var strict = false
+        /// `--stream`.
+        public var stream = false
 
         /// Nothing given: the default comparison.
         public init() {}
@@ -128,7 +132,7 @@ public struct RunPlan: Sendable, Equatable {
             transports: transports, configurations: configurations, durationSeconds: duration, maxRequests: input.requests,
             warmupSeconds: input.warmup, repeats: input.repeats, pin: input.pin, url: input.url, caFile: input.caFile,
             request: request, jsonPath: input.json, reportDirectory: input.report, runsLimitTools: !input.noLimit && input.rate == nil,
-            rate: input.rate, strict: input.strict)
+            rate: input.rate, strict: input.strict, streams: input.stream)
     }
 
     private static func cells(_ input: Input) throws(BenchError) -> [BenchConfiguration] {

@@ -36,10 +36,17 @@ public enum Worker {
         let client = try TransportFactory.makeClient(
             transport: transport, name: job.transport, timeout: .seconds(job.request.timeoutSeconds), cache: cache)
         let endpoint = BenchEndpoint(url: job.url, request: job.request, httpVersion: job.http.preference)
+        let streams = job.streams
         let call: @Sendable () async -> CallOutcome = {
             do {
-                let response = try await client.response(for: endpoint)
-                return .success(bytes: response.value.count, httpVersion: response.metrics.httpVersion)
+                guard streams else {
+                    let response = try await client.response(for: endpoint)
+                    return .success(bytes: response.value.count, httpVersion: response.metrics.httpVersion)
+                }
+                let response = try await client.stream(endpoint)
+                var bytes = 0
+                for try await chunk in response.body { bytes += chunk.count }
+                return .success(bytes: bytes, httpVersion: response.metrics.httpVersion)
             } catch let error as NetworkError {
                 return .failure("\(error.kind): \(error.message)")
             } catch {

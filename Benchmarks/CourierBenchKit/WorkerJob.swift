@@ -26,6 +26,9 @@ public struct WorkerJob: Codable, Sendable, Hashable {
     public var cache: Cache?
     /// Requests per second to send in an open loop (`--rate`); `nil` for the closed loop.
     public var rate: Double?
+    /// Whether a Courier client reads each body as a stream, counting and dropping its chunks
+    /// (`--stream`); the C reference always does.
+    public var streams = false
 
     /// Where a worker's response cache keeps its entries.
     public enum Cache: String, Codable, Sendable, Hashable {

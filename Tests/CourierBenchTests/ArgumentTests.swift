@@ -64,6 +64,8 @@ struct ArgumentTests {
         #expect(plan.maxRequests == nil)
         #expect(!plan.pin)
         #expect(plan.runsLimitTools)
+        #expect(!plan.streams)
+        #expect(try RunCommand.parse(["--stream", "--scenarios", "large"]).plan().streams)
     }
 
     @Test("--full runs every scenario at concurrency 1, 16 and 64 over HTTP/1.1 and HTTP/2")

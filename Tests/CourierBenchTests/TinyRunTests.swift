@@ -80,7 +80,10 @@ struct TinyRunTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-report-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let written = try ReportWriter.writeReport(report, to: directory)
-        #expect(written.map { ($0 as NSString).lastPathComponent } == ["report.md", "throughput.svg", "latency-p99.svg", "latency-percentiles.svg"])
+        #expect(
+            written.map { ($0 as NSString).lastPathComponent } == [
+                "report.md", "throughput.svg", "latency-p99.svg", "latency-percentiles.svg",
+            ])
         let markdown = try String(contentsOfFile: written[0], encoding: .utf8)
         #expect(markdown.contains("## Targets"))
         #expect(markdown.contains("| small · HTTP/1.1 · c4 | curl |"))

@@ -113,3 +113,31 @@ struct DeadlineWatchTests {
         #expect(watch.pendingCount.alarms == 0)
     }
 }
+
+@Suite("A call's deadline as a cancellation source")
+struct CallDeadlineTests {
+    @Test("handlers beyond the two held inline run too; a removed one does not; after finish nothing is kept or run")
+    func handlers() {
+        let ran = Locked<[Int]>([])
+        let deadline = CallDeadline()
+        let tokens = (0..<5).map { label in deadline.register { ran.withLock { $0.append(label) } } }
+        deadline.remove(tokens[0])  // an inline slot
+        deadline.remove(tokens[3])  // one in the overflow
+        let reused = deadline.register { ran.withLock { $0.append(5) } }  // into the freed inline slot
+        #expect(reused != nil && !tokens.contains(reused))
+        deadline.pass()
+        #expect(ran.withLock { $0.sorted() } == [1, 2, 4, 5])
+        deadline.pass()
+        #expect(ran.withLock { $0.count } == 4, "a deadline passes once")
+        // Registered after it passed: runs at once.
+        #expect(deadline.register { ran.withLock { $0.append(6) } } == nil)
+        #expect(ran.withLock { $0.last } == 6)
+
+        let finished = CallDeadline()
+        _ = finished.register { ran.withLock { $0.append(7) } }
+        finished.finish()
+        #expect(finished.register { ran.withLock { $0.append(8) } } == nil)
+        finished.pass()
+        #expect(!ran.withLock { $0.contains(7) || $0.contains(8) })
+    }
+}

@@ -22,8 +22,51 @@ struct CallDeadline: Sendable {
         /// Set when the client's graceful shutdown ended the call (its grace period ran out).
         var byShutdown = false
         var nextID: UInt64 = 0
+        var handlers = Handlers()
+    }
+
+    /// The registered handlers by token. A call has one or two at a time (the transfer's, a
+    /// wait's), held inline; more go to a dictionary, so a call allocates nothing for them.
+    private struct Handlers {
+        private var first: (id: UInt64, handler: Handler)?
+        private var second: (id: UInt64, handler: Handler)?
         /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
-        var handlers: [UInt64: Handler] = [:]
+        private var more: [UInt64: Handler] = [:]
+
+        mutating func insert(_ handler: Handler, id: UInt64) {
+            if first == nil {
+                first = (id, handler)
+            } else if second == nil {
+                second = (id, handler)
+            } else {
+                more[id] = handler
+            }
+        }
+
+        /// Removes the handler with token `id` and returns it (to be released outside the lock).
+        mutating func remove(_ id: UInt64) -> Handler? {
+            if let slot = first, slot.id == id {
+                first = nil
+                return slot.handler
+            }
+            if let slot = second, slot.id == id {
+                second = nil
+                return slot.handler
+            }
+            return more.removeValue(forKey: id)
+        }
+
+        /// Moves every handler out, leaving none (a move: no retain of each closure).
+        mutating func takeAll() -> Handlers {
+            var taken = Handlers()
+            swap(&taken, &self)
+            return taken
+        }
+
+        /// Every handler, in no particular order.
+        var all: [Handler] {
+            [first?.handler, second?.handler].compactMap { $0 } + more.values
+        }
     }
 
     /// One reference, never optional: a closure that captures only a `CallDeadline` (the alarm
@@ -57,8 +100,7 @@ struct CallDeadline: Sendable {
             guard !state.passed, !state.isNever else { return [] }
             state.passed = true
             state.byShutdown = byShutdown
-            defer { state.handlers = [:] }
-            return state.handlers.values.map(\.run)
+            return state.handlers.takeAll().all.map(\.run)
         }
         for handler in handlers { handler() }
     }
@@ -68,11 +110,10 @@ struct CallDeadline: Sendable {
     /// cycle ends here, with no weak reference (a weak reference gives the object a side table,
     /// and every later retain and release of it takes the slow path).
     func finish() {
-        let dropped = state.withLock { state -> [UInt64: Handler] in
-            guard !state.isNever else { return [:] }
+        let dropped = state.withLock { state -> Handlers in
+            guard !state.isNever else { return Handlers() }
             state.finished = true
-            defer { state.handlers = [:] }
-            return state.handlers
+            return state.handlers.takeAll()
         }
         // Released outside the lock: a handler's captures may run deinitializers.
         _ = consume dropped
@@ -87,7 +128,7 @@ struct CallDeadline: Sendable {
             guard !state.isNever, !state.finished else { return .some(nil) }
             guard !state.passed else { return nil }
             state.nextID &+= 1
-            state.handlers[state.nextID] = Handler(run: handler)
+            state.handlers.insert(Handler(run: handler), id: state.nextID)
             return state.nextID
         }
         guard let id else {
@@ -100,7 +141,9 @@ struct CallDeadline: Sendable {
     /// Removes a handler that has not run.
     func remove(_ id: UInt64?) {
         guard let id else { return }
-        state.withLock { _ = $0.handlers.removeValue(forKey: id) }
+        // Released outside the lock, like `finish()`'s.
+        let removed = state.withLock { $0.handlers.remove(id) }
+        _ = consume removed
     }
 }
 
