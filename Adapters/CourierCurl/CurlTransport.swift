@@ -88,10 +88,10 @@ public final class CurlTransport: Transport {
                 // finished transfer ignores it). The handler holds the transfer, which holds the
                 // context, which holds the handler: the client drops the handler when the call
                 // ends, which ends that cycle. (A weak reference would give every transfer a side
-                // table, and make each retain and release of it take the slow path.)
-                let recorder = context.recorder
-                context.onDeadline {
-                    engine.stop(transfer, because: .deadlinePassed(phase: recorder.phase))
+                // table, and make each retain and release of it take the slow path.) It captures
+                // the transfer alone, which is then its context: no allocation.
+                context.onDeadline { [transfer] in
+                    transfer.engine.stop(transfer, because: .deadlinePassed(phase: transfer.context.recorder.phase))
                 }
             }
         } onCancel: {
