@@ -119,7 +119,7 @@ struct CallDeadlineTests {
     @Test("handlers beyond the two held inline run too; a removed one does not; after finish nothing is kept or run")
     func handlers() {
         let ran = Locked<[Int]>([])
-        let deadline = CallDeadline()
+        let deadline = CallDeadline(recordedBy: TransferRecorder(transport: "test"))
         let tokens = (0..<5).map { label in deadline.register { ran.withLock { $0.append(label) } } }
         deadline.remove(tokens[0])  // an inline slot
         deadline.remove(tokens[3])  // one in the overflow
@@ -133,7 +133,7 @@ struct CallDeadlineTests {
         #expect(deadline.register { ran.withLock { $0.append(6) } } == nil)
         #expect(ran.withLock { $0.last } == 6)
 
-        let finished = CallDeadline()
+        let finished = CallDeadline(recordedBy: TransferRecorder(transport: "test"))
         _ = finished.register { ran.withLock { $0.append(7) } }
         finished.finish()
         #expect(finished.register { ran.withLock { $0.append(8) } } == nil)

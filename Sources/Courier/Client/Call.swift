@@ -73,7 +73,7 @@ struct Call: Sendable {
             context.internals = context.internals.forCall(placement: placement, streams: streams, progress: meter)
         }
         // The deadline's signal, which the chain's waits watch, is the call's from the start.
-        context.deadlineSignal = CallDeadline()
+        context.deadlineSignal = CallDeadline(recordedBy: context.recorder)
         switch reporterTaken ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context) {
         case .success(let built):
             request = built.request

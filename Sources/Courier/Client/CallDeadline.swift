@@ -9,11 +9,13 @@
 /// Handlers run once, outside the lock, on the thread that rings the alarm (or at once when the
 /// deadline has already passed).
 struct CallDeadline: Sendable {
-    private struct Handler {
+    struct Handler {
         var run: @Sendable () -> Void
     }
 
-    private struct State {
+    /// The deadline's state, kept in its call's ``TransferRecorder`` record, under the recorder's
+    /// lock: one allocation for both.
+    struct State {
         /// Set only on ``never``: nothing is stored and it never passes.
         var isNever = false
         var passed = false
@@ -27,7 +29,7 @@ struct CallDeadline: Sendable {
 
     /// The registered handlers by token. A call has one or two at a time (the transfer's, a
     /// wait's), held inline; more go to a dictionary, so a call allocates nothing for them.
-    private struct Handlers {
+    struct Handlers {
         private var first: (id: UInt64, handler: Handler)?
         private var second: (id: UInt64, handler: Handler)?
         /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
@@ -69,34 +71,41 @@ struct CallDeadline: Sendable {
         }
     }
 
-    /// One reference, never optional: a closure that captures only a `CallDeadline` (the alarm
-    /// that passes it) uses that reference as its context and allocates nothing.
-    private let state: Locked<State>
+    /// The record it lives in. One reference, never optional: a closure that captures only a
+    /// `CallDeadline` (the alarm that passes it) uses that reference as its context and allocates
+    /// nothing.
+    private let record: TransferRecorder
 
     /// A deadline that never passes (contexts made outside a client, shared transfers): one
     /// instance for the process, which stores nothing.
-    static let never = CallDeadline(state: Locked(State(isNever: true)))
+    static let never = CallDeadline(record: TransferRecorder(transport: "", deadline: State(isNever: true)))
 
-    private init(state: Locked<State>) {
-        self.state = state
+    private init(record: TransferRecorder) {
+        self.record = record
     }
 
-    /// A deadline the client passes when its alarm rings.
-    init() {
-        state = Locked(State())
+    /// The deadline of the call `recorder` records, which the client passes when its alarm
+    /// rings. It lives in the recorder's record (one allocation, one lock); give each call's
+    /// recorder one deadline.
+    init(recordedBy recorder: TransferRecorder) {
+        record = recorder
+    }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        record.withDeadline(body)
     }
 
     /// Whether the deadline has passed.
-    var hasPassed: Bool { state.withLock { $0.passed } }
+    var hasPassed: Bool { withState { $0.passed } }
 
     /// Whether the client's shutdown, not the deadline, ended the call.
-    var passedByShutdown: Bool { state.withLock { $0.passed && $0.byShutdown } }
+    var passedByShutdown: Bool { withState { $0.passed && $0.byShutdown } }
 
     /// Marks the deadline as passed and runs every handler.
     /// - Parameter byShutdown: The client's graceful shutdown ends the call (see
     ///   ``NetworkClient/shutdown(gracePeriod:)``), not its deadline.
     func pass(byShutdown: Bool = false) {
-        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+        let handlers = withState { state -> [@Sendable () -> Void] in
             guard !state.passed, !state.isNever else { return [] }
             state.passed = true
             state.byShutdown = byShutdown
@@ -110,7 +119,7 @@ struct CallDeadline: Sendable {
     /// cycle ends here, with no weak reference (a weak reference gives the object a side table,
     /// and every later retain and release of it takes the slow path).
     func finish() {
-        let dropped = state.withLock { state -> Handlers in
+        let dropped = withState { state -> Handlers in
             guard !state.isNever else { return Handlers() }
             state.finished = true
             return state.handlers.takeAll()
@@ -124,7 +133,7 @@ struct CallDeadline: Sendable {
     /// - Returns: A token for ``remove(_:)``; `nil` when nothing was stored.
     @discardableResult
     func register(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
-        let id = state.withLock { state -> UInt64?? in
+        let id = withState { state -> UInt64?? in
             guard !state.isNever, !state.finished else { return .some(nil) }
             guard !state.passed else { return nil }
             state.nextID &+= 1
@@ -142,7 +151,7 @@ struct CallDeadline: Sendable {
     func remove(_ id: UInt64?) {
         guard let id else { return }
         // Released outside the lock, like `finish()`'s.
-        let removed = state.withLock { $0.handlers.remove(id) }
+        let removed = withState { $0.handlers.remove(id) }
         _ = consume removed
     }
 }

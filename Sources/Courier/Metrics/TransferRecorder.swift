@@ -7,6 +7,8 @@ public struct TransferRecorder: Sendable {
     private struct State {
         var phase: NetworkError.Phase = .building
         var metrics: RequestMetrics
+        /// The call's deadline (``CallDeadline``), kept here to share the allocation and the lock.
+        var deadline: CallDeadline.State
     }
 
     private let state: Locked<State>
@@ -14,7 +16,16 @@ public struct TransferRecorder: Sendable {
     /// Creates a recorder for a call over the named transport.
     /// - Parameter transport: The transport's name.
     public init(transport: String) {
-        state = Locked(State(metrics: RequestMetrics(transport: transport)))
+        self.init(transport: transport, deadline: CallDeadline.State())
+    }
+
+    init(transport: String, deadline: CallDeadline.State) {
+        state = Locked(State(metrics: RequestMetrics(transport: transport), deadline: deadline))
+    }
+
+    /// Runs `body` on the call's deadline state, under the recorder's lock.
+    func withDeadline<R>(_ body: (inout CallDeadline.State) -> R) -> R {
+        state.withLock { body(&$0.deadline) }
     }
 
     /// The phase the call is in now.
