@@ -7,6 +7,12 @@ import Foundation
 /// When more than `highWater` bytes wait, ``append(_:)`` refuses the chunk and the engine pauses
 /// the transfer (libcurl keeps the refused bytes and offers them again on resume). Once the
 /// consumer has taken the buffer down to half of that, it asks the engine to resume.
+///
+/// For a caller that takes the body only whole (``CurlTransfer/gathersBody``) the buffer gathers:
+/// the bytes go into one `Data`, sized for the announced body at once, and the reader gets them
+/// only when the high water has gathered or the body ends. So a body up to the high water
+/// reaches its reader as one chunk, with one wakeup and one copy (out of libcurl's buffer), instead
+/// of a chunk, an allocation and a wakeup per piece libcurl writes and a copy to join them.
 final class CurlBodyBuffer: Sendable {
     private struct State {
         var chunks: [Data] = []
@@ -22,10 +28,15 @@ final class CurlBodyBuffer: Sendable {
         /// transfer ↔ buffer cycle (a strong link, because a weak one costs a side-table
         /// allocation per call).
         var transfer: CurlTransfer?
+        /// Gathering: the bytes gathered so far (for sizing the next chunk).
+        var gathered = 0
     }
 
     private let state: Locked<State>
     private let highWater: Int
+    /// Gathering: the body bytes still announced and not yet gathered (0 when unknown); `nil`
+    /// for a buffer that hands over each piece.
+    private let gathering: Int?
 
     /// - Parameters:
     ///   - highWater: How many bytes may wait before the transfer is paused.
@@ -33,8 +44,11 @@ final class CurlBodyBuffer: Sendable {
     ///   - first: Bytes that arrived before the buffer was made.
     ///   - paused: Whether the transfer is paused already (because `first` reached the high
     ///     water): the consumer's reading then resumes it.
-    init(highWater: Int, transfer: CurlTransfer, first: Data = Data(), paused: Bool = false) {
+    /// - Parameter gathering: Gather the bytes, with this many still announced (0: unknown);
+    ///   `nil` to hand over each piece.
+    init(highWater: Int, transfer: CurlTransfer, first: Data = Data(), paused: Bool = false, gathering: Int? = nil) {
         self.highWater = highWater
+        self.gathering = gathering
         var initial = State(transfer: transfer)
         if !first.isEmpty {
             initial.chunks = [first]
@@ -60,7 +74,38 @@ final class CurlBodyBuffer: Sendable {
 
     /// Offers a chunk. Returns `false` when the buffer is full: the caller must pause the transfer
     /// and offer the same bytes again later.
-    func append(_ data: Data) -> Bool {
+    func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard let gathering else { return append(Data(bytes)) }
+        let (accepted, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
+            if state.consumerGone { return (true, nil) }
+            if state.bytes >= highWater {
+                state.paused = true
+                return (false, nil)
+            }
+            if state.head < state.chunks.count {
+                // The last chunk is not taken yet: gather into it (in place; it was sized ahead).
+                state.chunks[state.chunks.count - 1].append(contentsOf: bytes)
+            } else {
+                let room = min(highWater, max(bytes.count, gathering - state.gathered))
+                var chunk = Data(capacity: room)
+                chunk.append(contentsOf: bytes)
+                state.chunks.append(chunk)
+            }
+            state.bytes += bytes.count
+            state.gathered += bytes.count
+            // The reader waits for the whole body, or for a full buffer (the next piece would pause).
+            guard state.bytes >= highWater, let waiter = state.waiter else { return (true, nil) }
+            state.waiter = nil
+            return (true, waiter)
+        }
+        // "Look again": the reader takes what has gathered.
+        waiter?.resume(returning: Data())
+        return accepted
+    }
+
+    /// Hands over one piece: to the waiting reader at once, or queued.
+    private func append(_ data: Data) -> Bool {
         guard !data.isEmpty else { return true }
         let (accepted, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
             if state.consumerGone { return (true, nil) }
@@ -82,18 +127,26 @@ final class CurlBodyBuffer: Sendable {
 
     /// Ends the body: successfully, or with an error the consumer will see after the buffered bytes.
     func finish(_ end: Result<Void, NetworkError>) {
-        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
-            guard state.end == nil else { return nil }
+        let (waiter, pending): (CheckedContinuation<Data?, any Error>?, Bool) = state.withLock { state in
+            guard state.end == nil else { return (nil, false) }
             state.end = end
             let waiter = state.waiter
             state.waiter = nil
-            return waiter
+            return (waiter, state.head < state.chunks.count)
+        }
+        // A gathering buffer lets its reader wait while bytes gather: it takes them first.
+        if pending {
+            waiter?.resume(returning: Data())
+            return
         }
         switch end {
         case .success: waiter?.resume(returning: nil)
         case .failure(let error): waiter?.resume(throwing: error)
         }
     }
+
+    /// Whether a reader waits for bytes (for tests).
+    var readerWaits: Bool { state.withLock { $0.waiter != nil } }
 
     // MARK: Consumer (the reading task)
 
@@ -142,9 +195,13 @@ final class CurlBodyBuffer: Sendable {
     /// installs `waiter` (when given) and reports `waiting`.
     private func takeOrWait(_ waiter: CheckedContinuation<Data?, any Error>?) -> Step {
         state.withLock { state in
-            if state.head < state.chunks.count {
+            // A gathering buffer hands its bytes over only at the end or when full.
+            let ready = gathering == nil || state.end != nil || state.bytes >= highWater
+            if ready, state.head < state.chunks.count {
                 if waiter != nil { return .chunk(Data(), resume: false) }
                 let chunk = state.chunks[state.head]
+                // The reader holds the only reference: it may grow the chunk without a copy.
+                state.chunks[state.head] = Data()
                 state.head += 1
                 state.bytes -= chunk.count
                 if state.head >= 64, state.head * 2 >= state.chunks.count {

@@ -104,8 +104,10 @@ extension CurlEngine {
         swap(&readyHeads, &ready)
         let highWater = configuration.responseBufferBytes
         for transfer in ready {
-            let action = transfer.state.flush { early, paused in
-                CurlBodyBuffer(highWater: highWater, transfer: transfer, first: early, paused: paused)
+            let action = transfer.state.flush { early, paused, announced in
+                CurlBodyBuffer(
+                    highWater: highWater, transfer: transfer, first: early, paused: paused,
+                    gathering: transfer.gathersBody ? announced.map { Int(clamping: $0) - early.count } ?? 0 : nil)
             }
             apply(action, to: transfer)
         }

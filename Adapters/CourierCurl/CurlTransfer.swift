@@ -25,6 +25,10 @@ final class CurlTransfer: @unchecked Sendable {
     var http2Resends = 0
     /// At most this many resends per request (two spurious failures in a row are already rare).
     static let maxHTTP2Resends = 2
+    /// Whether the caller takes the body only whole (``RequestContext/takesBodyWhole``): its
+    /// stream then gathers the bytes into one buffer, woken only when much has arrived or the body
+    /// ends (see ``CurlBodyBuffer``), instead of handing over each piece libcurl writes.
+    let gathersBody: Bool
 
     init(request: HTTPRequest, body: RequestBody?, context: RequestContext, version: HTTPVersionPreference, engine: CurlEngine) {
         self.engine = engine
@@ -32,6 +36,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = body
         self.context = context
         self.version = version
+        gathersBody = context.takesBodyWhole
         engine.liveTransfers.add(1, ordering: .relaxed)
     }
 

@@ -118,11 +118,12 @@ enum CurlTransferState {
     }
 
     /// The engine finished a round of work: a head that is ready goes to the caller with a
-    /// streamed body. `makeBuffer` gets the early bytes and whether libcurl holds more back.
-    mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool) -> CurlBodyBuffer) -> Action {
+    /// streamed body. `makeBuffer` gets the early bytes, whether libcurl holds more back, and the
+    /// body's announced length.
+    mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer) -> Action {
         switch take() {
         case .headReady(let attempt, let waiter, let head, let early):
-            let buffer = makeBuffer(early, attempt.receivePaused)
+            let buffer = makeBuffer(early, attempt.receivePaused, CurlTransfer.announcedLength(head))
             self = .streaming(attempt, head, buffer)
             return .deliverStream(waiter, head, buffer)
         case let other:
@@ -320,14 +321,20 @@ enum CurlTransferState {
                 attempt.receivePaused = true
                 return .pause
             }
-            if early.isEmpty { early = Data(bytes) } else { early.append(contentsOf: bytes) }
+            if early.isEmpty {
+                // Room for the announced body (up to the buffer's size) at once: no regrowth, no
+                // copy of what came before.
+                let announced = CurlTransfer.announcedLength(head).map { Int(clamping: $0) } ?? 0
+                early = Data(capacity: max(bytes.count, min(announced, earlyLimit)))
+            }
+            early.append(contentsOf: bytes)
             attempt.receivedBytes += bytes.count
             attempt.activity &+= 1
             return .taken
         case .streaming(var attempt, let head, let buffer):
             defer { self = .streaming(attempt, head, buffer) }
             guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
-            guard buffer.append(Data(bytes)) else {
+            guard buffer.append(bytes) else {
                 attempt.receivePaused = true
                 return .pause
             }

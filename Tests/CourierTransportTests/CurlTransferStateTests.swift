@@ -1,5 +1,6 @@
 import CCurl
 import Courier
+import CourierTestServer
 import Foundation
 import Testing
 
@@ -10,6 +11,58 @@ import Testing
 /// (``StateHarness/settle(_:)``), so every test also counts the attempts released.
 @Suite("CurlTransport's transfer state: what each phase holds, and exactly one outcome", .timeLimit(.minutes(1)))
 struct CurlTransferStateTests {
+    /// Reads `buffer` to its end: the chunks, and the error it ended with.
+    private static func readAll(_ buffer: CurlBodyBuffer) async -> (chunks: [Data], error: (any Error)?) {
+        var chunks: [Data] = []
+        do {
+            while let chunk = try await buffer.next() { chunks.append(chunk) }
+            return (chunks, nil)
+        } catch {
+            return (chunks, error)
+        }
+    }
+
+    private static func append(_ bytes: [UInt8], to buffer: CurlBodyBuffer) -> Bool {
+        bytes.withUnsafeBytes { buffer.append($0) }
+    }
+
+    @Test("a gathering buffer keeps its reader waiting below the high water, then hands over what gathered as one chunk, in order")
+    func gatheringBuffer() async throws {
+        let harness = StateHarness()
+        let pieces = (0..<10).map { index in [UInt8](repeating: UInt8(index), count: 50) }
+        for ending in [Result<Void, NetworkError>.success(()), .failure(.cancelled(phase: .receiving))] {
+            let buffer = harness.gatheringBuffer(remaining: 500)
+            // Bytes that gathered before the reader came are not handed over yet either.
+            #expect(Self.append(pieces[0], to: buffer))
+            let reader = Task { await Self.readAll(buffer) }
+            #expect(await eventually { buffer.readerWaits }, "the reader never waited")
+            for piece in pieces.dropFirst() { #expect(Self.append(piece, to: buffer)) }
+            // 500 bytes: below the high water (1024), so the reader is not woken for them.
+            #expect(buffer.readerWaits)
+            buffer.finish(ending)
+            let (chunks, error) = await reader.value
+            #expect(chunks.count == 1, "gathered into one chunk, not \(chunks.map(\.count))")
+            #expect(chunks.first == Data(pieces.joined()))
+            #expect((error as? NetworkError)?.kind == (try? ending.get()).map { nil } ?? .cancelled)
+        }
+        // A full buffer wakes the reader before the end; with no reader, the next piece pauses.
+        let buffer = harness.gatheringBuffer(remaining: 0)
+        let reader = Task { await Self.readAll(buffer) }
+        #expect(await eventually { buffer.readerWaits })
+        #expect(Self.append([UInt8](repeating: 7, count: 1000), to: buffer))
+        #expect(buffer.readerWaits)
+        #expect(Self.append([UInt8](repeating: 8, count: 24), to: buffer))
+        #expect(await eventually { buffer.readerWaits }, "woken for the full buffer, the reader takes it and waits again")
+        #expect(Self.append([9], to: buffer))
+        buffer.finish(.success(()))
+        let (chunks, _) = await reader.value
+        #expect(chunks.map(\.count) == [1024, 1])
+        let full = harness.gatheringBuffer(remaining: 0)
+        #expect(Self.append([UInt8](repeating: 1, count: 1024), to: full))
+        #expect(!Self.append([1], to: full), "at the high water the transfer pauses")
+        full.consumerWentAway()
+    }
+
     @Test("a stop that overtakes the start fails the caller once, at the start, and no attempt is made")
     func stopBeforeStart() async throws {
         let harness = StateHarness()
@@ -377,10 +430,18 @@ final class StateHarness: @unchecked Sendable {
 
     /// Makes a stream buffer the way the engine does (its transfer is forgotten at once: nothing
     /// here may reach an engine).
-    func buffer(_ early: Data, _ paused: Bool) -> CurlBodyBuffer {
+    func buffer(_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer {
         let buffer = CurlBodyBuffer(highWater: 1024, transfer: placeholder(), first: early, paused: paused)
         buffer.releaseTransfer()
         buffers.append(MadeBuffer(buffer: buffer, first: early, paused: paused))
+        return buffer
+    }
+
+    /// A gathering stream buffer (a caller that takes the body whole) with `remaining` bytes
+    /// announced, its transfer forgotten at once.
+    func gatheringBuffer(highWater: Int = 1024, remaining: Int) -> CurlBodyBuffer {
+        let buffer = CurlBodyBuffer(highWater: highWater, transfer: placeholder(), gathering: remaining)
+        buffer.releaseTransfer()
         return buffer
     }
 

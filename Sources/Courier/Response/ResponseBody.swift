@@ -131,9 +131,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
     @inline(never)
     private func collectStream(upTo limit: Int) async throws -> Data {
         var whole = Data()
-        if let expectedLength, expectedLength > 0 { whole.reserveCapacity(Int(expectedLength)) }
         for try await chunk in self {
             guard whole.count + chunk.count <= limit else { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
+            guard !whole.isEmpty else {
+                // The first chunk becomes the body, without a copy; a transport that sized it for
+                // the announced length has the room already.
+                whole = chunk
+                if let expectedLength, expectedLength > whole.count { whole.reserveCapacity(Int(expectedLength)) }
+                continue
+            }
             whole.append(chunk)
         }
         return whole

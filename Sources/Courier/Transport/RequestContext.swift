@@ -174,6 +174,12 @@ public struct RequestContext: Sendable {
         internals.progress?.sent(total)
     }
 
+    /// Whether the caller is a client's call that takes the body only whole, and nothing watches
+    /// it arrive (no progress is counted): a transport may then hand over the head together with
+    /// the whole body, up to its buffer's size, instead of streaming it. `false` for a streamed
+    /// call and for a context made outside a client.
+    package var takesBodyWhole: Bool { internals.readsWhole && internals.progress == nil }
+
     /// Whether the call counts its progress: a transport that must do extra work to count the
     /// bytes it sends (split a body it would write at once) does it only then.
     public var countsProgress: Bool { internals.progress != nil }

@@ -18,30 +18,36 @@ final class ChainInternals: Sendable {
     let resendsUnsent: Bool
     /// Whether the caller reads the body as a stream (see ``RequestContext/streamsBody``).
     let streamsBody: Bool
+    /// Whether the caller is a client's call that reads the body whole (see
+    /// ``RequestContext/takesBodyWhole``); `false` outside a client, where nobody knows.
+    let readsWhole: Bool
     /// Where the call counts its bytes, when its endpoint or its batch asks for progress.
     let progress: ProgressMeter?
 
     init(
         placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool, streamsBody: Bool,
-        progress: ProgressMeter? = nil
+        readsWhole: Bool, progress: ProgressMeter? = nil
     ) {
         self.placement = placement
         self.cache = cache
         self.retryLedger = retryLedger
         self.resendsUnsent = resendsUnsent
         self.streamsBody = streamsBody
+        self.readsWhole = readsWhole
         self.progress = progress
     }
 
     /// A context outside a client: no queue, cache or budget.
-    static let none = ChainInternals(placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false)
+    static let none = ChainInternals(
+        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false, readsWhole: false)
 
     /// These internals without the progress meter, for a transfer that is not the call's own (a
     /// hedged copy, a background revalidation): its bytes must not count as the call's.
     func withoutProgress() -> ChainInternals {
         guard progress != nil else { return self }
         return ChainInternals(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streamsBody)
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streamsBody,
+            readsWhole: readsWhole)
     }
 
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
@@ -49,6 +55,6 @@ final class ChainInternals: Sendable {
     func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?) -> ChainInternals {
         ChainInternals(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams,
-            progress: progress)
+            readsWhole: !streams, progress: progress)
     }
 }
