@@ -9,10 +9,12 @@ import Foundation
 /// consumer has taken the buffer down to half of that, it asks the engine to resume.
 ///
 /// For a caller that takes the body only whole (``CurlTransfer/gathersBody``) the buffer gathers:
-/// the bytes go into one `Data`, sized for the announced body at once, and the reader gets them
-/// only when the high water has gathered or the body ends. So a body up to the high water
-/// reaches its reader as one chunk, with one wakeup and one copy (out of libcurl's buffer), instead
-/// of a chunk, an allocation and a wakeup per piece libcurl writes and a copy to join them.
+/// the bytes go into one `Data`, sized for the announced body at once (up to
+/// `ResponseBody.maxReservation`), and the reader gets it when the body ends. So a body reaches its reader
+/// as one chunk, with one wakeup and one copy (out of libcurl's buffer), instead of a chunk, an
+/// allocation and a wakeup per piece libcurl writes and a copy to join them. There is no high
+/// water then: the caller holds the whole body in the end anyway, and the response size limit
+/// bounds it (checked as the bytes arrive).
 final class CurlBodyBuffer: Sendable {
     private struct State {
         var chunks: [Data] = []
@@ -77,31 +79,22 @@ final class CurlBodyBuffer: Sendable {
     func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty else { return true }
         guard let gathering else { return append(Data(bytes)) }
-        let (accepted, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
-            if state.consumerGone { return (true, nil) }
-            if state.bytes >= highWater {
-                state.paused = true
-                return (false, nil)
-            }
+        state.withLock { state in
+            if state.consumerGone { return }
             if state.head < state.chunks.count {
                 // The last chunk is not taken yet: gather into it (in place; it was sized ahead).
                 state.chunks[state.chunks.count - 1].append(contentsOf: bytes)
             } else {
-                let room = min(highWater, max(bytes.count, gathering - state.gathered))
+                let room = min(ResponseBody.maxReservation, max(bytes.count, gathering - state.gathered))
                 var chunk = Data(capacity: room)
                 chunk.append(contentsOf: bytes)
                 state.chunks.append(chunk)
             }
             state.bytes += bytes.count
             state.gathered += bytes.count
-            // The reader waits for the whole body, or for a full buffer (the next piece would pause).
-            guard state.bytes >= highWater, let waiter = state.waiter else { return (true, nil) }
-            state.waiter = nil
-            return (true, waiter)
         }
-        // "Look again": the reader takes what has gathered.
-        waiter?.resume(returning: Data())
-        return accepted
+        // The reader waits for the end (``finish(_:)`` wakes it).
+        return true
     }
 
     /// Hands over one piece: to the waiting reader at once, or queued.
@@ -195,8 +188,8 @@ final class CurlBodyBuffer: Sendable {
     /// installs `waiter` (when given) and reports `waiting`.
     private func takeOrWait(_ waiter: CheckedContinuation<Data?, any Error>?) -> Step {
         state.withLock { state in
-            // A gathering buffer hands its bytes over only at the end or when full.
-            let ready = gathering == nil || state.end != nil || state.bytes >= highWater
+            // A gathering buffer hands its bytes over only at the end.
+            let ready = gathering == nil || state.end != nil
             if ready, state.head < state.chunks.count {
                 if waiter != nil { return .chunk(Data(), resume: false) }
                 let chunk = state.chunks[state.head]

@@ -82,6 +82,7 @@ extension CurlEngine {
             handle.release()
             throw error
         }
+        counters.withLock { $0.handlesMade += 1 }
         return handle
     }
 }

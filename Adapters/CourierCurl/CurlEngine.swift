@@ -51,6 +51,8 @@ final class CurlEngine: @unchecked Sendable {
         var resumes = 0
         /// Requests sent again after libcurl's spurious HTTP/2 failures (libcurl before 8.0).
         var http2Resends = 0
+        /// Easy handles made (a transfer on a pooled handle makes none).
+        var handlesMade = 0
     }
 
     let configuration: CurlTransport.Configuration

@@ -61,8 +61,8 @@ enum CurlRequestSetup {
         }
     }
 
-    /// Configures `attempt`'s prepared handle for `transfer`'s request, setting each option of the
-    /// table below on every transfer. The header list it builds is the attempt's from then on
+    /// Configures `attempt`'s prepared handle for `transfer`'s request, setting every option a
+    /// transfer may set on every transfer (to its value, or back to libcurl's default). The header list it builds is the attempt's from then on
     /// (freed when the attempt is released, also when a later option fails).
     /// - Parameter scratch: A buffer the URL is written into (libcurl copies it), reused from
     ///   call to call so that building it allocates nothing.

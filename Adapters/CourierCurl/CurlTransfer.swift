@@ -136,7 +136,9 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if isHeadRequest { return bytes.count }
         let maxBytes = context.maxResponseBytes
-        switch state.receive(bytes, earlyLimit: engine.configuration.responseBufferBytes, maxBytes: maxBytes) {
+        // Gathered bytes have no high water (see ``CurlBodyBuffer``); the size limit bounds them.
+        let earlyLimit = gathersBody ? Int.max : engine.configuration.responseBufferBytes
+        switch state.receive(bytes, earlyLimit: earlyLimit, maxBytes: maxBytes) {
         case .taken:
             return bytes.count
         case .pause:

@@ -160,7 +160,7 @@ enum CurlTransferState {
 
     /// The transfer must stop now: the caller cancelled, the body was dropped, the deadline or
     /// the stall limit passed, or the engine is shutting down. A handle taken off mid-transfer is
-    /// not reused (like one libcurl failed: `curl_easy_reset` may leave its state behind).
+    /// not reused (like one libcurl failed: libcurl may keep some of its state on the handle).
     mutating func stop(_ error: NetworkError) -> Action {
         switch take() {
         case .created:
@@ -322,10 +322,10 @@ enum CurlTransferState {
                 return .pause
             }
             if early.isEmpty {
-                // Room for the announced body (up to the buffer's size) at once: no regrowth, no
-                // copy of what came before.
+                // Room for the announced body at once (up to the early limit and
+                // `ResponseBody.maxReservation`): no regrowth, no copy of what came before.
                 let announced = CurlTransfer.announcedLength(head).map { Int(clamping: $0) } ?? 0
-                early = Data(capacity: max(bytes.count, min(announced, earlyLimit)))
+                early = Data(capacity: max(bytes.count, min(announced, earlyLimit, ResponseBody.maxReservation)))
             }
             early.append(contentsOf: bytes)
             attempt.receivedBytes += bytes.count

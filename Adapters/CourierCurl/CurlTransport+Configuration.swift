@@ -33,8 +33,10 @@ extension CurlTransport {
         public var stallTimeout: Duration = .seconds(30)
         /// The speed below which a transfer counts as stalled; 1 byte per second by default.
         public var stallMinimumBytesPerSecond = 1
-        /// How many response bytes may wait for a slow consumer before the transfer is paused
-        /// (backpressure); 1 MiB by default. Reading resumes once half of it is consumed.
+        /// How many response bytes may wait for a slow consumer of a streamed body before the
+        /// transfer is paused (backpressure); 1 MiB by default. Reading resumes once half of it is
+        /// consumed. A body the caller takes only whole is not held to it (it is gathered whole,
+        /// bounded by the response size limit).
         public var responseBufferBytes = 1 << 20
         /// How many idle easy handles are kept for reuse; 128 by default.
         public var handlePoolSize = 128

@@ -23,7 +23,9 @@ import Synchronization
 /// - Task cancellation stops the transfer at once in every phase; the connection is closed (or
 ///   the HTTP/2 stream reset).
 /// - Response bodies stream with backpressure: when the reader falls behind by
-///   ``Configuration/responseBufferBytes``, the transfer pauses until it catches up.
+///   ``Configuration/responseBufferBytes``, the transfer pauses until it catches up. A body the
+///   caller takes only whole (a client's buffered call) is gathered into one buffer instead and
+///   handed over at its end, bounded by the response size limit.
 /// - Request bodies stream from memory or disk through libcurl's read callback.
 /// - Connect timeout and deadline come from the client; a stall limit from ``Configuration``.
 /// - Redirects follow Courier's policy (limit; credentials never sent to another origin), not libcurl's.

@@ -36,6 +36,23 @@ struct ResponseBodySourceTests {
         #expect(released.withLock { $0 } == 1)
     }
 
+    @Test("collect starts the body at index 0 when the first chunk is a slice, and a lone chunk comes back whole")
+    func collectFromSlices() async throws {
+        let bytes = Data("xabcd".utf8)
+        let slice = bytes[1...]
+        #expect(slice.startIndex == 1)
+        let stream = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(slice)
+            continuation.yield(Data("ef".utf8))
+            continuation.finish()
+        }
+        let whole = try await ResponseBody(stream: stream, expectedLength: 6).collect(upTo: 100)
+        #expect(whole == Data("abcdef".utf8) && whole.startIndex == 0)
+        #expect(whole[0] == UInt8(ascii: "a"))
+        let single = try await ResponseBody(source: Chunks(["only"], released: Locked(0)), expectedLength: nil).collect(upTo: 100)
+        #expect(single == Data("only".utf8) && single.startIndex == 0)
+    }
+
     @Test("the limit holds for a pulled body, and the source's failure reaches the reader")
     func limitAndFailure() async throws {
         let released = Locked(0)

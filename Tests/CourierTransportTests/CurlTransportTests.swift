@@ -195,6 +195,7 @@ struct CurlTransportTests {
             let last = try await echo(.get)
             #expect(last.method == "GET" && last.bodyLength == 0 && last.header("Content-Type") == nil)
             #expect(server.connectionsOpened == 1, "the calls share one connection")
+            #expect(transport.statistics.handlesMade == 1, "every call ran on the first call's handle")
             await transport.shutdown()
         }
     }

@@ -38,7 +38,9 @@ public struct TransferRecorder: Sendable {
     }
 
     /// Changes the metrics gathered so far.
-    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short.
+    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short. The call's
+    ///   deadline shares that lock: the closure must not read the context's cancellation or
+    ///   deadline, nor register a handler (the lock is not reentrant).
     public func update(_ change: (inout RequestMetrics) -> Void) {
         state.withLock { change(&$0.metrics) }
     }
@@ -46,7 +48,8 @@ public struct TransferRecorder: Sendable {
     /// Changes the metrics and marks the call as being in `phase`, under one lock.
     /// - Parameters:
     ///   - phase: The phase now running.
-    ///   - change: Edits the metrics; runs under a lock, so keep it short.
+    ///   - change: Edits the metrics; runs under a lock, so keep it short (and away from the
+    ///     context's deadline, see ``update(_:)``).
     public func update(entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
         state.withLock { state in
             change(&state.metrics)
@@ -55,7 +58,8 @@ public struct TransferRecorder: Sendable {
     }
 
     /// Changes the metrics and returns a copy of them, under one lock.
-    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short.
+    /// - Parameter change: Edits the metrics; runs under a lock, so keep it short (and away from
+    ///   the context's deadline, see ``update(_:)``).
     /// - Returns: The metrics after the change.
     public func updated(_ change: (inout RequestMetrics) -> Void) -> RequestMetrics {
         state.withLock { state in

@@ -126,6 +126,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
+    /// The most set aside at once for a body's announced length: a larger body grows as it
+    /// arrives, so a length a server only claims reserves no more than this (8 MiB). Transports
+    /// that size their buffers ahead read it too.
+    package static let maxReservation = 8 << 20
+
     /// Reads a streamed body. Its own function: the stream's iterator (of a size known only at
     /// run time) is allocated here, not by every ``collect(upTo:)`` of a buffered body.
     @inline(never)
@@ -134,10 +139,13 @@ public struct ResponseBody: AsyncSequence, Sendable {
         for try await chunk in self {
             guard whole.count + chunk.count <= limit else { throw NetworkError.responseTooLarge(limit: limit, announced: nil) }
             guard !whole.isEmpty else {
-                // The first chunk becomes the body, without a copy; a transport that sized it for
-                // the announced length has the room already.
-                whole = chunk
-                if let expectedLength, expectedLength > whole.count { whole.reserveCapacity(Int(expectedLength)) }
+                // The first chunk becomes the body, without a copy (unless it is a slice: the body
+                // starts at index 0); a transport that sized it for the announced length has the
+                // room already.
+                whole = chunk.startIndex == 0 ? chunk : Data(chunk)
+                if let expectedLength, expectedLength > whole.count {
+                    whole.reserveCapacity(Int(Swift.min(expectedLength, Int64(Self.maxReservation))))
+                }
                 continue
             }
             whole.append(chunk)
