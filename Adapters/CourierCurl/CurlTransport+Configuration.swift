@@ -34,10 +34,11 @@ extension CurlTransport {
         /// The speed below which a transfer counts as stalled; 1 byte per second by default.
         public var stallMinimumBytesPerSecond = 1
         /// How many response bytes may wait for a slow consumer of a streamed body before the
-        /// transfer is paused (backpressure); 1 MiB by default. Reading resumes once half of it is
+        /// transfer is paused (backpressure); 256 KiB by default (64 streams in flight hold at most
+        /// 16 MiB between them). Reading resumes once half of it is
         /// consumed. A body the caller takes only whole is not held to it (it is gathered whole,
         /// bounded by the response size limit).
-        public var responseBufferBytes = 1 << 20
+        public var responseBufferBytes = 256 << 10
         /// How many idle easy handles are kept for reuse; 128 by default.
         public var handlePoolSize = 128
         /// Certificate verification, custom trust, client certificates and pinning.
