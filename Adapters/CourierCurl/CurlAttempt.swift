@@ -20,6 +20,9 @@ struct CurlAttempt {
     var connectTo: UnsafeMutablePointer<curl_slist>?
     /// The response head being read.
     var head: CurlResponseHead
+    /// The final head's `Content-Length` (`nil`: none, or a body that cannot have one), read once
+    /// when the head arrives; it sizes the body's buffer and is the body's expected length.
+    var announcedLength: Int64?
     /// Trailer bytes seen after the final head (libcurl hands trailers to the header callback);
     /// held to the head's byte limit.
     var trailerBytes = 0

@@ -157,10 +157,9 @@ extension CurlEngine {
         case .deliverWhole(let waiter, let head, let data, let attempt):
             release(attempt)
             waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: data)))
-        case .deliverStream(let waiter, let head, let buffer):
+        case .deliverStream(let waiter, let head, let buffer, let expected):
             // Pulled chunk by chunk on the reader's executor: an AsyncThrowingStream(unfolding:)
             // cost about nine executor switches per 16 KiB chunk.
-            let expected = transfer.isHeadRequest ? nil : CurlTransfer.announcedLength(head)
             let body = ResponseBody(source: CurlBodyReader(buffer: buffer), expectedLength: expected)
             waiter.resume(returning: TransportResponse(head: head, body: body))
         case .endBody(let buffer, let end, let attempt):

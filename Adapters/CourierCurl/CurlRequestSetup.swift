@@ -17,12 +17,9 @@ enum CurlRequestSetup {
         _ handle: CurlHandle, connections: CurlConnections, configuration: CurlTransport.Configuration
     ) throws(CurlCallFailure) {
         let easy = handle.easy
-        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
-        }
-        try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        try long(easy, CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
         // The path goes as the chain checked it (`RequestTarget`): libcurl resolves no dot segment.
-        try long(CURLOPT_PATH_AS_IS, 1, "PATH_AS_IS")
+        try long(easy, CURLOPT_PATH_AS_IS, 1, "PATH_AS_IS")
         if CurlRuntime.hasProtocolsString {
             try CurlCall.check(
                 allowedProtocols.withUTF8Buffer { bytes in
@@ -41,15 +38,16 @@ enum CurlRequestSetup {
         try CurlCall.check(ccurl_easy_setopt_closesocket(easy, curlCloseSocketCallback, counter), "setopt(CLOSESOCKETFUNCTION)")
         // A proxy's answer to CONNECT is not the response: the header callback sees only the
         // origin's heads (the first final head is the response; later header lines are trailers).
-        try long(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "SUPPRESS_CONNECT_HEADERS")
+        try long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "SUPPRESS_CONNECT_HEADERS")
         // One exchange per transfer: the chain's follow-up link decides about redirects.
-        try long(CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
-        try long(CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
+        try long(easy, CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
+        try long(easy, CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
         try long(
+            easy,
             CURLOPT_MAXLIFETIME_CONN, max(1, Int(configuration.maxConnectionLifetime.components.seconds)), "MAXLIFETIME_CONN")
         // The stall limit.
-        try long(CURLOPT_LOW_SPEED_LIMIT, configuration.stallMinimumBytesPerSecond, "LOW_SPEED_LIMIT")
-        try long(CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.components.seconds)), "LOW_SPEED_TIME")
+        try long(easy, CURLOPT_LOW_SPEED_LIMIT, configuration.stallMinimumBytesPerSecond, "LOW_SPEED_LIMIT")
+        try long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.components.seconds)), "LOW_SPEED_TIME")
         try configureTLS(easy, configuration.tls)
         // Set on every handle: left unset, libcurl would follow `http_proxy`, `HTTPS_PROXY` and
         // `NO_PROXY` from the environment, which only `ProxyConfiguration.environment(_:)` may
@@ -73,33 +71,22 @@ enum CurlRequestSetup {
         let easy = attempt.easy
         let request = transfer.request
         let user = Unmanaged.passUnretained(transfer).toOpaque()
-        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
-        }
-        func string(_ option: CURLoption, _ value: String?, _ name: StaticString) throws(CurlCallFailure) {
-            let code =
-                value.map { $0.withCString { ccurl_easy_setopt_string(easy, option, $0) } } ?? ccurl_easy_setopt_string(easy, option, nil)
-            try CurlCall.check(code, "curl_easy_setopt(\(name))")
-        }
-        func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_pointer(easy, option, value), "curl_easy_setopt(\(name))")
-        }
 
         writeURL(of: request, into: &scratch)
         try CurlCall.check(
             scratch.withUnsafeBufferPointer { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }, "curl_easy_setopt(URL)")
-        try pointer(CURLOPT_HEADERDATA, user, "HEADERDATA")
-        try pointer(CURLOPT_WRITEDATA, user, "WRITEDATA")
-        try pointer(CURLOPT_READDATA, user, "READDATA")
-        try pointer(CURLOPT_PREREQDATA, user, "PREREQDATA")
+        try pointer(easy, CURLOPT_HEADERDATA, user, "HEADERDATA")
+        try pointer(easy, CURLOPT_WRITEDATA, user, "WRITEDATA")
+        try pointer(easy, CURLOPT_READDATA, user, "READDATA")
+        try pointer(easy, CURLOPT_PREREQDATA, user, "PREREQDATA")
 
         // HTTP version.
         var pipeWait = 0
         switch transfer.version.code {
         case .http1_1:
-            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
+            try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
         case .http2:
-            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
+            try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
             // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
             // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
             // to a host wait for one another instead of opening connections side by side.
@@ -109,14 +96,14 @@ enum CurlRequestSetup {
             // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
             // connection was reset or the server sent GOAWAY (`HTTP2FaultTests`). Parallel first
             // requests may open connections side by side instead.
-            try long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
+            try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
         }
-        try long(CURLOPT_PIPEWAIT, pipeWait, "PIPEWAIT")
+        try long(easy, CURLOPT_PIPEWAIT, pipeWait, "PIPEWAIT")
 
         // Timeouts: connect, and the call's remaining time.
         let context = transfer.context
-        try long(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(context.connectTimeout), "CONNECTTIMEOUT_MS")
-        try long(CURLOPT_TIMEOUT_MS, milliseconds(context.remaining), "TIMEOUT_MS")
+        try long(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(context.connectTimeout), "CONNECTTIMEOUT_MS")
+        try long(easy, CURLOPT_TIMEOUT_MS, milliseconds(context.remaining), "TIMEOUT_MS")
 
         // Method and body. libcurl keeps one method per handle, which `NOBODY` (HEAD) and `UPLOAD`
         // (PUT) each set and each setting to 0 turns back into GET, so the order matters.
@@ -124,11 +111,11 @@ enum CurlRequestSetup {
         let body = transfer.body
         let uploads = method != .head && (body != nil || method == .post || method == .put || method == .patch)
         if method == .head {
-            try long(CURLOPT_UPLOAD, 0, "UPLOAD")
-            try long(CURLOPT_NOBODY, 1, "NOBODY")
+            try long(easy, CURLOPT_UPLOAD, 0, "UPLOAD")
+            try long(easy, CURLOPT_NOBODY, 1, "NOBODY")
         } else {
-            try long(CURLOPT_NOBODY, 0, "NOBODY")
-            try long(CURLOPT_UPLOAD, uploads ? 1 : 0, "UPLOAD")
+            try long(easy, CURLOPT_NOBODY, 0, "NOBODY")
+            try long(easy, CURLOPT_UPLOAD, uploads ? 1 : 0, "UPLOAD")
         }
         // A stream of unknown length announces -1: libcurl sends it chunked over HTTP/1.1.
         let announced = uploads ? (body?.length ?? (body?.streamSource != nil ? -1 : 0)) : -1
@@ -142,14 +129,14 @@ enum CurlRequestSetup {
         // GET, HEAD and an upload's PUT are libcurl's own methods; every other is named (a GET
         // with a body too, which libcurl would send as PUT).
         let named = uploads ? method == .put : method == .get || method == .head
-        try string(CURLOPT_CUSTOMREQUEST, named ? nil : method.rawValue, "CUSTOMREQUEST")
+        try string(easy, CURLOPT_CUSTOMREQUEST, named ? nil : method.rawValue, "CUSTOMREQUEST")
 
         // Headers, exactly as built; libcurl adds nothing Courier did not ask for but Host, Accept
         // and Content-Length. `Expect:` turns off its 100-continue wait.
         // The attempt owns the list from here on: released with it, even if a later option fails.
         let list = CurlHeaderList(fields: request.headerFields)
         attempt.headerList = list
-        try pointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
+        try pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.first), "HTTPHEADER")
 
         if !configuration.proxy.isNone { try configureProxy(easy, configuration.proxy.server(for: request)) }
         if !configuration.connectionOverrides.addresses.isEmpty {
@@ -179,18 +166,13 @@ enum CurlRequestSetup {
     /// Sends the transfer through `proxy`, or directly (`nil`), setting or clearing every proxy
     /// option.
     private static func configureProxy(_ easy: UnsafeMutableRawPointer, _ proxy: ProxyServer?) throws(CurlCallFailure) {
-        func string(_ option: CURLoption, _ value: String?, _ name: StaticString) throws(CurlCallFailure) {
-            let code =
-                value.map { $0.withCString { ccurl_easy_setopt_string(easy, option, $0) } } ?? ccurl_easy_setopt_string(easy, option, nil)
-            try CurlCall.check(code, "curl_easy_setopt(\(name))")
-        }
-        try string(CURLOPT_PROXY, proxy?.url ?? "", "PROXY")
+        try string(easy, CURLOPT_PROXY, proxy?.url ?? "", "PROXY")
         // Courier decided already: libcurl must not read `no_proxy` from the environment and go
         // direct after all. An https server goes through a tunnel (libcurl's own choice for an
         // http:// proxy); an http one is forwarded, as HTTP proxies expect.
-        try string(CURLOPT_NOPROXY, "", "NOPROXY")
-        try string(CURLOPT_PROXYUSERNAME, proxy?.username, "PROXYUSERNAME")
-        try string(CURLOPT_PROXYPASSWORD, proxy?.username == nil ? nil : proxy?.password ?? "", "PROXYPASSWORD")
+        try string(easy, CURLOPT_NOPROXY, "", "NOPROXY")
+        try string(easy, CURLOPT_PROXYUSERNAME, proxy?.username, "PROXYUSERNAME")
+        try string(easy, CURLOPT_PROXYPASSWORD, proxy?.username == nil ? nil : proxy?.password ?? "", "PROXYPASSWORD")
         try CurlCall.check(
             ccurl_easy_setopt_long(easy, CURLOPT_PROXYAUTH, 1 /* CURLAUTH_BASIC, a macro Swift cannot import */),
             "curl_easy_setopt(PROXYAUTH)")
@@ -214,17 +196,11 @@ enum CurlRequestSetup {
     }
 
     private static func configureTLS(_ easy: UnsafeMutableRawPointer, _ tls: CurlTransport.TLSOptions) throws(CurlCallFailure) {
-        func long(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
-        }
-        func string(_ option: CURLoption, _ value: String, _ name: StaticString) throws(CurlCallFailure) {
-            try CurlCall.check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) }, "curl_easy_setopt(\(name))")
-        }
-        try long(CURLOPT_SSL_VERIFYPEER, tls.isVerificationDisabled ? 0 : 1, "SSL_VERIFYPEER")
-        try long(CURLOPT_SSL_VERIFYHOST, tls.isVerificationDisabled ? 0 : 2, "SSL_VERIFYHOST")
+        try long(easy, CURLOPT_SSL_VERIFYPEER, tls.isVerificationDisabled ? 0 : 1, "SSL_VERIFYPEER")
+        try long(easy, CURLOPT_SSL_VERIFYHOST, tls.isVerificationDisabled ? 0 : 2, "SSL_VERIFYHOST")
         // TLS 1.2 at least, whatever the library's own default.
-        try long(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "SSLVERSION")
-        if let file = tls.caFile { try string(CURLOPT_CAINFO, file, "CAINFO") }
+        try long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "SSLVERSION")
+        if let file = tls.caFile { try string(easy, CURLOPT_CAINFO, file, "CAINFO") }
         if let pem = tls.caPEM {
             let bytes = Array(pem.utf8)
             let code = bytes.withUnsafeBytes { raw in
@@ -232,10 +208,10 @@ enum CurlRequestSetup {
             }
             try CurlCall.check(code, "setopt(CAINFO_BLOB)")
         }
-        if let certificate = tls.clientCertificateFile { try string(CURLOPT_SSLCERT, certificate, "SSLCERT") }
-        if let key = tls.clientKeyFile { try string(CURLOPT_SSLKEY, key, "SSLKEY") }
-        if let password = tls.clientKeyPassword { try string(CURLOPT_KEYPASSWD, password, "KEYPASSWD") }
-        if let pin = tls.pinnedPublicKey { try string(CURLOPT_PINNEDPUBLICKEY, pin, "PINNEDPUBLICKEY") }
+        if let certificate = tls.clientCertificateFile { try string(easy, CURLOPT_SSLCERT, certificate, "SSLCERT") }
+        if let key = tls.clientKeyFile { try string(easy, CURLOPT_SSLKEY, key, "SSLKEY") }
+        if let password = tls.clientKeyPassword { try string(easy, CURLOPT_KEYPASSWD, password, "KEYPASSWD") }
+        if let pin = tls.pinnedPublicKey { try string(easy, CURLOPT_PINNEDPUBLICKEY, pin, "PINNEDPUBLICKEY") }
     }
 
     /// A duration in whole milliseconds for libcurl, at least 1 (0 would mean "no limit").
@@ -244,5 +220,28 @@ enum CurlRequestSetup {
         let total = seconds.multipliedReportingOverflow(by: 1000)
         guard !total.overflow else { return Int.max / 2 }
         return max(1, Int(total.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Sets a number option.
+    private static func long(
+        _ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int, _ name: StaticString
+    ) throws(CurlCallFailure) {
+        try CurlCall.check(ccurl_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(name))")
+    }
+
+    /// Sets a text option (libcurl copies it), or resets it to its default with `nil`.
+    private static func string(
+        _ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String?, _ name: StaticString
+    ) throws(CurlCallFailure) {
+        let code =
+            value.map { $0.withCString { ccurl_easy_setopt_string(easy, option, $0) } } ?? ccurl_easy_setopt_string(easy, option, nil)
+        try CurlCall.check(code, "curl_easy_setopt(\(name))")
+    }
+
+    /// Sets a pointer option.
+    private static func pointer(
+        _ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: StaticString
+    ) throws(CurlCallFailure) {
+        try CurlCall.check(ccurl_easy_setopt_pointer(easy, option, value), "curl_easy_setopt(\(name))")
     }
 }

@@ -102,10 +102,12 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         case .finalEnd:
             guard let response = state.withAttempt({ $0.head.response }) ?? nil else { return line.count }
-            if let problem = problem(with: response) {
+            let announced = isHeadRequest ? nil : Self.announcedLength(response)
+            if let problem = problem(with: response, announced: announced) {
                 abort(problem)
                 return 0
             }
+            state.withAttempt { $0.announcedLength = announced }
             if state.headArrived(response) {
                 context.recorder.enter(.receiving)
                 engine.readyHeads.append(self)
@@ -118,9 +120,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// every transport's head; the parser already held this one to the size limits. The
     /// `Content-Length` is checked here too so that the transfer stops before its body is read (a
     /// small body would otherwise end the transfer first).
-    private func problem(with response: HTTPResponse) -> NetworkError? {
+    private func problem(with response: HTTPResponse, announced: Int64?) -> NetworkError? {
         if let problem = ResponseHeadChecks.contentLengthProblem(in: response.headerFields) { return problem }
-        if !isHeadRequest, let announced = Self.announcedLength(response), announced > Int64(context.maxResponseBytes) {
+        if let announced, announced > Int64(context.maxResponseBytes) {
             return NetworkError.responseTooLarge(limit: context.maxResponseBytes, announced: announced)
         }
         return nil

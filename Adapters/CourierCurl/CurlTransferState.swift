@@ -47,7 +47,7 @@ enum CurlTransferState {
         /// Release the attempt, then give the caller the head with the whole body.
         case deliverWhole(CurlHeadWaiter, HTTPResponse, Data, release: CurlAttempt)
         /// Give the caller the head with the body as a stream (the attempt goes on).
-        case deliverStream(CurlHeadWaiter, HTTPResponse, CurlBodyBuffer)
+        case deliverStream(CurlHeadWaiter, HTTPResponse, CurlBodyBuffer, expectedLength: Int64?)
         /// Release the attempt, then end the body stream.
         case endBody(CurlBodyBuffer, Result<Void, NetworkError>, release: CurlAttempt)
     }
@@ -123,9 +123,9 @@ enum CurlTransferState {
     mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer) -> Action {
         switch take() {
         case .headReady(let attempt, let waiter, let head, let early):
-            let buffer = makeBuffer(early, attempt.receivePaused, CurlTransfer.announcedLength(head))
+            let buffer = makeBuffer(early, attempt.receivePaused, attempt.announcedLength)
             self = .streaming(attempt, head, buffer)
-            return .deliverStream(waiter, head, buffer)
+            return .deliverStream(waiter, head, buffer, expectedLength: attempt.announcedLength)
         case let other:
             self = other
             return .none
@@ -324,7 +324,7 @@ enum CurlTransferState {
             if early.isEmpty {
                 // Room for the announced body at once (up to the early limit and
                 // `ResponseBody.maxReservation`): no regrowth, no copy of what came before.
-                let announced = CurlTransfer.announcedLength(head).map { Int(clamping: $0) } ?? 0
+                let announced = attempt.announcedLength.map { Int(clamping: $0) } ?? 0
                 early = Data(capacity: max(bytes.count, min(announced, earlyLimit, ResponseBody.maxReservation)))
             }
             early.append(contentsOf: bytes)

@@ -219,9 +219,9 @@ public struct ProbeCommand: AsyncParsableCommand {
 
     /// The checked probe.
     public func probe() throws(BenchError) -> Probe {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false
-        else { throw .invalidOption("URL must be an absolute http:// or https:// URL with a host (got \"\(url)\")") }
+        guard RunPlan.isHTTPURL(url) else {
+            throw .invalidOption("URL must be an absolute http:// or https:// URL with a host (got \"\(url)\")")
+        }
         var transports = Probe.transports
         if let transport {
             guard let chosen = BenchTransport(rawValue: transport.lowercased()), Probe.transports.contains(chosen) else {

@@ -39,11 +39,12 @@ public struct CountCommand: AsyncParsableCommand {
 
     /// The checked plan.
     public func plan() throws(BenchError) -> Plan {
-        let known = ["curl", "curl-engine", "urlsession", "ahc", "mock"]
+        // Every client but the C reference, which is not a Courier process to count.
+        let known = BenchTransport.allCases.filter { $0 != .reference }.map(\.rawValue)
         guard known.contains(transport) else {
             throw .invalidOption("--transport must be one of \(known.joined(separator: ", ")); '\(transport)' is not")
         }
-        let mock = transport == "mock"
+        let mock = transport == BenchTransport.mock.rawValue
         let concurrency = self.concurrency ?? (mock ? 64 : 16)
         guard (1...1000).contains(concurrency) else { throw .invalidOption("--concurrency must be 1 to 1000") }
         var (short, long) = mock ? (20_000, 70_000) : (5_000, 15_000)
@@ -55,9 +56,7 @@ public struct CountCommand: AsyncParsableCommand {
             (short, long) = (first, second)
         }
         if let url {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
-                throw .invalidOption("--url must be an http or https URL")
-            }
+            guard RunPlan.isHTTPURL(url) else { throw .invalidOption("--url must be an http or https URL") }
         }
         return Plan(transport: transport, url: mock ? nil : url, concurrency: concurrency, short: short, long: long)
     }
@@ -74,7 +73,7 @@ public struct CountCommand: AsyncParsableCommand {
         let events = try await UprobeCounts.install(perf: perf)
         let executable = try RunCommand.ownExecutable()
         // The loopback server runs here, outside the counted process.
-        let server = plan.url == nil && plan.transport != "mock" ? try await TestServer.start(mode: .http1) : nil
+        let server = plan.url == nil && plan.transport != BenchTransport.mock.rawValue ? try await TestServer.start(mode: .http1) : nil
         let url = plan.url ?? server.map { $0.baseURL + Scenario.small.path }
         var totals: [Int: [String: Double]] = [:]
         do {

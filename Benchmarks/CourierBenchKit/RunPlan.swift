@@ -204,10 +204,17 @@ public struct RunPlan: Sendable, Equatable {
     }
 
     private static func checkURL(_ text: String) throws(BenchError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else {
+        guard isHTTPURL(text) else {
             throw .invalidOption("--url must be an absolute http:// or https:// URL with a host (got \"\(text)\")")
         }
+    }
+
+    /// Whether `text` is an absolute http or https URL with a host: what every command that takes
+    /// a URL to measure accepts.
+    static func isHTTPURL(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host
+        else { return false }
+        return !host.isEmpty
     }
 }

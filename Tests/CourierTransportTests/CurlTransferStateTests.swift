@@ -479,7 +479,7 @@ final class StateHarness: @unchecked Sendable {
             release(attempt)
             waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: data)))
             return .whole(String(decoding: data, as: UTF8.self))
-        case .deliverStream(let waiter, let head, _):
+        case .deliverStream(let waiter, let head, _, _):
             waiter.resume(returning: TransportResponse(head: head, body: ResponseBody(data: Data())))
             return .stream
         case .endBody(let buffer, let end, let attempt):
