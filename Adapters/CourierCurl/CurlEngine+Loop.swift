@@ -35,6 +35,7 @@ extension CurlEngine {
             if performed != CURLM_OK { failEverything(performed, "curl_multi_perform") }
             drainCompletions()
             flushReadyHeads()
+            wakeReaders()
             failStalledTransfers()
             // Tasks that prefer this engine as their executor continue here, after libcurl's
             // callbacks have returned (a step never runs inside one).
@@ -107,12 +108,23 @@ extension CurlEngine {
             let action = transfer.state.flush { early, paused, announced in
                 CurlBodyBuffer(
                     highWater: highWater, transfer: transfer, first: early, paused: paused,
-                    gathering: transfer.gathersBody ? announced.map { Int(clamping: $0) - early.count } ?? 0 : nil)
+                    remaining: announced.map { Int(clamping: $0) - early.count } ?? 0, gathers: transfer.gathersBody)
             }
             apply(action, to: transfer)
         }
         ready.removeAll(keepingCapacity: true)
         takenHeads = ready
+    }
+
+    /// Wakes the body readers that waited for bytes which arrived in this round (one wakeup per
+    /// body per round, however many pieces libcurl wrote).
+    func wakeReaders() {
+        guard !readersToWake.isEmpty else { return }
+        var due = takenReaders
+        swap(&readersToWake, &due)
+        for buffer in due { buffer.wakeReader() }
+        due.removeAll(keepingCapacity: true)
+        takenReaders = due
     }
 
     /// libcurl reported the transfer done with `code`.

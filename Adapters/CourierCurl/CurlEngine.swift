@@ -76,13 +76,16 @@ final class CurlEngine: @unchecked Sendable {
     var pool: [CurlHandle] = []
     /// Transfers whose final head arrived in this round: handed over at its end.
     var readyHeads: [CurlTransfer] = []
+    /// Body buffers whose waiting reader gets this round's bytes at its end (``wakeReaders()``).
+    var readersToWake: [CurlBodyBuffer] = []
     /// Commands given on the engine thread itself (by a task it runs): no lock, no wakeup.
     var ownCommands: [Command] = []
-    /// Empty arrays with capacity, swapped with the inbox, ``ownCommands`` and ``readyHeads`` when
-    /// the loop takes their contents (so that taking them allocates nothing).
+    /// Empty arrays with capacity, swapped with the inbox, ``ownCommands``, ``readyHeads`` and
+    /// ``readersToWake`` when the loop takes their contents (so that taking them allocates nothing).
     var takenCommands: [Command] = []
     var takenOwnCommands: [Command] = []
     var takenHeads: [CurlTransfer] = []
+    var takenReaders: [CurlBodyBuffer] = []
     /// Task steps waiting to run on the engine thread.
     var jobs = CurlJobQueue()
     /// The engine thread's id (`pthread_self`) while its loop runs, otherwise 0.

@@ -143,6 +143,9 @@ final class CurlTransfer: @unchecked Sendable {
         switch state.receive(bytes, earlyLimit: earlyLimit, maxBytes: maxBytes) {
         case .taken:
             return bytes.count
+        case .wake(let buffer):
+            engine.readersToWake.append(buffer)
+            return bytes.count
         case .pause:
             engine.notePaused()
             return Int(CURL_WRITEFUNC_PAUSE)

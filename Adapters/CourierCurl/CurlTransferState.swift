@@ -298,13 +298,25 @@ enum CurlTransferState {
     }
 
     /// What response body bytes do in this state.
-    enum BodyStep {
+    enum BodyStep: Equatable {
         /// Taken.
         case taken
+        /// Taken, and the body's reader waits: wake it when the round of libcurl work ends
+        /// (``CurlBodyBuffer/wakeReader()``).
+        case wake(CurlBodyBuffer)
         /// Refused: libcurl must hold them (`CURL_WRITEFUNC_PAUSE`) until the consumer catches up.
         case pause
         /// Over the response size limit: abort.
         case tooLarge
+
+        /// The same step (for tests), a buffer by identity.
+        static func == (lhs: BodyStep, rhs: BodyStep) -> Bool {
+            switch (lhs, rhs) {
+            case (.taken, .taken), (.pause, .pause), (.tooLarge, .tooLarge): true
+            case (.wake(let left), .wake(let right)): left === right
+            default: false
+            }
+        }
     }
 
     /// Response body bytes arrived (from the write callback). Before the final head (and for a
@@ -334,13 +346,14 @@ enum CurlTransferState {
         case .streaming(var attempt, let head, let buffer):
             defer { self = .streaming(attempt, head, buffer) }
             guard attempt.receivedBytes + bytes.count <= maxBytes else { return .tooLarge }
-            guard buffer.append(bytes) else {
+            let appended = buffer.append(bytes)
+            guard appended != .full else {
                 attempt.receivePaused = true
                 return .pause
             }
             attempt.receivedBytes += bytes.count
             attempt.activity &+= 1
-            return .taken
+            return appended == .wakeReader ? .wake(buffer) : .taken
         case let other:
             self = other
             return .taken

@@ -23,7 +23,7 @@ struct CurlTransferStateTests {
     }
 
     private static func append(_ bytes: [UInt8], to buffer: CurlBodyBuffer) -> Bool {
-        bytes.withUnsafeBytes { buffer.append($0) }
+        bytes.withUnsafeBytes { buffer.append($0) } != .full
     }
 
     @Test("a gathering buffer keeps its reader waiting until the body ends, then hands over what gathered as one chunk, in order")
@@ -59,6 +59,50 @@ struct CurlTransferStateTests {
         dropped.consumerWentAway()
         #expect(Self.append([1, 2, 3], to: dropped))
         dropped.finish(.success(()))
+    }
+
+    @Test(
+        "a streamed buffer hands a round's pieces to its waiting reader as one chunk with one wakeup, at the round's end, and pauses at its high water"
+    )
+    func streamedBufferRounds() async throws {
+        let harness = StateHarness()
+        let piece = 16 * 1024
+        let pieces = (0..<6).map { index in [UInt8](repeating: UInt8(index), count: piece) }
+        let buffer = harness.streamBuffer(highWater: 4 * piece, remaining: 0)
+        let reader = Task { await Self.readAll(buffer) }
+        #expect(await eventually { buffer.readerWaits }, "the reader never waited")
+        // The first piece of a round asks for one wakeup; the others join it.
+        let first = pieces[0].withUnsafeBytes { buffer.append($0) }
+        #expect(first == .wakeReader)
+        for index in 1..<3 { #expect(pieces[index].withUnsafeBytes { buffer.append($0) } == .taken) }
+        #expect(buffer.readerWaits, "woken before the round ended")
+        buffer.wakeReader()
+        // The reader took the round's chunk; a new round fills a new chunk up to the high water.
+        #expect(await eventually { buffer.readerWaits })
+        #expect(pieces[3].withUnsafeBytes { buffer.append($0) } == .wakeReader)
+        #expect(pieces[4].withUnsafeBytes { buffer.append($0) } == .taken)
+        #expect(pieces[5].withUnsafeBytes { buffer.append($0) } == .taken)
+        #expect([UInt8](repeating: 9, count: piece).withUnsafeBytes { buffer.append($0) } == .taken)
+        #expect([UInt8](repeating: 9, count: 1).withUnsafeBytes { buffer.append($0) } == .full, "past the high water")
+        buffer.wakeReader()
+        // A piece smaller than libcurl's own buffer (the socket ran dry) gets a chunk of its size.
+        #expect(await eventually { buffer.readerWaits })
+        #expect([UInt8]("tail".utf8).withUnsafeBytes { buffer.append($0) } == .wakeReader)
+        buffer.wakeReader()
+        #expect(await eventually { buffer.readerWaits })
+        buffer.finish(.success(()))
+        let (chunks, error) = await reader.value
+        #expect(error == nil)
+        #expect(chunks.map(\.count) == [3 * piece, 4 * piece, 4])
+        var expected = Data(pieces.joined())
+        expected.append(Data(repeating: 9, count: piece))
+        expected.append(Data("tail".utf8))
+        #expect(Data(chunks.joined()) == expected)
+        // No reader waiting: nothing to wake; the reader takes the bytes itself.
+        let idle = harness.streamBuffer(highWater: 4 * piece, remaining: 3)
+        #expect([UInt8]("abc".utf8).withUnsafeBytes { idle.append($0) } == .taken)
+        idle.finish(.success(()))
+        #expect(await Self.readAll(idle).chunks == [Data("abc".utf8)])
     }
 
     @Test("a stop that overtakes the start fails the caller once, at the start, and no attempt is made")
@@ -435,10 +479,17 @@ final class StateHarness: @unchecked Sendable {
         return buffer
     }
 
+    /// A streamed buffer with `remaining` bytes announced, its transfer forgotten at once.
+    func streamBuffer(highWater: Int, remaining: Int) -> CurlBodyBuffer {
+        let buffer = CurlBodyBuffer(highWater: highWater, transfer: placeholder(), remaining: remaining)
+        buffer.releaseTransfer()
+        return buffer
+    }
+
     /// A gathering stream buffer (a caller that takes the body whole) with `remaining` bytes
     /// announced, its transfer forgotten at once.
     func gatheringBuffer(highWater: Int = 1024, remaining: Int) -> CurlBodyBuffer {
-        let buffer = CurlBodyBuffer(highWater: highWater, transfer: placeholder(), gathering: remaining)
+        let buffer = CurlBodyBuffer(highWater: highWater, transfer: placeholder(), remaining: remaining, gathers: true)
         buffer.releaseTransfer()
         return buffer
     }
