@@ -49,7 +49,10 @@ final class CurlBodyBuffer: Sendable {
     /// A streamed chunk holds up to this many bytes when libcurl writes full pieces (its own
     /// buffer is 16 KiB): the pieces of one round of libcurl work go to the reader together.
     static let chunkBytes = 64 * 1024
-    /// A piece this large suggests more follows in the same round.
+    /// A piece this large suggests more follows in the same round: libcurl hands the write
+    /// callback at most `CURL_MAX_WRITE_SIZE` (16 KiB) at a time, whatever `CURLOPT_BUFFERSIZE`
+    /// is (7.x splits larger reads, 8.x's client writer too), so a full piece means its read
+    /// filled up.
     private static let fullPiece = 16 * 1024
 
     /// - Parameters:
@@ -111,9 +114,12 @@ final class CurlBodyBuffer: Sendable {
                 state.paused = true
                 return .full
             }
-            if gathers || state.tailRoom >= bytes.count, state.head < state.chunks.count {
-                // Into the last chunk: in place (it was sized ahead); a gathered body of unknown
-                // length grows it.
+            if state.head < state.chunks.count,
+                gathers || state.tailRoom >= bytes.count || state.chunks[state.chunks.count - 1].count + bytes.count <= Self.chunkBytes
+            {
+                // Into the last chunk: in place when it was sized ahead; grown for small pieces
+                // (up to ``chunkBytes``: a server that sends tiny chunks gets no `Data` per piece)
+                // and for a gathered body of unknown length.
                 state.chunks[state.chunks.count - 1].append(contentsOf: bytes)
                 state.tailRoom = max(0, state.tailRoom - bytes.count)
             } else {

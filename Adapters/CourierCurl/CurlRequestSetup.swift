@@ -43,8 +43,10 @@ enum CurlRequestSetup {
         try long(easy, CURLOPT_FOLLOWLOCATION, 0, "FOLLOWLOCATION")
         try long(easy, CURLOPT_TCP_KEEPALIVE, 1, "TCP_KEEPALIVE")
         // Reads of 64 KiB instead of libcurl's 16 KiB: a quarter of the `recv` and `poll` calls
-        // per body. 1 MiB bodies, c64, libcurl 7.88, 5 runs each: 10-30% less CPU per call,
-        // buffered and streamed; 48 KiB more per pooled handle (BENCHMARKS.md, issue 40's third stop).
+        // per body (over TLS a read is still one 16 KiB record). 1 MiB bodies, c64, libcurl 7.88,
+        // 5 runs each: 10-30% less CPU per call, buffered and streamed. The buffer is 48 KiB more
+        // per running transfer before libcurl 8.7 (allocated per transfer), per multi handle from
+        // 8.7 on (BENCHMARKS.md, issue 40's third stop).
         try long(easy, CURLOPT_BUFFERSIZE, 64 * 1024, "BUFFERSIZE")
         try long(
             easy,

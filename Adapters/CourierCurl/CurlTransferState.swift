@@ -20,7 +20,8 @@ enum CurlTransferState {
     case created
     /// Stopped before the engine took it (a call cancelled at once): the error waits for the
     /// caller's continuation, which comes with the start.
-    case stoppedBeforeStart(NetworkError)
+    /// (`indirect`: a `NetworkError` is large, and every transition moves the whole state.)
+    indirect case stoppedBeforeStart(NetworkError)
     /// On the multi handle; the final response head has not arrived.
     case awaitingHead(CurlAttempt, CurlHeadWaiter)
     /// The final head arrived and the caller does not have it yet. Body bytes that arrive

@@ -98,11 +98,23 @@ struct CurlTransferStateTests {
         expected.append(Data(repeating: 9, count: piece))
         expected.append(Data("tail".utf8))
         #expect(Data(chunks.joined()) == expected)
-        // No reader waiting: nothing to wake; the reader takes the bytes itself.
-        let idle = harness.streamBuffer(highWater: 4 * piece, remaining: 3)
-        #expect([UInt8]("abc".utf8).withUnsafeBytes { idle.append($0) } == .taken)
+        // No reader waiting: nothing to wake; the reader takes the bytes itself. Small pieces
+        // (a server sending tiny chunks) join one chunk, not a `Data` each.
+        let idle = harness.streamBuffer(highWater: 4 * piece, remaining: 0)
+        for text in ["a", "bc", "", "def"] { #expect([UInt8](text.utf8).withUnsafeBytes { idle.append($0) } == .taken) }
+        for _ in 0..<1000 { #expect([UInt8](repeating: 1, count: 3).withUnsafeBytes { idle.append($0) } == .taken) }
         idle.finish(.success(()))
-        #expect(await Self.readAll(idle).chunks == [Data("abc".utf8)])
+        #expect(await Self.readAll(idle).chunks == [Data("abcdef".utf8) + Data(repeating: 1, count: 3000)])
+        // The body ends in the round whose bytes a waiting reader was due: it gets them, then the end.
+        let ending = harness.streamBuffer(highWater: 4 * piece, remaining: 0)
+        let endingReader = Task { await Self.readAll(ending) }
+        #expect(await eventually { ending.readerWaits })
+        #expect([UInt8]("last".utf8).withUnsafeBytes { ending.append($0) } == .wakeReader)
+        ending.finish(.failure(.cancelled(phase: .receiving)))
+        ending.wakeReader()
+        let (endingChunks, endingError) = await endingReader.value
+        #expect(endingChunks == [Data("last".utf8)])
+        #expect((endingError as? NetworkError)?.kind == .cancelled)
     }
 
     @Test("a stop that overtakes the start fails the caller once, at the start, and no attempt is made")
