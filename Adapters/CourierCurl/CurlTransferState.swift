@@ -44,13 +44,15 @@ enum CurlTransferState {
         /// then ``attached(_:_:)``.
         case attach(CurlHeadWaiter)
         /// Release the attempt (when there is one), then fail the caller.
-        case failCaller(CurlHeadWaiter, NetworkError, release: CurlAttempt?)
+        /// (`indirect`, like ``endBody(_:_:release:)``: a `NetworkError` is large, and every
+        /// transition returns an action.)
+        indirect case failCaller(CurlHeadWaiter, NetworkError, release: CurlAttempt?)
         /// Release the attempt, then give the caller the head with the whole body.
         case deliverWhole(CurlHeadWaiter, HTTPResponse, Data, release: CurlAttempt)
         /// Give the caller the head with the body as a stream (the attempt goes on).
         case deliverStream(CurlHeadWaiter, HTTPResponse, CurlBodyBuffer, expectedLength: Int64?)
         /// Release the attempt, then end the body stream.
-        case endBody(CurlBodyBuffer, Result<Void, NetworkError>, release: CurlAttempt)
+        indirect case endBody(CurlBodyBuffer, Result<Void, NetworkError>, release: CurlAttempt)
     }
 
     // Every transition moves the state out of its storage (``take()``), switches on that owned

@@ -11,13 +11,17 @@ enum CurlUpload {
     /// request again.
     case replayable(Cursor)
     /// A streamed body whose producer is not opened yet: the first read callback opens it.
-    case streamNotOpened(BodyStream)
+    /// (`indirect`: a `BodyStream` is large, and the upload moves with every transition of its
+    /// transfer's state.)
+    indirect case streamNotOpened(BodyStream)
     /// A streamed body read through its pump; `paused` while the read callback paused the
     /// transfer because the pump had nothing yet.
     case streamed(CurlUploadPump, paused: Bool)
 
-    /// Where the read callback is in a replayable body.
-    struct Cursor {
+    /// Where the read callback is in a replayable body. A class, changed in place by the read
+    /// callback (engine thread only): the upload moves with every transition of its transfer's
+    /// state, and a `RequestBody` inline made it 600 bytes.
+    final class Cursor {
         /// The body.
         let body: RequestBody
         /// The reader, made at the first read (and again after a rewind).
@@ -25,6 +29,10 @@ enum CurlUpload {
         /// The chunk being sent, and how much of it libcurl has taken.
         var chunk = Data()
         var offset = 0
+
+        init(body: RequestBody) {
+            self.body = body
+        }
     }
 
     /// What one read callback did.
@@ -63,8 +71,8 @@ enum CurlUpload {
         switch consume taken {
         case .none:
             return .end
-        case .replayable(var cursor):
-            defer { self = .replayable(cursor) }
+        case .replayable(let cursor):
+            self = .replayable(cursor)
             return cursor.read(into: buffer)
         case .streamNotOpened(let stream):
             self = .streamed(openPump(stream), paused: false)
@@ -117,7 +125,7 @@ enum CurlUpload {
 extension CurlUpload.Cursor {
     /// Copies the next bytes of the body into `buffer`, reading a new chunk when the last one is
     /// sent.
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlUpload.Step {
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlUpload.Step {
         while offset >= chunk.count {
             do {
                 if reader == nil { reader = body.makeReader(chunkSize: max(16 * 1024, buffer.count)) }
