@@ -115,7 +115,8 @@ final class CurlBodyBuffer: Sendable {
                 return .full
             }
             if state.head < state.chunks.count,
-                gathers || state.tailRoom >= bytes.count || state.chunks[state.chunks.count - 1].count + bytes.count <= Self.chunkBytes
+                gathers || state.tailRoom >= bytes.count
+                    || (bytes.count < Self.fullPiece && state.chunks[state.chunks.count - 1].count + bytes.count <= Self.chunkBytes)
             {
                 // Into the last chunk: in place when it was sized ahead; grown for small pieces
                 // (up to ``chunkBytes``: a server that sends tiny chunks gets no `Data` per piece)

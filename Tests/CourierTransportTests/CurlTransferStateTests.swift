@@ -385,6 +385,30 @@ struct CurlTransferStateTests {
         #expect(rewound)
         #expect(read() == "hel")
         #expect(read() == "lo")
+        // Rewound past its first chunk and after its end, a body is sent whole again; two
+        // uploads of one body read apart.
+        let large = Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        var first = CurlUpload(.data(large))
+        var second = CurlUpload(.data(large))
+        func readAll(_ upload: inout CurlUpload) -> Data {
+            var sent = Data()
+            var chunk = [UInt8](repeating: 0, count: 7_000)
+            while case .wrote(let count) = chunk.withUnsafeMutableBytes({
+                upload.read(into: $0, openPump: { _ in fatalError("not streamed") })
+            }) {
+                sent.append(contentsOf: chunk[..<count])
+            }
+            return sent
+        }
+        #expect(readAll(&first) == large)
+        let largeRewound = first.rewind()
+        #expect(largeRewound)
+        #expect(readAll(&first) == large)
+        #expect(readAll(&second) == large)
+        // The state moves out and back at every callback: keep it small (905 bytes before the
+        // failure and the upload's cursor went out of line).
+        #expect(MemoryLayout<CurlTransferState>.size <= 320)
+        #expect(MemoryLayout<CurlTransferState.Action>.size <= 320)
         let streamed = RequestBody.stream(AsyncStream<Data> { $0.finish() }, length: nil)
         var stream = CurlUpload(streamed)
         let streamRewound = stream.rewind()
