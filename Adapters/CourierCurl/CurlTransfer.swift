@@ -37,6 +37,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.context = context
         self.version = version
         gathersBody = context.takesBodyWhole
+        usesTLS = CurlRuntime.isHTTPS(request.scheme)
+        isHeadRequest = request.method == .head
         engine.liveTransfers.add(1, ordering: .relaxed)
     }
 
@@ -44,7 +46,9 @@ final class CurlTransfer: @unchecked Sendable {
         engine.liveTransfers.subtract(1, ordering: .relaxed)
     }
 
-    var usesTLS: Bool { CurlRuntime.isHTTPS(request.scheme) }
+    /// Whether the request goes over TLS. Read once: `HTTPRequest` parses its pseudo-header
+    /// fields at every read of `scheme` and `method`, and the callbacks ask per piece.
+    let usesTLS: Bool
     /// Whether the transfer can run over HTTP/2: with prior knowledge, or over TLS when HTTP/2 is
     /// preferred (libcurl negotiates it through ALPN). A cleartext request that prefers HTTP/2 is
     /// sent over HTTP/1.1 (`CURL_HTTP_VERSION_2TLS`), so the HTTP/2 workarounds never apply to it
@@ -57,7 +61,8 @@ final class CurlTransfer: @unchecked Sendable {
         case .http2PriorKnowledge: true
         }
     }
-    var isHeadRequest: Bool { request.method == .head }
+    /// Whether the request is a `HEAD` (its response has no body); read once, like ``usesTLS``.
+    let isHeadRequest: Bool
 
     /// Whether a failure with `code` may be answered by sending the request again: only with a
     /// libcurl that has the spurious HTTP/2 failures, only for an HTTP/2 transfer and the failures
