@@ -40,7 +40,9 @@ extension ConformanceCases {
                     let target = directory.appendingPathComponent("\(item.name).bin")
                     let result = try await client.download(endpoint, to: target)
                     #expect(result.bytes == Int64(size) && result.file == target, "\(item.name)")
-                    #expect(result.resumed == item.resumed && result.restarted == item.restarted, "\(item.name): \(result)")
+                    #expect(
+                        (result.resumed == item.resumed && result.restarted == item.restarted) || resentWhole(result, transport, server),
+                        "\(item.name): \(result)")
                     #expect(try holdsPattern(target, count: size), "\(item.name): the file is not the body")
                     #expect(server.requestCount - before == 1 + item.resumed + item.restarted, "\(item.name)")
                 }
@@ -51,13 +53,20 @@ extension ConformanceCases {
                     query: [QueryItem("url", "\(other)/download/\(key)-redirected?bytes=\(size)&cutAt=100000")])
                 let target = directory.appendingPathComponent("redirected.bin")
                 let result = try await client.download(redirected, to: target)
-                #expect(result.resumed == 1 && result.restarted == 0, "\(result)")
+                #expect((result.resumed == 1 && result.restarted == 0) || resentWhole(result, transport, server), "\(result)")
                 #expect(try holdsPattern(target, count: size))
                 let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
                 #expect(left == ["changed.bin", "no-range.bin", "redirected.bin", "resumed.bin", "whole.bin"], "\(left)")
             }
             await client.shutdown()
         }
+    }
+
+    /// Whether a cut download came whole from a second request the transport made itself
+    /// (``ConformanceTransport/resendsHTTP2CutBeforeHead``): nothing resumed, nothing restarted.
+    /// The request count still shows both requests.
+    private static func resentWhole(_ result: DownloadResult, _ transport: ConformanceTransport, _ server: TestServer) -> Bool {
+        transport.resendsHTTP2CutBeforeHead && server.mode != .http1 && result.resumed == 0 && result.restarted == 0
     }
 
     /// A wrong checksum, or a cut without resumption, fails the download: the destination keeps

@@ -194,6 +194,12 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     /// closes is whole after a clean close (`false`: every such body over HTTPS fails, since its
     /// end cannot be proven; curl on libcurl 7).
     public var provesCleanTLSClose = true
+    /// Whether the transport itself may request again an HTTP/2 response cut before its head
+    /// reached the caller (curl on libcurl 7, which resends such idempotent requests to hide that
+    /// libcurl's spurious HTTP/2 failures): a download then gets the whole body from the second
+    /// request, with no cut to resume or restart. It happens only when the head and the cut
+    /// arrive in one round of the transport's work, so a case that cuts a body accepts both.
+    public var resendsHTTP2CutBeforeHead = false
     /// Whether a response body waits for a slow consumer.
     public var downloadBackpressure: DownloadBackpressure = .paused
     /// Whether a request body waits for the connection.

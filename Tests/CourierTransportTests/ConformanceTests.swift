@@ -60,6 +60,7 @@ extension ConformanceTransport {
         // libcurl before 8.14 reads a TLS close without close_notify as a clean end, so the transport fails
         // every close-delimited HTTPS body there.
         transport.provesCleanTLSClose = CurlTransport.detectsUncleanTLSClose
+        transport.resendsHTTP2CutBeforeHead = CurlTransport.libcurlVersion.hasPrefix("7.")
         return transport
     }()
 
