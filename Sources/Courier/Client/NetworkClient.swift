@@ -102,7 +102,7 @@ public final class NetworkClient: Sendable {
             template: configuration,
             internals: ChainInternals(
                 placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
-                resendsUnsent: configuration.resilience.retriesUnsentRequests, streamsBody: false, readsWhole: true))
+                resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole))
         self.configuration = configuration
         self.transport = transport
         self.middleware = chain.outer

@@ -88,7 +88,7 @@ public struct RequestContext: Sendable {
     /// Whether the caller reads the body as a stream (``NetworkClient/stream(_:)``): links must
     /// pass it on without reading it whole (the queue's gate then holds its slot until the body
     /// ends, and never shares the transfer).
-    public var streamsBody: Bool { internals.streamsBody }
+    public var streamsBody: Bool { internals.bodyReading == .streamed }
     /// The queue the call waits in, when it has one.
     var placement: QueuePlacement? { internals.placement }
     /// The client's response cache, if it has one.
@@ -178,7 +178,7 @@ public struct RequestContext: Sendable {
     /// it arrive (no progress is counted): a transport may then hand over the head together with
     /// the whole body, up to its buffer's size, instead of streaming it. `false` for a streamed
     /// call and for a context made outside a client.
-    package var takesBodyWhole: Bool { internals.readsWhole && internals.progress == nil }
+    package var takesBodyWhole: Bool { internals.bodyReading == .whole && internals.progress == nil }
 
     /// Whether the call counts its progress: a transport that must do extra work to count the
     /// bytes it sends (split a body it would write at once) does it only then.

@@ -1,6 +1,6 @@
 /// What only the chain's own links read from a call's context, set by the client when the call
 /// opens and the same in every frame below: the queue placement, the response cache, the retry
-/// ledger, and two flags.
+/// ledger, how the caller reads the body, and the progress meter.
 ///
 /// Kept out of ``RequestContext``'s public fields, in one reference: copying the context per frame
 /// copies one word for all of it. A call with no queue that reads its body whole shares its
@@ -16,45 +16,49 @@ final class ChainInternals: Sendable {
     /// Whether an attempt that never reached the server is sent once more
     /// (``Resilience/retriesUnsentRequests``).
     let resendsUnsent: Bool
-    /// Whether the caller reads the body as a stream (see ``RequestContext/streamsBody``).
-    let streamsBody: Bool
-    /// Whether the caller is a client's call that reads the body whole (see
-    /// ``RequestContext/takesBodyWhole``); `false` outside a client, where nobody knows.
-    let readsWhole: Bool
+    /// How the caller reads the body.
+    enum BodyReading: Sendable {
+        /// Outside a client: nobody knows.
+        case unknown
+        /// A client's call that takes it whole (see ``RequestContext/takesBodyWhole``).
+        case whole
+        /// As a stream (see ``RequestContext/streamsBody``).
+        case streamed
+    }
+    /// How the caller reads the body.
+    let bodyReading: BodyReading
     /// Where the call counts its bytes, when its endpoint or its batch asks for progress.
     let progress: ProgressMeter?
 
     init(
-        placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool, streamsBody: Bool,
-        readsWhole: Bool, progress: ProgressMeter? = nil
+        placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
+        bodyReading: BodyReading, progress: ProgressMeter? = nil
     ) {
         self.placement = placement
         self.cache = cache
         self.retryLedger = retryLedger
         self.resendsUnsent = resendsUnsent
-        self.streamsBody = streamsBody
-        self.readsWhole = readsWhole
+        self.bodyReading = bodyReading
         self.progress = progress
     }
 
     /// A context outside a client: no queue, cache or budget.
     static let none = ChainInternals(
-        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, streamsBody: false, readsWhole: false)
+        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown)
 
     /// These internals without the progress meter, for a transfer that is not the call's own (a
     /// hedged copy, a background revalidation): its bytes must not count as the call's.
     func withoutProgress() -> ChainInternals {
         guard progress != nil else { return self }
         return ChainInternals(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streamsBody,
-            readsWhole: readsWhole)
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading)
     }
 
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
     /// placement, reading and meter. (A buffered call without them shares its client's instance.)
     func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?) -> ChainInternals {
         ChainInternals(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, streamsBody: streams,
-            readsWhole: !streams, progress: progress)
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
+            bodyReading: streams ? .streamed : .whole, progress: progress)
     }
 }
