@@ -130,7 +130,7 @@ enum CurlRequestSetup {
         // reused connection that died before any answer) and must then rewind the body. It may
         // only for a request that may be repeated; without a seek callback the rewind fails
         // (`CURLE_SEND_FAIL_REWIND`), so nothing else is ever sent twice.
-        let rewinds = uploads && body?.streamSource == nil && RetryPolicy.mayRepeat(request, body: body)
+        let rewinds = uploads && body?.streamSource == nil && RepeatRule.mayRepeat(request, body: body)
         try CurlCall.check(ccurl_easy_setopt_seek(easy, rewinds ? curlSeekCallback : nil, rewinds ? user : nil), "setopt(SEEKFUNCTION)")
         // GET, HEAD and an upload's PUT are libcurl's own methods; every other is named (a GET
         // with a body too, which libcurl would send as PUT).

@@ -67,7 +67,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether a failure with `code` may be answered by sending the request again: only with a
     /// libcurl that has the spurious HTTP/2 failures, only for an HTTP/2 transfer and the failures
     /// they cause (framing or stream error, connection died while sending or receiving), at most
-    /// ``maxHTTP2Resends`` times, only for a request without a body whose method is idempotent, and
+    /// ``maxHTTP2Resends`` times, only for a request without a body that may go again (``RepeatRule``), and
     /// only while the caller has been given nothing (a head that arrived but was not handed over yet
     /// is dropped with the rest).
     /// - Parameter spuriousFailures: Whether libcurl has the spurious failures (the linked one's
@@ -77,10 +77,7 @@ final class CurlTransfer: @unchecked Sendable {
             Self.brokenConnectionCodes.contains(code.rawValue), body == nil,
             state.callerHasNothing, state.withAttempt({ $0.failure == nil }) == true
         else { return false }
-        switch request.method {
-        case .get, .head, .options, .delete, .put: return true
-        default: return false
-        }
+        return RepeatRule.mayRepeat(request, body: nil)
     }
 
     /// The codes of a connection that broke under the transfer: the framing error itself, and what
@@ -178,7 +175,7 @@ final class CurlTransfer: @unchecked Sendable {
             })
         else { return false }
         if sent > 1 {
-            guard sent == 2, RetryPolicy.mayRepeat(request, body: body) else {
+            guard sent == 2, RepeatRule.mayRepeat(request, body: body) else {
                 let reason =
                     sent > 2
                     ? "it was sent twice already"

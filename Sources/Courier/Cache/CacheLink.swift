@@ -237,7 +237,7 @@ struct CacheLink: Sendable {
                 cache.store.store(updated)
                 var served = serve(updated, as: .revalidated)
                 // The 304's own cookies are this call's, not the stored answer's.
-                served.head.headerFields.append(contentsOf: response.head.headerFields.filter { $0.name == .setCookie })
+                served.head.headerFields.append(contentsOf: response.head.headerFields.filter { CredentialScope.isCallerOnly($0.name) })
                 return served
             }
             if (500...599).contains(status), let stand = standIn() {
@@ -281,7 +281,7 @@ struct CacheLink: Sendable {
             let fields = response.head.headerFields
             // A stored answer never sets cookies again: a hit would hand one caller's session to
             // whoever shares the cache.
-            let storedFields = fields[.setCookie] == nil ? fields : HTTPFields(fields.filter { $0.name != .setCookie })
+            let storedFields = CredentialScope.shareable(fields)
             let freshness = StoredFreshness(
                 status: response.head.status.code, fields: fields, requestTime: requestTime, responseTime: responseTime)
             let refusal = StoringRules.refusal(

@@ -34,10 +34,12 @@ struct QueueGate: Sendable {
         let outcome = try await queue.share(key: key, onJoin: placement.onStart, context: context) { [shared] in
             try await exchange(request, body, shared, placement, next)
         }
-        if outcome.joined {
-            context.recorder.update { $0.deduplicated = true }
-        }
-        return TransportResponse(head: outcome.head, body: ResponseBody(data: outcome.body))
+        guard outcome.joined else { return TransportResponse(head: outcome.head, body: ResponseBody(data: outcome.body)) }
+        context.recorder.update { $0.deduplicated = true }
+        // The answer was another caller's: what it gave that caller alone (its cookies) stays with it.
+        var head = outcome.head
+        head.headerFields = CredentialScope.shareable(head.headerFields)
+        return TransportResponse(head: head, body: ResponseBody(data: outcome.body))
     }
 
     /// A streamed call: waits for a slot, runs the rest of the chain, and hands the body on; the

@@ -28,6 +28,19 @@ extension RequestQueue {
         /// key: two calls that differ in one of them never share a transfer. Credentials
         /// (``CredentialScope``) need not be listed: every key ends with a keyed fingerprint of them.
         public var varyingHeaderNames: Set<String> = ["accept", "accept-encoding", "accept-language", "range"]
+        /// The request headers (lowercase) that say whom a call is for without being secrets (a
+        /// tenant, an account): two calls that differ in one of them never share a transfer, whether
+        /// the key is automatic or given (``Deduplication/key(_:)``). Fingerprinted with the
+        /// credentials, never kept as text. `X-Tenant-Id`, `X-Account-Id`, `X-Organization-Id` and
+        /// `X-User-Id` by default; add a service's own.
+        public var identityHeaderNames: Set<String> = ["x-tenant-id", "x-account-id", "x-organization-id", "x-user-id"] {
+            // Compared with lowercase field names: kept lowercase however they are written.
+            didSet {
+                if identityHeaderNames.contains(where: CredentialScope.hasUppercase) {
+                    identityHeaderNames = Set(identityHeaderNames.map { $0.lowercased() })
+                }
+            }
+        }
 
         /// The allowed range of ``maxConcurrent`` and ``maxConcurrentPerHost``.
         public static let concurrencyRange: ClosedRange<Int> = 1...10_000

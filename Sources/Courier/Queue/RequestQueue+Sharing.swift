@@ -26,8 +26,8 @@ extension RequestQueue {
     /// The key under which `request` may share a transfer, or `nil` when it must not share.
     ///
     /// Whatever the key, calls with different credentials (``CredentialScope``, as the request
-    /// carries them when it reaches the queue) never share: a keyed fingerprint of them ends every
-    /// key, under the queue's own random secret.
+    /// carries them when it reaches the queue) or identities (``Limits/identityHeaderNames``) never
+    /// share: a keyed fingerprint of them ends every key, under the queue's own random secret.
     /// With `automaticAllowed` false (network middleware below the queue), only a key the caller
     /// gives shares.
     func sharingKey(
@@ -48,7 +48,8 @@ extension RequestQueue {
             }
         }
         if let fingerprint = CredentialScope.fingerprint(
-            of: request.headerFields, secretNames: context.secretHeaderNames, key: credentialKey)
+            of: request.headerFields, secretNames: context.secretHeaderNames, identityNames: limits.identityHeaderNames,
+            key: credentialKey)
         {
             key += "\ncredentials: " + fingerprint
         }

@@ -12,6 +12,8 @@ import HTTPTypes
 /// - **the response cache:** an answer to a request that carried credentials is stored under a
 ///   keyed fingerprint of them and served only to a request with the same ones;
 /// - **de-duplication:** calls with different credentials never share a transfer;
+/// - **responses:** what a response gives one caller only (``isCallerOnly(_:)``: `Set-Cookie`)
+///   is never stored in the cache nor handed to a caller that joined another's transfer;
 /// - **redaction:** its value is never logged, labelled, or shown in an error or a description.
 ///
 /// Read it through ``RequestContext/credentialHeaderNames`` or ``RequestContext/isCredential(_:)``.
@@ -53,11 +55,19 @@ public enum CredentialScope {
     /// - Parameters:
     ///   - fields: A request's header fields.
     ///   - secretNames: The further secret names (lowercase).
+    ///   - identityNames: Names (lowercase) that are no secret but say whom the request is for (a
+    ///     tenant header), fingerprinted with the credentials where a table must keep callers apart.
     ///   - key: The secret of the table the fingerprint goes into (a cache, a queue).
     /// - Returns: 32 hex digits, or `nil`.
-    static func fingerprint(of fields: HTTPFields, secretNames: Set<String>, key: FingerprintKey) -> String? {
+    static func fingerprint(
+        of fields: HTTPFields, secretNames: Set<String>, identityNames: Set<String> = [], key: FingerprintKey
+    ) -> String? {
         var bytes: [UInt8] = []
-        for field in fields where isCredential(field.name.canonicalName, secretNames: secretNames) {
+        for field in fields {
+            let name = field.name.canonicalName
+            guard isCredential(name, secretNames: secretNames) || (!identityNames.isEmpty && identityNames.contains(name)) else {
+                continue
+            }
             bytes += field.name.canonicalName.utf8
             bytes.append(0)
             bytes += field.value.utf8
@@ -67,6 +77,22 @@ public enum CredentialScope {
         let high = SipHash24.hash(bytes, k0: key.k0, k1: key.k1)
         let low = SipHash24.hash(bytes, k0: key.k2, k1: key.k3)
         return hex(high) + hex(low)
+    }
+
+    /// Whether a response field belongs only to the caller whose request it answered: `Set-Cookie`
+    /// (a session given to that caller). The one rule for handing a response to anyone else: the
+    /// cache never stores it, and a caller that joined another's transfer never receives it.
+    /// - Parameter name: A response field's name.
+    /// - Returns: `true` for a field that must not reach another caller.
+    public static func isCallerOnly(_ name: HTTPField.Name) -> Bool {
+        name == .setCookie
+    }
+
+    /// `fields` without the fields that belong only to the caller they answered
+    /// (``isCallerOnly(_:)``): what may be handed to another caller. No copy when there are none.
+    static func shareable(_ fields: HTTPFields) -> HTTPFields {
+        guard fields.contains(where: { isCallerOnly($0.name) }) else { return fields }
+        return HTTPFields(fields.filter { !isCallerOnly($0.name) })
     }
 
     private static func hex(_ value: UInt64) -> String {

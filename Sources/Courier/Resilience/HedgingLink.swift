@@ -27,7 +27,7 @@ struct HedgingLink: Middleware {
     private func run(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
-        guard Self.idempotentMethods.contains(request.method), body?.isReplayable ?? true else {
+        guard RepeatRule.mayRepeat(request, body: body) else {
             return try await next(request, body, context)
         }
         let key = context.endpointName ?? Self.key(request)
@@ -139,8 +139,6 @@ struct HedgingLink: Middleware {
             $0.remoteAddress = copy.remoteAddress ?? $0.remoteAddress
         }
     }
-
-    static let idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .put, .delete, .trace]
 
     /// The endpoint of a call without a name: method, authority and path without the query.
     static func key(_ request: HTTPRequest) -> String {

@@ -140,7 +140,8 @@ struct CallChain: Sendable {
         _ error: NetworkError, _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?
     ) async throws -> TransportResponse {
-        guard context.internals.resendsUnsent, body?.isReplayable ?? true, context.remaining > .zero, !context.isCancelled,
+        guard context.internals.resendsUnsent, RepeatRule.mayRepeat(request, body: body, reason: .unprocessed),
+            context.remaining > .zero, !context.isCancelled,
             context.drawRetryBudget(host: request.authority ?? "")
         else { throw error }
         context.recorder.update { $0.unsentRetries += 1 }

@@ -30,6 +30,9 @@ public protocol CredentialProvider: Sendable {
 ///   (``Resilience/retryBudget``), which retries and hedges share: once it is spent, the 401 is
 ///   returned as it is and ``RequestMetrics/retryRefusedByBudget`` is set.
 ///
+/// - **A body that can go again.** The repeat follows ``RepeatRule`` (a `401` means the server did
+///   not act on the request, so any method may go again): a request whose body cannot be read a
+///   second time (a one-shot stream) gets its 401 back as it is, with no refresh.
 /// - **Same origin only.** A redirect hop to another origin gets no credential, and a 401 that
 ///   came from another origin (after a redirect) is returned as it is, with no refresh.
 ///
@@ -88,7 +91,11 @@ public final class AuthRefreshMiddleware: Middleware {
         request.headerFields[header] = sent
         let response = try await next(request, body, context)
         // Only a 401 from the origin the credential went to says the credential was refused.
-        guard response.head.status == .unauthorized, !response.hasCrossedOrigin else { return response }
+        // The server refused the request before acting on it: any method may go again, when its
+        // body can be read a second time.
+        guard response.head.status == .unauthorized, !response.hasCrossedOrigin,
+            RepeatRule.mayRepeat(request, body: body, reason: .unprocessed)
+        else { return response }
         let renewed = try await renewed(after: sent, context)
         guard context.drawRetryBudget(host: request.authority ?? "") else { return response }
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])

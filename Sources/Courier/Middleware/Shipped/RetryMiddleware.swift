@@ -56,7 +56,7 @@ public struct RetryMiddleware: Middleware {
     public func intercept(
         _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
     ) async throws -> TransportResponse {
-        guard policy.maxAttempts > 1, RetryPolicy.mayRepeat(request, body: body) else {
+        guard policy.maxAttempts > 1, RepeatRule.mayRepeat(request, body: body) else {
             return try await next(request, body, context)
         }
         // Only calls that may be retried count toward the budget: the share is of retryable traffic.

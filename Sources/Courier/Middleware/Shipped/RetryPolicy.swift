@@ -76,19 +76,13 @@ public struct RetryPolicy: Sendable, Hashable {
         return ceiling * min(max(random, 0), 1)
     }
 
-    /// Whether a request may be repeated at all.
+    /// Whether a request may be repeated at all: ``RepeatRule/mayRepeat(_:body:reason:)`` after a failure.
     /// - Parameters:
     ///   - request: The request.
     ///   - body: Its body.
     /// - Returns: `true` for idempotent methods or an `Idempotency-Key`, with a replayable body.
     public static func mayRepeat(_ request: HTTPRequest, body: RequestBody?) -> Bool {
-        if let body, !body.isReplayable { return false }
-        // The same methods as `idempotentMethods`, compared without hashing the method's text.
-        switch request.method {
-        case .get, .head, .options, .put, .delete, .trace: return true
-        default: break
-        }
-        return request.headerFields[idempotencyKey] != nil
+        RepeatRule.mayRepeat(request, body: body)
     }
 
     /// Whether an error is worth another attempt (the deadline is checked separately).
@@ -98,10 +92,10 @@ public struct RetryPolicy: Sendable, Hashable {
         [.connectFailure, .connectionClosed, .timedOut].contains(error.kind)
     }
 
-    /// The methods retried without an idempotency key.
-    public static let idempotentMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .put, .delete, .trace]
-    /// The header that makes any method retryable.
-    public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// The methods retried without an idempotency key (``RepeatRule/idempotentMethods``).
+    public static var idempotentMethods: Set<HTTPRequest.Method> { RepeatRule.idempotentMethods }
+    /// The header that makes any method retryable (``RepeatRule/idempotencyKey``).
+    public static var idempotencyKey: HTTPField.Name { RepeatRule.idempotencyKey }
 }
 
 /// Reads a `Retry-After` header: delay seconds or an HTTP date.
