@@ -28,7 +28,7 @@
             public var clientKeyFile: String?
             /// How long a connection may go without a byte read before the call fails as
             /// `NetworkError/Kind/timedOut` (AsyncHTTPClient's read timeout): 30 s by default.
-            public var stallTimeout: Duration = .seconds(30)
+            public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
             /// The forward proxy; ``ProxyConfiguration/none`` by default. AsyncHTTPClient tunnels
             /// every call through it with `CONNECT`, plain http too (it has no forwarding mode).
             ///

@@ -30,7 +30,7 @@ extension CurlTransport {
         public var maxConnectionLifetime: Duration = .seconds(300)
         /// A transfer slower than ``stallMinimumBytesPerSecond`` for this long fails as timed out
         /// ("stalled"); 30 seconds by default. Waiting for the response head counts as slow.
-        public var stallTimeout: Duration = .seconds(30)
+        public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
         /// The speed below which a transfer counts as stalled; 1 byte per second by default.
         public var stallMinimumBytesPerSecond = 1
         /// How many response bytes may wait for a slow consumer of a streamed body before the

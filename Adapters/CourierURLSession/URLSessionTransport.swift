@@ -54,7 +54,7 @@ public final class URLSessionTransport: Transport {
         /// How long a transfer may go without a byte before it fails as
         /// `NetworkError/Kind/timedOut` (URLSession's `timeoutIntervalForRequest`, an idle
         /// timeout); 30 s by default.
-        public var stallTimeout: Duration = .seconds(30)
+        public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
 
         /// The defaults.
         public init() {}

@@ -5,8 +5,10 @@ import Testing
 
 @Suite("In-flight de-duplication")
 struct DeduplicationTests {
-    func setUp(delay: Duration = .zero, holds: Bool = true) throws -> (CountingTransport, RequestQueue, NetworkClient) {
-        let transport = CountingTransport(delay: delay, holds: holds)
+    func setUp(delay: Duration = .zero, holds: Bool = true, setsCookie: Bool = false) throws -> (
+        CountingTransport, RequestQueue, NetworkClient
+    ) {
+        let transport = CountingTransport(delay: delay, holds: holds, setsCookie: setsCookie)
         let queue = try RequestQueue(limits: .init(maxConcurrent: 8))
         return (transport, queue, try makeQueueClient(transport, queue: queue))
     }
@@ -103,6 +105,23 @@ struct DeduplicationTests {
                 QueuedCall(path: "x", headers: ["X-Trace": "2"]), 1
             ),
             ("opted out", QueuedCall(path: "x", deduplication: .never), QueuedCall(path: "x", deduplication: .never), 2),
+            (
+                "different X-Tenant-Id", QueuedCall(path: "x", headers: ["X-Tenant-Id": "acme"]),
+                QueuedCall(path: "x", headers: ["X-Tenant-Id": "globex"]), 2
+            ),
+            (
+                "different x-account-id under the caller's key",
+                QueuedCall(path: "x", headers: ["x-account-id": "1"], deduplication: .key("k")),
+                QueuedCall(path: "x", headers: ["x-account-id": "2"], deduplication: .key("k")), 2
+            ),
+            (
+                "one with an X-Tenant-Id, one without", QueuedCall(path: "x", headers: ["X-Tenant-Id": "acme"]),
+                QueuedCall(path: "x"), 2
+            ),
+            (
+                "the same X-Tenant-Id", QueuedCall(path: "x", headers: ["X-Tenant-Id": "acme"]),
+                QueuedCall(path: "x", headers: ["X-Tenant-Id": "acme"]), 1
+            ),
         ])
     func rules(name: String, first: QueuedCall, second: QueuedCall, transfers: Int) async throws {
         let (transport, queue, client) = try setUp()
@@ -114,5 +133,45 @@ struct DeduplicationTests {
         transport.release()
         _ = try await (one, two)
         #expect(transport.snapshot.started.count == transfers, "\(name)")
+    }
+
+    @Test("a caller that joined another's transfer never receives its Set-Cookie; the first caller does")
+    func joinersGetNoCookies() async throws {
+        let (transport, queue, client) = try setUp(setsCookie: true)
+        let responses = try await withThrowingTaskGroup(of: DecodedResponse<PathReply>.self) { group in
+            for _ in 0..<3 {
+                group.addTask { try await client.response(for: QueuedCall(path: "same")) }
+            }
+            #expect(await waitUntil { queue.status.sharingCallers == 3 })
+            transport.release()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(transport.snapshot.started.count == 1)
+        let lead = responses.filter { !$0.metrics.deduplicated }
+        let joined = responses.filter(\.metrics.deduplicated)
+        #expect(lead.count == 1 && joined.count == 2)
+        #expect(lead.first?.head.headerFields[.setCookie] == "session=1; Path=/")
+        for response in joined {
+            #expect(response.head.headerFields[.setCookie] == nil)
+            #expect(response.head.headerFields[.contentType] == "application/json", "the rest of the head is shared")
+            #expect(response.value == PathReply(path: "/same"))
+        }
+    }
+
+    @Test("a queue's identity headers are its own: a name added in any case keys the transfer")
+    func ownIdentityHeaders() async throws {
+        var limits = RequestQueue.Limits(maxConcurrent: 8)
+        limits.identityHeaderNames.insert("X-Workspace")
+        #expect(limits.identityHeaderNames.contains("x-workspace"))
+        let transport = CountingTransport(delay: .zero, holds: true)
+        let queue = try RequestQueue(limits: limits)
+        let client = try makeQueueClient(transport, queue: queue)
+        async let one = client.send(QueuedCall(path: "x", headers: ["X-Workspace": "a"]))
+        #expect(await waitUntil { transport.snapshot.started.count == 1 })
+        async let two = client.send(QueuedCall(path: "x", headers: ["X-Workspace": "b"]))
+        #expect(await waitUntil { transport.snapshot.started.count == 2 })
+        transport.release()
+        _ = try await (one, two)
+        #expect(transport.snapshot.started.count == 2)
     }
 }

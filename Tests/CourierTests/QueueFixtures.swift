@@ -21,10 +21,16 @@ final class CountingTransport: Transport {
     let delay: Duration
     let fails: @Sendable (String) -> Bool
     let released: Locked<Bool>
+    /// Whether each answer sets a cookie (`session=` and the transfer's number).
+    let setsCookie: Bool
 
-    init(delay: Duration = .milliseconds(5), holds: Bool = false, fails: @escaping @Sendable (String) -> Bool = { _ in false }) {
+    init(
+        delay: Duration = .milliseconds(5), holds: Bool = false, setsCookie: Bool = false,
+        fails: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         self.delay = delay
         self.fails = fails
+        self.setsCookie = setsCookie
         released = Locked(!holds)
     }
 
@@ -66,8 +72,9 @@ final class CountingTransport: Transport {
             throw NetworkError(kind: .connectionClosed, phase: .receiving, message: "injected failure")
         }
         let text = "{\"path\":\"\(path)\"}"
-        return TransportResponse(
-            head: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body: ResponseBody(data: Data(text.utf8)))
+        var fields: HTTPFields = [.contentType: "application/json"]
+        if setsCookie { fields[.setCookie] = "session=\(counts.withLock { $0.started.count }); Path=/" }
+        return TransportResponse(head: HTTPResponse(status: .ok, headerFields: fields), body: ResponseBody(data: Data(text.utf8)))
     }
 
     func shutdown() async {}

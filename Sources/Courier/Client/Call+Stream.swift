@@ -41,12 +41,15 @@ extension Call {
             let metrics = succeeded(head.status.code, bytes: Int64(whole.count), scope: scope, authority: request.authority)
             return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: metrics)
         }
-        let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes) { [self] bytes, error in
+        // A long transfer's body is bounded by its stall limit and end, not by the head's deadline.
+        let watch = bounds.map { BodyWatch($0, signal: scope.signal, clock: context.clock) }
+        if watch != nil { scope.disarm() }
+        let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes, watch: watch) { [self] bytes, error in
             scope.disarm()
             defer { scope.close() }
             if let error {
                 recorder.update { $0.bytesReceived = bytes }
-                return fail(scope.failure(error), sent: request)
+                return fail(watch?.failure ?? scope.failure(error), sent: request)
             }
             _ = succeeded(head.status.code, bytes: bytes, scope: scope, authority: request.authority)
             return nil

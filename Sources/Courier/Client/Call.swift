@@ -32,6 +32,9 @@ struct Call: Sendable {
     let buildFailure: NetworkError?
     /// What the call needs besides its context and request: how its outcome is judged and labelled.
     let settings: CallSettings
+    /// For a long transfer, how its body is bounded once its head is in; `nil` for a call whose
+    /// timeout covers it all.
+    let bounds: TransferBounds?
     /// When the call began, on the configuration's clock.
     let start: Moment
 
@@ -42,14 +45,26 @@ struct Call: Sendable {
     ///   - client: The client that runs it.
     ///   - assigned: The queue a batch or a loader runs the call in; `nil` uses the endpoint's or the client's.
     ///   - streams: Whether the caller reads the body as a stream.
-    init(_ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue? = nil, streams: Bool = false) {
+    ///   - bounds: For a long transfer (a download, an event stream, which stream their body): how
+    ///     its body is bounded once its head is in; the endpoint's timeout then bounds the head only.
+    init(
+        _ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue? = nil, streams: Bool = false,
+        bounds: TransferBounds? = nil
+    ) {
         self.client = client
         start = client.now()
         settings = CallSettings(endpoint, on: client, assigned: assigned)
+        self.bounds = bounds
         var context = client.callTemplate
         context.requestID = RequestID.make()
         context.team = endpoint.team
-        context.deadlineMoment = start.advanced(by: settings.timeout)
+        // What transports take as their backstop: the call's end (a long transfer's own, if any).
+        let start = start
+        if let bounds {
+            context.deadlineMoment = bounds.end ?? start.advanced(by: TransferBounds.noEnd)
+        } else {
+            context.deadlineMoment = start.advanced(by: settings.timeout)
+        }
         context.recorder = TransferRecorder(transport: client.transport.name)
         if let logger = endpoint.logger { context.useLogger(logger) }
         context.endpointName = endpoint.endpointName
@@ -92,6 +107,13 @@ struct Call: Sendable {
     static let reporterInUse = NetworkError.invalidRequest(
         "the endpoint's progress reporter belongs to another call already; give each call a reporter of its own")
 
+    /// When the call's alarm rings unless its head (for a buffered call, its body) is in: its
+    /// deadline, or for a long transfer the end of its timeout when that comes before its end.
+    var headDeadline: Moment {
+        guard bounds != nil else { return context.deadlineMoment }
+        return min(start.advanced(by: settings.timeout), context.deadlineMoment)
+    }
+
     /// Where the call counts its bytes, if it does.
     var progress: ProgressMeter? { context.internals.progress }
 
@@ -122,7 +144,7 @@ struct Call: Sendable {
 struct CallSettings: Sendable {
     /// The endpoint's type, for the bounded metric label.
     var apiType: Any.Type
-    /// The call's deadline, measured from its start.
+    /// The call's deadline, measured from its start (a long transfer's head's).
     var timeout: Duration
     /// Which statuses succeed.
     var statusValidation: StatusValidation

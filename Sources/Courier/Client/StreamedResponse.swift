@@ -43,7 +43,14 @@ extension NetworkClient {
     /// - Throws: ``NetworkError``, before the head; the body's reading throws after it.
     @concurrent
     public func stream<E: Endpoint>(_ endpoint: E) async throws(NetworkError) -> StreamedResponse {
-        let call = Call(endpoint, on: self, streams: true)
+        try await stream(endpoint, bounds: nil)
+    }
+
+    /// ``stream(_:)`` with a long transfer's bounds (downloads, event streams): the endpoint's
+    /// timeout bounds the head; the body, its stall limit and end.
+    @concurrent
+    func stream<E: Endpoint>(_ endpoint: E, bounds: TransferBounds?) async throws(NetworkError) -> StreamedResponse {
+        let call = Call(endpoint, on: self, streams: true, bounds: bounds)
         return try await call.tracked { () async throws(NetworkError) in try await call.openStream() }
     }
 }
@@ -61,14 +68,17 @@ final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
     /// even while the caller still holds the response.
     private var iterator: ResponseBody.AsyncIterator?
     private let limit: Int
+    /// A long transfer's stall limit and end, watched over each wait for bytes.
+    private let watch: BodyWatch?
     private var received: Int64 = 0
     private var ending: Ending?
     /// The error the body ended with, thrown again to a reader that asks after the end.
     private var failure: NetworkError?
 
-    init(body: ResponseBody, limit: Int, ending: @escaping Ending) {
+    init(body: ResponseBody, limit: Int, watch: BodyWatch? = nil, ending: @escaping Ending) {
         iterator = body.makeAsyncIterator()
         self.limit = limit
+        self.watch = watch
         self.ending = ending
     }
 
@@ -76,6 +86,8 @@ final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
         if let failure { throw failure }
         guard ending != nil else { return nil }
         do {
+            let alarm = watch?.arm()
+            defer { if let alarm { watch?.disarm(alarm) } }
             guard let chunk = try await iterator?.next() else {
                 end(nil)
                 return nil

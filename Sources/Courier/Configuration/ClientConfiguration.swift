@@ -107,8 +107,16 @@ public struct ClientConfiguration: Sendable {
     /// The most connections to one host; `nil` keeps the transport's default.
     public var maxConnectionsPerHost: Int?
     /// How long a transfer may go without receiving a byte before it fails as
-    /// ``NetworkError/Kind/timedOut``; `nil` keeps the transport's default (30 s for curl).
+    /// ``NetworkError/Kind/timedOut``; `nil` keeps the transport's default
+    /// (``defaultStallTimeout`` for the built-in ones). Downloads and event streams are bounded by
+    /// it once their head is in, not by ``requestTimeout`` (see ``bodyStallLimit``).
     public var stallTimeout: Duration?
+    /// The stall limit when ``stallTimeout`` names none: 30 seconds, for the core and every
+    /// built-in transport.
+    public static let defaultStallTimeout: Duration = .seconds(30)
+    /// The longest a download's or an event stream's body may go without a byte:
+    /// ``stallTimeout``, or ``defaultStallTimeout``.
+    public var bodyStallLimit: Duration { stallTimeout ?? Self.defaultStallTimeout }
     /// Extra trusted roots, a client certificate, a public key pin.
     public var tls = TLSSettings()
     /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct,

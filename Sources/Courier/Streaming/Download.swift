@@ -18,6 +18,12 @@ public struct DownloadOptions: Sendable, Hashable {
     /// The largest body the download takes (each connection's cap): 16 GiB by default, the most a
     /// call allows. The file's size, not memory: the body goes to disk as it arrives.
     public var maxBytes = ClientConfiguration.maxResponseBytesRange.upperBound
+    /// The longest the whole download may take, over all its connections; `nil` (the default) sets
+    /// no total. Either way each connection's head must come within the endpoint's timeout (or
+    /// ``ClientConfiguration/requestTimeout``), and its body fails when no byte arrives for
+    /// ``ClientConfiguration/bodyStallLimit``: a download that keeps receiving is never cut by the
+    /// request timeout.
+    public var maxDuration: Duration?
 
     /// The defaults.
     public init() {}
@@ -49,9 +55,14 @@ extension NetworkClient {
     /// When a connection fails part-way (closed, timed out, cut), the download resumes from the
     /// bytes it has with `Range: bytes=N-` and `If-Range` (the first answer's strong `ETag`, else
     /// its `Last-Modified`), drawing on the host's retry budget, at most
-    /// ``DownloadOptions/maxResumes`` times, and only while the call's time (the endpoint's
-    /// timeout, from the download's start) is left. A `206` whose range starts where the file ends
-    /// is appended; a `200` (the server ignored the range, or the file changed) starts over.
+    /// ``DownloadOptions/maxResumes`` times, only for a request that may go again (``RepeatRule``:
+    /// an idempotent method or an `Idempotency-Key`), and only before ``DownloadOptions/maxDuration``
+    /// when it sets one. A `206` whose range starts where the file ends is appended; a `200` (the
+    /// server ignored the range, or the file changed) starts over.
+    ///
+    /// Time: each connection's head comes within the endpoint's timeout; its body is bounded by the
+    /// stall limit (``ClientConfiguration/bodyStallLimit``: no byte for that long fails it as
+    /// `timed_out`, and the download resumes), not by the request timeout.
     ///
     /// ```swift
     /// var options = DownloadOptions()
@@ -81,6 +92,9 @@ extension NetworkClient {
         guard destination.isFileURL, !destination.hasDirectoryPath else {
             throw .invalidRequest("the download's destination \(destination) is not a file path")
         }
+        if let total = options.maxDuration, total <= .zero {
+            throw .invalidRequest("the download's maxDuration is \(total); give a positive duration, or nil for none")
+        }
         let directory = destination.deletingLastPathComponent()
         let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
         guard FileManager.default.createFile(atPath: partial.path, contents: nil),
@@ -93,19 +107,16 @@ extension NetworkClient {
             try? FileManager.default.removeItem(at: partial)
         }
         var download = DownloadRun(options: options, file: file)
-        let timeSource = configuration.timeSource
-        let deadline = timeSource.now + (endpoint.timeout ?? configuration.requestTimeout)
-        let host = retryBudgetHost(of: endpoint)
+        // Every connection within the download's one end, when it has one; each body within the stall limit.
+        let bounds = TransferBounds(stall: configuration.bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
+        let terms = repeatTerms(of: endpoint)
         while true {
             do {
-                // Every connection within the download's one deadline.
-                let left = timeSource.now.duration(to: deadline)
-                guard left > .zero else {
-                    throw NetworkError(kind: .timedOut, phase: .receiving, message: "the download's time ran out")
+                if let end = bounds.end, now() >= end {
+                    throw NetworkError(kind: .timedOut, phase: .receiving, message: "the download did not end within its maxDuration")
                 }
-                let wrapped = StreamingEndpoint(
-                    base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes, timeLeft: left)
-                let response = try await stream(wrapped)
+                let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
+                let response = try await stream(wrapped, bounds: bounds)
                 try download.take(response.head)
                 // The file so far (nothing after a restart) and the whole file's size.
                 meter?.startReceiving(length: download.expectedSize(announcing: response.body.expectedLength), kept: download.written)
@@ -117,8 +128,8 @@ extension NetworkClient {
                 break
             } catch {
                 let failure = NetworkError.converting(error, phase: .receiving)
-                guard download.mayResume(after: failure), timeSource.now < deadline,
-                    drawRetryBudget(host: host)
+                guard terms.mayRepeat, download.mayResume(after: failure), bounds.end.map({ now() < $0 }) ?? true,
+                    drawRetryBudget(host: terms.host)
                 else { throw failure }
             }
         }

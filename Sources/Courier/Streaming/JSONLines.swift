@@ -7,7 +7,9 @@ extension NetworkClient {
     /// unless the endpoint sets its own. Lines end with LF (a CR before it is dropped); blank
     /// lines are skipped; a last line without its LF still counts. A line longer than
     /// `maxLineBytes` fails as ``NetworkError/Kind/invalidResponse``, one that does not decode as
-    /// ``NetworkError/Kind/decoding`` naming its line number. Reading is the backpressure.
+    /// ``NetworkError/Kind/decoding`` naming its line number. Reading is the backpressure. Like an
+    /// event stream, a feed is a long transfer: the endpoint's timeout bounds the wait for its head,
+    /// and its body fails only when no byte arrives for ``ClientConfiguration/bodyStallLimit``.
     ///
     /// ```swift
     /// for try await change in client.jsonLines(ChangeFeed(), as: Change.self) { apply(change) }
@@ -26,7 +28,9 @@ extension NetworkClient {
         let decoder = SendableDecoder(decoder: decoder)
         return JSONLines(maxLineBytes: max(1, maxLineBytes), decode: { try decoder.decoder.decode(Record.self, from: $0) }) {
             () async throws(NetworkError) in
-            try await self.stream(StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson"))
+            try await self.stream(
+                StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson"),
+                bounds: TransferBounds(stall: self.configuration.bodyStallLimit, end: nil))
         }
     }
 }

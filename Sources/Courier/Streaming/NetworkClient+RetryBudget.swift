@@ -1,9 +1,13 @@
 extension NetworkClient {
-    /// The host whose retry budget an endpoint's calls draw on: the authority of the request the
-    /// client composes for it (``RequestBuilder``, the one place a request is built); empty when
-    /// it cannot be built (the call itself then fails as `invalid_request`).
-    func retryBudgetHost(of endpoint: some Endpoint) -> String {
-        (try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get())?.request.authority ?? ""
+    /// What a reading over several connections (a download resuming, an event stream
+    /// reconnecting) needs to send its request again: the host whose retry budget pays, and
+    /// whether the request may go again at all (``RepeatRule``, after a failure: the server acted on
+    /// the first connection's request). From the request the client composes for the endpoint
+    /// (``RequestBuilder``, the one place a request is built); `("", false)` when it cannot be
+    /// built (the call itself then fails as `invalid_request`).
+    func repeatTerms(of endpoint: some Endpoint) -> (host: String, mayRepeat: Bool) {
+        guard let built = try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get() else { return ("", false) }
+        return (built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body))
     }
 
     /// Takes one retry of `host` from the client's budget (``Resilience/retryBudget``), the one

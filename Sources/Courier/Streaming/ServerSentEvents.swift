@@ -54,9 +54,13 @@ extension NetworkClient {
     /// (or ``EventStreamReconnection/defaultDelay``), on the client's clock.
     ///
     /// Reading is the backpressure: a connection's bytes are taken only as fast as events are read.
-    /// The endpoint's deadline and ``Endpoint/maxResponseBytes`` hold per connection, so a stream
-    /// meant to stay open sets a long ``Endpoint/timeout`` (the connection is opened again when it
-    /// passes).
+    /// The endpoint's timeout bounds each connection's wait for its head; after it, a connection
+    /// is never cut by the request timeout, only when no byte arrives for the stall limit
+    /// (``ClientConfiguration/bodyStallLimit``, 30 s by default: a server that sends nothing for
+    /// longer, not even a heartbeat comment, needs a longer `timeouts.stall`), and it is then
+    /// opened again. ``Endpoint/maxResponseBytes`` holds per connection. Only a request that may go
+    /// again reconnects (``RepeatRule``: an idempotent method such as `GET`, or an
+    /// `Idempotency-Key`): a `POST` stream without a key ends, or fails, with its connection.
     ///
     /// ```swift
     /// for try await event in client.events(PriceFeed()) where event.type == "price" {
@@ -75,12 +79,16 @@ extension NetworkClient {
         // An event stream reports no progress: its reporter ends at once.
         endpoint.progress?.finishUnused()
         let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
-        let host = retryBudgetHost(of: streaming)
-        return ServerSentEvents(client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: host) {
-            lastEventID async throws(NetworkError) in
+        let terms = repeatTerms(of: streaming)
+        // Each connection's body is bounded by the stall limit, never by the request timeout.
+        let bounds = TransferBounds(stall: configuration.bodyStallLimit, end: nil)
+        return ServerSentEvents(
+            client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: terms.host, mayRepeat: terms.mayRepeat
+        ) { lastEventID async throws(NetworkError) in
             try await self.stream(
                 StreamingEndpoint(
-                    base: endpoint, accept: "text/event-stream", setting: ServerSentEvents.lastEventIDHeader(lastEventID)))
+                    base: endpoint, accept: "text/event-stream", setting: ServerSentEvents.lastEventIDHeader(lastEventID)),
+                bounds: bounds)
         }
     }
 }
@@ -96,6 +104,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let maxEventBytes: Int
     /// The host whose retry budget pays for reconnections (as the first connection's request names it).
     let host: String
+    /// Whether the request may go again at all (``RepeatRule``).
+    let mayRepeat: Bool
     /// Opens one connection, sending the last event ID when there is one.
     let open: @Sendable (_ lastEventID: String?) async throws(NetworkError) -> StreamedResponse
 
@@ -108,6 +118,9 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         else { return [] }
         return [("Last-Event-ID", id)]
     }
+
+    /// Whether a connection that ended is opened again: reconnection is on and the request may go again.
+    var reconnects: Bool { reconnection.isEnabled && mayRepeat }
 
     /// Takes one retry from the host's budget (``Resilience/retryBudget``).
     func drawRetryBudget() -> Bool {
@@ -188,7 +201,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Opens a connection (waiting first when it is not the first), or ends the sequence.
         private mutating func connect() async throws {
             if connections > 0 {
-                guard stream.reconnection.isEnabled else {
+                guard stream.reconnects else {
                     finished = true
                     return
                 }
@@ -217,7 +230,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             do {
                 response = try await stream.open(parser.lastEventID)
             } catch {
-                guard EventStreamReconnection.reconnects(after: error), stream.reconnection.isEnabled else {
+                guard EventStreamReconnection.reconnects(after: error), stream.reconnects else {
                     finished = true
                     throw error
                 }
@@ -251,11 +264,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private mutating func connectionEnded(_ error: NetworkError?) async throws {
             body = nil
             lastFailure = error
-            if let error, !EventStreamReconnection.reconnects(after: error) || !stream.reconnection.isEnabled {
+            if let error, !EventStreamReconnection.reconnects(after: error) || !stream.reconnects {
                 finished = true
                 throw error
             }
-            if !stream.reconnection.isEnabled { finished = true }
+            if !stream.reconnects { finished = true }
         }
     }
 }

@@ -15,8 +15,6 @@ struct StreamingEndpoint<Base: Endpoint>: Endpoint {
     var setting: [(String, String)] = []
     /// The body cap, when not the base's.
     var maxBytes: Int? = nil
-    /// The connection's deadline, when not the base's timeout (a download's time left).
-    var timeLeft: Duration? = nil
 
     var baseURL: String? { base.baseURL }
     var path: String { base.path }
@@ -31,7 +29,7 @@ struct StreamingEndpoint<Base: Endpoint>: Endpoint {
     var body: RequestBody? { base.body }
     var team: String? { base.team }
     var logger: Logger? { base.logger }
-    var timeout: Duration? { timeLeft ?? base.timeout }
+    var timeout: Duration? { base.timeout }
     var httpVersion: HTTPVersionPreference? { base.httpVersion }
     var cachePolicy: CachePolicy? { .reloadIgnoringCache }
     var statusValidation: StatusValidation { base.statusValidation }

@@ -1,0 +1,183 @@
+import Courier
+import Foundation
+import Synchronization
+import Testing
+
+/// Downloads, event streams and JSON Lines are long transfers: the request timeout bounds only the
+/// wait for their head; their body is bounded by the stall limit (and a download's optional total),
+/// on the client's clock.
+@Suite("Long transfers: a stall limit, not the request timeout")
+struct LongTransferTests {
+    struct Feed: Endpoint {
+        typealias Output = Data
+        var path = "feed"
+        var method: HTTPRequest.Method = .get
+        var headers: RequestHeaders = [:]
+    }
+
+    /// Answers at once; the body gives `chunks` pieces, each after the clock moved by `step` (the
+    /// test's time passes while the reader waits), then ends or, with `stallsAfter`, waits for the
+    /// call to end it. Like every transport, it stops when the call's deadline passes.
+    final class DripTransport: Transport {
+        let name = "drip"
+        let clock: ManualTimeSource
+        let chunks: Int
+        let step: Duration
+        let stallsAfter: Int?
+        let contentType: String
+        let bodies: @Sendable (Int) -> Data
+        let sent = Mutex<[HTTPRequest]>([])
+
+        init(
+            clock: ManualTimeSource, chunks: Int, step: Duration, stallsAfter: Int? = nil, contentType: String = "application/octet-stream",
+            bodies: @escaping @Sendable (Int) -> Data = { Data(repeating: UInt8(truncatingIfNeeded: $0), count: 1000) }
+        ) {
+            self.clock = clock
+            self.chunks = chunks
+            self.step = step
+            self.stallsAfter = stallsAfter
+            self.contentType = contentType
+            self.bodies = bodies
+        }
+
+        func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+            sent.withLock { $0.append(request) }
+            let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+            context.onDeadline { continuation.finish(throwing: CancellationError()) }
+            let (clock, chunks, step, stallsAfter, bodies) = (clock, chunks, step, stallsAfter, bodies)
+            // The producer hands one piece each time the clock has moved by `step` past the last.
+            let producer = Task {
+                for index in 0..<chunks {
+                    if let stallsAfter, index == stallsAfter { return }
+                    clock.advance(by: step)
+                    continuation.yield(bodies(index))
+                    await Task.yield()
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in producer.cancel() }
+            return TransportResponse(
+                head: HTTPResponse(status: .ok, headerFields: [.contentType: contentType]),
+                body: ResponseBody(stream: stream, expectedLength: nil))
+        }
+
+        /// The stall limit is the core's for a long transfer's body; this transport has no other setting.
+        func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {}
+
+        func shutdown() async {}
+    }
+
+    static func client(_ transport: DripTransport, timeout: Duration = .seconds(60), stall: Duration? = nil) throws -> NetworkClient {
+        var configuration = ClientConfiguration(baseURL: "https://files.test", transport: "drip")
+        configuration.timeSource = transport.clock
+        configuration.requestTimeout = timeout
+        configuration.stallTimeout = stall
+        return try NetworkClient(configuration: configuration, transport: transport)
+    }
+
+    static func destination() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-long-\(UUID().uuidString).bin")
+    }
+
+    @Test("a download that keeps receiving runs past the 60 s request timeout: 14 pieces 5 s apart")
+    func downloadRunsPastTheTimeout() async throws {
+        let clock = ManualTimeSource()
+        let transport = DripTransport(clock: clock, chunks: 14, step: .seconds(5))
+        let client = try Self.client(transport)
+        let file = Self.destination()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let start = clock.now
+        let result = try await client.download(Feed(), to: file)
+        #expect(start.duration(to: clock.now) >= .seconds(70))
+        #expect(result.bytes == 14_000)
+        #expect(result.resumed == 0 && result.restarted == 0)
+        #expect(transport.sent.withLock { $0.count } == 1)
+        await client.shutdown()
+    }
+
+    @Test("a body that stops sending fails as timed_out at the stall limit, naming it, whatever the request timeout")
+    func stalledBodyTimesOut() async throws {
+        let clock = ManualTimeSource()
+        let transport = DripTransport(
+            clock: clock, chunks: 3, step: .seconds(1), stallsAfter: 2, contentType: "text/event-stream",
+            bodies: { Data("data: \($0)\n\n".utf8) })
+        let client = try Self.client(transport, timeout: .seconds(600), stall: .seconds(20))
+        var events = client.events(Feed(), reconnection: .never).makeAsyncIterator()
+        #expect(try await events.next()?.data == "0")
+        #expect(try await events.next()?.data == "1")
+        // Each wait's alarm is cancelled once its piece is in: none is left while nobody reads.
+        #expect(clock.pendingAlarms == 0)
+        let rest = Task {
+            var iterator = events
+            return try await iterator.next()
+        }
+        // The reader waits for a third piece that never comes: its stall alarm is 20 s ahead.
+        #expect(await waitUntil { clock.pendingAlarms == 1 })
+        clock.advance(by: .seconds(19))
+        #expect(clock.pendingAlarms == 1, "nothing rang before the stall limit")
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: NetworkError.self) { try await rest.value }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.phase == .receiving)
+        #expect(error?.message.contains("stall limit") == true)
+        #expect(transport.sent.withLock { $0.count } == 1)
+        await client.shutdown()
+    }
+
+    @Test("a download's maxDuration ends it even while bytes keep coming; a non-positive one is refused")
+    func downloadTotal() async throws {
+        let clock = ManualTimeSource()
+        let transport = DripTransport(clock: clock, chunks: 100, step: .seconds(5))
+        let client = try Self.client(transport)
+        var options = DownloadOptions()
+        options.maxDuration = .seconds(42)
+        options.resumes = false
+        let error = await #expect(throws: NetworkError.self) { try await client.download(Feed(), to: Self.destination(), options: options) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.message.contains("total time limit") == true)
+        options.maxDuration = .zero
+        let refused = await #expect(throws: NetworkError.self) {
+            try await client.download(Feed(), to: Self.destination(), options: options)
+        }
+        #expect(refused?.kind == .invalidRequest)
+        await client.shutdown()
+    }
+
+    @Test("an event stream that keeps sending events stays on one connection past the request timeout")
+    func eventStreamRunsPastTheTimeout() async throws {
+        let clock = ManualTimeSource()
+        let transport = DripTransport(
+            clock: clock, chunks: 10, step: .seconds(10), contentType: "text/event-stream", bodies: { Data("data: \($0)\n\n".utf8) })
+        let client = try Self.client(transport)
+        var reconnection = EventStreamReconnection()
+        reconnection.isEnabled = false
+        var seen: [String] = []
+        for try await event in client.events(Feed(), reconnection: reconnection) { seen.append(event.data) }
+        #expect(seen == (0..<10).map(String.init))
+        #expect(transport.sent.withLock { $0.count } == 1)
+        await client.shutdown()
+    }
+
+    @Test("a POST event stream without an Idempotency-Key is not opened again; with one, it is")
+    func eventStreamRepeatRule() async throws {
+        let clock = ManualTimeSource()
+        let transport = DripTransport(
+            clock: clock, chunks: 1, step: .zero, contentType: "text/event-stream", bodies: { Data("data: \($0)\n\n".utf8) })
+        let client = try Self.client(transport)
+        var reconnection = EventStreamReconnection()
+        reconnection.defaultDelay = .zero
+        reconnection.minimumDelay = .zero
+        reconnection.maxAttempts = 1
+        var posts = 0
+        for try await _ in client.events(Feed(method: .post), reconnection: reconnection) { posts += 1 }
+        #expect(posts == 1)
+        #expect(transport.sent.withLock { $0.count } == 1, "the POST's stream ended with its connection")
+        var keyed = Feed(method: .post)
+        keyed.headers = ["Idempotency-Key": "feed-1"]
+        var iterator = client.events(keyed, reconnection: reconnection).makeAsyncIterator()
+        #expect(try await iterator.next()?.data == "0")
+        #expect(try await iterator.next()?.data == "0", "the second connection's event")
+        #expect(transport.sent.withLock { $0.count } == 3, "a keyed POST reconnects")
+        await client.shutdown()
+    }
+}
