@@ -33,6 +33,8 @@
         public var name: String { configuration.name }
         /// The settings this transport was made with.
         public let configuration: Configuration
+        /// The configuration's ``Configuration/stallTimeout``: long transfers' bodies are bounded by it.
+        public var stallLimit: Duration? { configuration.stallTimeout }
 
         /// The connection pools of one route (direct, or through one proxy): AsyncHTTPClient sets a
         /// proxy per client, not per request.
@@ -165,7 +167,7 @@
             let outgoing = Self.request(
                 request, body: body, unixSocket: configuration.connectionOverrides.unixSocket, context: context)
             context.recorder.enter(body == nil ? .awaitingResponse : .sending)
-            let remaining = context.remaining
+            let remaining = context.transferRemaining
             guard remaining > .zero else {
                 throw NetworkError(kind: .timedOut, phase: .building, message: "the deadline passed before the request was sent")
             }

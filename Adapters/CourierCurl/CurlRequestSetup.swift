@@ -109,7 +109,7 @@ enum CurlRequestSetup {
         // Timeouts: connect, and the call's remaining time.
         let context = transfer.context
         try long(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(context.connectTimeout), "CONNECTTIMEOUT_MS")
-        try long(easy, CURLOPT_TIMEOUT_MS, milliseconds(context.remaining), "TIMEOUT_MS")
+        try long(easy, CURLOPT_TIMEOUT_MS, milliseconds(context.transferRemaining), "TIMEOUT_MS")
 
         // Method and body. libcurl keeps one method per handle, which `NOBODY` (HEAD) and `UPLOAD`
         // (PUT) each set and each setting to 0 turns back into GET, so the order matters.

@@ -43,6 +43,8 @@ public final class CurlTransport: Transport {
     public var connectionPool: ConnectionPoolSnapshot? { engine.connections.snapshot }
     /// The settings this transport was made with.
     public let configuration: Configuration
+    /// The configuration's ``Configuration/stallTimeout``: long transfers' bodies are bounded by it.
+    public var stallLimit: Duration? { configuration.stallTimeout }
 
     private let engine: CurlEngine
 

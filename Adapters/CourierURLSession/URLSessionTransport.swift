@@ -141,6 +141,8 @@ public final class URLSessionTransport: Transport {
     public var decodesContentCodings: Bool { true }
     /// The settings this transport was made with.
     public let configuration: Configuration
+    /// The configuration's ``Configuration/stallTimeout``: long transfers' bodies are bounded by it.
+    public var stallLimit: Duration? { configuration.stallTimeout }
 
     /// The session, until ``shutdown()`` takes it. Tasks are made, and the session invalidated,
     /// only on `queue`, so no task reaches FoundationNetworking after the session was
@@ -205,7 +207,8 @@ public final class URLSessionTransport: Transport {
         if context.isCancelled { throw CancellationError() }
         // A request's own timeout replaces the session's idle timeout in FoundationNetworking, so
         // it carries the stall limit (Courier enforces the deadline itself).
-        let urlRequest = try URLSessionConversion.urlRequest(from: request, timeout: min(context.remaining, configuration.stallTimeout))
+        let urlRequest = try URLSessionConversion.urlRequest(
+            from: request, timeout: min(context.transferRemaining, configuration.stallTimeout))
         var stagedBody: URL?
         var stagedLength: Int64?
         let make: @Sendable (URLSession) -> URLSessionTask

@@ -90,4 +90,35 @@ extension ConformanceCases {
         #expect(started.duration(to: .now) < .seconds(10), "the connect timeout, not the deadline, ended the call")
         await client.shutdown()
     }
+
+    /// A download is a long transfer: one whose body keeps coming (a piece every 0.3 s) runs past
+    /// a 2 s request timeout, which bounds only its head; one whose server stops sending fails as
+    /// timed out at the 2 s stall limit, while receiving. `COURIER_LONG_TRANSFER_SECONDS` (6 by
+    /// default) sets how long the first runs: 70 for the real run.
+    public static func longTransferOutlivesTheRequestTimeout(_ transport: ConformanceTransport) async throws {
+        let seconds = ProcessInfo.processInfo.environment["COURIER_LONG_TRANSFER_SECONDS"].flatMap(Int.init) ?? 6
+        let pieces = max(1, seconds * 1000 / 300)
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server) {
+                $0.stallTimeout = .seconds(2)
+                $0.requestTimeout = .seconds(2)
+            }
+            let directory = FileManager.default.temporaryDirectory
+            let target = directory.appendingPathComponent("courier-long-\(UUID().uuidString).bin")
+            defer { try? FileManager.default.removeItem(at: target) }
+            let started = ContinuousClock.now
+            let steady = RawEndpoint(path: "stream/\(pieces)", query: [QueryItem("size", "10"), QueryItem("delayMs", "300")])
+            let result = try await client.download(steady, to: target)
+            #expect(result.bytes == Int64(pieces * 10) && result.resumed == 0 && result.restarted == 0, "\(result)")
+            #expect(started.duration(to: .now) > .seconds(2), "the body outlived the request timeout")
+            var options = DownloadOptions()
+            options.resumes = false
+            let stalled = RawEndpoint(path: "stream/4", query: [QueryItem("size", "10"), QueryItem("delayMs", "8000")])
+            let stallStart = ContinuousClock.now
+            let error = await expectNetworkError(.timedOut) { _ = try await client.download(stalled, to: target, options: options) }
+            #expect(error?.phase == .receiving, "\(String(describing: error))")
+            #expect(stallStart.duration(to: .now) < .seconds(7), "the stall limit, not the server, ended the download")
+            await client.shutdown()
+        }
+    }
 }

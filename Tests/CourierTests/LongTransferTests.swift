@@ -15,9 +15,10 @@ struct LongTransferTests {
         var headers: RequestHeaders = [:]
     }
 
-    /// Answers at once; the body gives `chunks` pieces, each after the clock moved by `step` (the
-    /// test's time passes while the reader waits), then ends or, with `stallsAfter`, waits for the
-    /// call to end it. Like every transport, it stops when the call's deadline passes.
+    /// Answers at once; its body hands `chunks` pieces, moving the clock by `step` inside each
+    /// read (so time passes only while the reader waits, under its stall alarm), then ends or,
+    /// with `stallsAfter`, waits until the call's deadline ends it. Like every transport, it stops
+    /// once the call's deadline has passed.
     final class DripTransport: Transport {
         let name = "drip"
         let clock: ManualTimeSource
@@ -29,7 +30,8 @@ struct LongTransferTests {
         let sent = Mutex<[HTTPRequest]>([])
 
         init(
-            clock: ManualTimeSource, chunks: Int, step: Duration, stallsAfter: Int? = nil, contentType: String = "application/octet-stream",
+            clock: ManualTimeSource, chunks: Int, step: Duration, stallsAfter: Int? = nil,
+            contentType: String = "application/octet-stream",
             bodies: @escaping @Sendable (Int) -> Data = { Data(repeating: UInt8(truncatingIfNeeded: $0), count: 1000) }
         ) {
             self.clock = clock
@@ -42,29 +44,45 @@ struct LongTransferTests {
 
         func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
             sent.withLock { $0.append(request) }
-            let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-            context.onDeadline { continuation.finish(throwing: CancellationError()) }
-            let (clock, chunks, step, stallsAfter, bodies) = (clock, chunks, step, stallsAfter, bodies)
-            // The producer hands one piece each time the clock has moved by `step` past the last.
-            let producer = Task {
-                for index in 0..<chunks {
-                    if let stallsAfter, index == stallsAfter { return }
-                    clock.advance(by: step)
-                    continuation.yield(bodies(index))
-                    await Task.yield()
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in producer.cancel() }
+            let source = DripBody(transport: self, context: context)
             return TransportResponse(
                 head: HTTPResponse(status: .ok, headerFields: [.contentType: contentType]),
-                body: ResponseBody(stream: stream, expectedLength: nil))
+                body: ResponseBody(source: source, expectedLength: nil))
         }
 
         /// The stall limit is the core's for a long transfer's body; this transport has no other setting.
         func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {}
 
         func shutdown() async {}
+    }
+
+    /// One drip body, read by one task.
+    final class DripBody: ResponseBodySource, @unchecked Sendable {
+        let transport: DripTransport
+        let context: RequestContext
+        var index = 0
+        /// Ends when the call's deadline passes: what a stalled read waits for.
+        let ended: AsyncStream<Void>
+
+        init(transport: DripTransport, context: RequestContext) {
+            self.transport = transport
+            self.context = context
+            let (stream, continuation) = AsyncStream<Void>.makeStream()
+            ended = stream
+            context.onDeadline { continuation.finish() }
+        }
+
+        func next() async throws -> Data? {
+            if index == transport.stallsAfter {
+                for await _ in ended {}
+                throw CancellationError()
+            }
+            guard index < transport.chunks else { return nil }
+            transport.clock.advance(by: transport.step)
+            if context.deadlineHasPassed { throw CancellationError() }
+            index += 1
+            return transport.bodies(index - 1)
+        }
     }
 
     static func client(_ transport: DripTransport, timeout: Duration = .seconds(60), stall: Duration? = nil) throws -> NetworkClient {
@@ -88,7 +106,7 @@ struct LongTransferTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let start = clock.now
         let result = try await client.download(Feed(), to: file)
-        #expect(start.duration(to: clock.now) >= .seconds(70))
+        #expect(start.duration(to: clock.now) == .seconds(70))
         #expect(result.bytes == 14_000)
         #expect(result.resumed == 0 && result.restarted == 0)
         #expect(transport.sent.withLock { $0.count } == 1)
@@ -116,6 +134,10 @@ struct LongTransferTests {
         clock.advance(by: .seconds(19))
         #expect(clock.pendingAlarms == 1, "nothing rang before the stall limit")
         clock.advance(by: .seconds(1))
+        // Bounded: a stall limit that did not ring fails here instead of hanging the run.
+        let ended = await waitUntil(.seconds(20)) { clock.pendingAlarms == 0 }
+        #expect(ended, "the stall alarm rang and nothing else is pending")
+        if !ended { rest.cancel() }
         let error = await #expect(throws: NetworkError.self) { try await rest.value }
         #expect(error?.kind == .timedOut)
         #expect(error?.phase == .receiving)

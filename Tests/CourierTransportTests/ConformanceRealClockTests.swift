@@ -43,6 +43,13 @@ struct ConformanceRealClockTests {
         try await ConformanceCases.stall(transport)
     }
 
+    @Test(
+        "a download that keeps receiving outlives the request timeout; one whose server stops fails at the stall limit",
+        arguments: ConformanceTransport.all)
+    func longTransfer(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.longTransferOutlivesTheRequestTimeout(transport)
+    }
+
     @Test("a slow but steady body is not a stall", arguments: ConformanceTransport.all)
     func steadyBodyIsNotAStall(transport: ConformanceTransport) async throws {
         try await ConformanceCases.steadyBodyIsNotAStall(transport)

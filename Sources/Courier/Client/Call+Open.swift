@@ -21,7 +21,7 @@ extension Call {
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
         // the body until the caller has read it (a long transfer's body: its ``BodyWatch``).
-        let alarm = Deadline.arm(signal, at: headDeadline, on: client.onSystemClock ? nil : context.clock, now: networkStart)
+        let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: client.onSystemClock ? nil : context.clock, now: networkStart)
         let scope = CallScope(self, signal: signal, slot: slot, alarm: alarm, networkStart: networkStart)
         do {
             return OpenedCall(response: try await client.chain.run(request, body, context), scope: scope)

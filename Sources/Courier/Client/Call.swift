@@ -52,19 +52,16 @@ struct Call: Sendable {
         bounds: TransferBounds? = nil
     ) {
         self.client = client
-        start = client.now()
+        let start = client.now()
+        self.start = start
         settings = CallSettings(endpoint, on: client, assigned: assigned)
         self.bounds = bounds
         var context = client.callTemplate
         context.requestID = RequestID.make()
         context.team = endpoint.team
-        // What transports take as their backstop: the call's end (a long transfer's own, if any).
-        let start = start
-        if let bounds {
-            context.deadlineMoment = bounds.end ?? start.advanced(by: TransferBounds.noEnd)
-        } else {
-            context.deadlineMoment = start.advanced(by: settings.timeout)
-        }
+        // A long transfer's deadline bounds its head (and its end, when that comes first).
+        let deadline = start.advanced(by: settings.timeout)
+        context.deadlineMoment = bounds?.end.map { min($0, deadline) } ?? deadline
         context.recorder = TransferRecorder(transport: client.transport.name)
         if let logger = endpoint.logger { context.useLogger(logger) }
         context.endpointName = endpoint.endpointName
@@ -85,7 +82,10 @@ struct Call: Sendable {
                 onStart: assigned?.onStart)
         }
         if placement != nil || streams || meter != nil {
-            context.internals = context.internals.forCall(placement: placement, streams: streams, progress: meter)
+            // What transports take as a long transfer's backstop: its own end, or a year.
+            let transferEnd = bounds.map { $0.end ?? start.advanced(by: TransferBounds.noEnd) }
+            context.internals = context.internals.forCall(
+                placement: placement, streams: streams || bounds != nil, progress: meter, transferEnd: transferEnd)
         }
         // The deadline's signal, which the chain's waits watch, is the call's from the start.
         context.deadlineSignal = CallDeadline(recordedBy: context.recorder)
@@ -106,13 +106,6 @@ struct Call: Sendable {
     /// The failure of a call given a ``ProgressReporter`` another call has already.
     static let reporterInUse = NetworkError.invalidRequest(
         "the endpoint's progress reporter belongs to another call already; give each call a reporter of its own")
-
-    /// When the call's alarm rings unless its head (for a buffered call, its body) is in: its
-    /// deadline, or for a long transfer the end of its timeout when that comes before its end.
-    var headDeadline: Moment {
-        guard bounds != nil else { return context.deadlineMoment }
-        return min(start.advanced(by: settings.timeout), context.deadlineMoment)
-    }
 
     /// Where the call counts its bytes, if it does.
     var progress: ProgressMeter? { context.internals.progress }

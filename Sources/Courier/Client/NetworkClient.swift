@@ -49,6 +49,12 @@ public final class NetworkClient: Sendable {
     /// This client's cookies, when ``ClientConfiguration/keepsCookies`` is on: a jar of its own,
     /// shared with no other client.
     public let cookieJar: CookieJar?
+    /// The longest a long transfer's body (a download, an event stream, JSON Lines) may go without
+    /// a byte before it fails as ``NetworkError/Kind/timedOut``: the configuration's
+    /// ``ClientConfiguration/stallTimeout``, else the transport's own limit
+    /// (``Transport/stallLimit``), else ``ClientConfiguration/defaultStallTimeout``. Decided once,
+    /// when the client is made.
+    public let bodyStallLimit: Duration
 
     /// Creates a client around a transport made in code.
     ///
@@ -105,6 +111,7 @@ public final class NetworkClient: Sendable {
                 resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole))
         self.configuration = configuration
         self.transport = transport
+        bodyStallLimit = configuration.stallTimeout ?? transport.stallLimit ?? ClientConfiguration.defaultStallTimeout
         self.middleware = chain.outer
         self.networkMiddleware = networkMiddleware
         self.observers = configuration.exportsMetrics ? observers + [MetricsExport()] : observers

@@ -86,9 +86,18 @@ final class StreamedCallBody: ResponseBodySource, @unchecked Sendable {
         if let failure { throw failure }
         guard ending != nil else { return nil }
         do {
+            // A long transfer's wait for bytes runs under its stall alarm, cancelled as soon as
+            // the wait is over (before the body's end runs).
             let alarm = watch?.arm()
-            defer { if let alarm { watch?.disarm(alarm) } }
-            guard let chunk = try await iterator?.next() else {
+            let next: Data?
+            do {
+                next = try await iterator?.next()
+            } catch {
+                if let alarm { watch?.disarm(alarm) }
+                throw error
+            }
+            if let alarm { watch?.disarm(alarm) }
+            guard let chunk = next else {
                 end(nil)
                 return nil
             }

@@ -108,15 +108,13 @@ public struct ClientConfiguration: Sendable {
     public var maxConnectionsPerHost: Int?
     /// How long a transfer may go without receiving a byte before it fails as
     /// ``NetworkError/Kind/timedOut``; `nil` keeps the transport's default
-    /// (``defaultStallTimeout`` for the built-in ones). Downloads and event streams are bounded by
-    /// it once their head is in, not by ``requestTimeout`` (see ``bodyStallLimit``).
+    /// (``defaultStallTimeout`` for the built-in ones). Downloads, event streams and JSON Lines are
+    /// bounded by it once their head is in, not by ``requestTimeout`` (see
+    /// ``NetworkClient/bodyStallLimit``).
     public var stallTimeout: Duration?
-    /// The stall limit when ``stallTimeout`` names none: 30 seconds, for the core and every
-    /// built-in transport.
+    /// The stall limit when neither ``stallTimeout`` nor the transport names one: 30 seconds, the
+    /// default of the core and of every built-in transport.
     public static let defaultStallTimeout: Duration = .seconds(30)
-    /// The longest a download's or an event stream's body may go without a byte:
-    /// ``stallTimeout``, or ``defaultStallTimeout``.
-    public var bodyStallLimit: Duration { stallTimeout ?? Self.defaultStallTimeout }
     /// Extra trusted roots, a client certificate, a public key pin.
     public var tls = TLSSettings()
     /// The forward proxy calls go through; ``ProxyConfiguration/none`` (every call direct,

@@ -35,7 +35,8 @@ extension ConfigurationKey {
     public static let timeoutsConnect = seconds(
         "timeouts.connect", \.connectTimeout, default: "10", "The longest a transport may take to connect.")
     public static let timeoutsStall = optionalSeconds(
-        "timeouts.stall", \.stallTimeout, default: "30", "How long a transfer may receive nothing (downloads' and event streams' bodies included).")
+        "timeouts.stall", \.stallTimeout, default: "30",
+        "How long a transfer may receive nothing (downloads' and event streams' bodies included).")
     public static let maxResponseBytes = integer(
         "maxResponseBytes", \.maxResponseBytes, default: "16777216", "The largest response body a call accepts.")
     public static let maxRedirects = integer("maxRedirects", \.maxRedirects, default: "10", "The most redirects a call follows.")

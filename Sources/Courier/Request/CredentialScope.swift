@@ -12,8 +12,9 @@ import HTTPTypes
 /// - **the response cache:** an answer to a request that carried credentials is stored under a
 ///   keyed fingerprint of them and served only to a request with the same ones;
 /// - **de-duplication:** calls with different credentials never share a transfer;
-/// - **responses:** what a response gives one caller only (``isCallerOnly(_:)``: `Set-Cookie`)
-///   is never stored in the cache nor handed to a caller that joined another's transfer;
+/// - **responses:** what a response gives one caller only (``isCallerOnly(_:)``: `Set-Cookie`,
+///   `Authentication-Info`) is never stored in the cache nor handed to a caller that joined
+///   another's transfer;
 /// - **redaction:** its value is never logged, labelled, or shown in an error or a description.
 ///
 /// Read it through ``RequestContext/credentialHeaderNames`` or ``RequestContext/isCredential(_:)``.
@@ -80,12 +81,14 @@ public enum CredentialScope {
     }
 
     /// Whether a response field belongs only to the caller whose request it answered: `Set-Cookie`
-    /// (a session given to that caller). The one rule for handing a response to anyone else: the
-    /// cache never stores it, and a caller that joined another's transfer never receives it.
+    /// (a session given to that caller), `Authentication-Info` and `Proxy-Authentication-Info`
+    /// (RFC 9110, section 11.6.3: about that caller's credentials). The one rule for handing a
+    /// response to anyone else: the cache never stores them, and a caller that joined another's
+    /// transfer never receives them.
     /// - Parameter name: A response field's name.
     /// - Returns: `true` for a field that must not reach another caller.
     public static func isCallerOnly(_ name: HTTPField.Name) -> Bool {
-        name == .setCookie
+        name == .setCookie || name == .authenticationInfo || name == .proxyAuthenticationInfo
     }
 
     /// `fields` without the fields that belong only to the caller they answered

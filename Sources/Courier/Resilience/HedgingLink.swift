@@ -27,7 +27,7 @@ struct HedgingLink: Middleware {
     private func run(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
-        guard RepeatRule.mayRepeat(request, body: body) else {
+        guard RepeatRule.mayRepeat(request, body: body, reason: .concurrentCopy) else {
             return try await next(request, body, context)
         }
         let key = context.endpointName ?? Self.key(request)

@@ -3,9 +3,9 @@
 /// its endpoint's recent latencies, one more copy of the request is sent; the first answer wins and
 /// the other copy is cancelled.
 ///
-/// Off by default (``Resilience/hedging`` is `nil`). Only calls that may go again by the
-/// ``RepeatRule`` (an idempotent method, or an `Idempotency-Key`, and a body that can be sent
-/// again) are hedged, never
+/// Off by default (``Resilience/hedging`` is `nil`). Only calls that may have a concurrent copy by
+/// the ``RepeatRule`` (an idempotent method, `GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE`, `TRACE`,
+/// whatever `Idempotency-Key` says, and a body that can be sent again) are hedged, never
 /// more than one extra copy per call. The copies are capped at ``maxExtraShare`` of an endpoint's
 /// recent calls, and each one is also taken from the host's ``RetryBudget``, which retries share:
 /// when either is spent, the call just waits for its first copy.

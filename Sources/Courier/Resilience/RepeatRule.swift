@@ -24,6 +24,11 @@ public enum RepeatRule {
         /// or the server refused it before acting (`401` before an auth refresh). Any method may
         /// go again; the body must still be readable a second time.
         case unprocessed
+        /// A second copy goes while the first may still be running (hedging): only an idempotent
+        /// method. An `Idempotency-Key` does not make it safe: a server that honours the key
+        /// answers a copy that overlaps the first with `409 Conflict`, and that quick answer
+        /// would win the race.
+        case concurrentCopy
     }
 
     /// The methods that may go again without an idempotency key (RFC 9110, section 9.2.2).
@@ -50,9 +55,14 @@ public enum RepeatRule {
     ///   - request: The request as it would go again.
     ///   - body: Its body: a body that cannot be read twice (a one-shot stream) never goes again.
     ///   - reason: Why it would go again; ``Reason/afterFailure`` by default.
-    /// - Returns: `true` when the body can be replayed and, after a failure, the request is idempotent.
+    /// - Returns: `true` when the body can be replayed and, after a failure, the request is
+    ///   idempotent (for a concurrent copy, its method is).
     public static func mayRepeat(_ request: HTTPRequest, body: RequestBody?, reason: Reason = .afterFailure) -> Bool {
         if let body, !body.isReplayable { return false }
-        return reason == .unprocessed || isIdempotent(request)
+        switch reason {
+        case .unprocessed: return true
+        case .afterFailure: return isIdempotent(request)
+        case .concurrentCopy: return idempotentMethods.contains(request.method)
+        }
     }
 }

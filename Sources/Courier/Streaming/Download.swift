@@ -21,7 +21,7 @@ public struct DownloadOptions: Sendable, Hashable {
     /// The longest the whole download may take, over all its connections; `nil` (the default) sets
     /// no total. Either way each connection's head must come within the endpoint's timeout (or
     /// ``ClientConfiguration/requestTimeout``), and its body fails when no byte arrives for
-    /// ``ClientConfiguration/bodyStallLimit``: a download that keeps receiving is never cut by the
+    /// ``NetworkClient/bodyStallLimit``: a download that keeps receiving is never cut by the
     /// request timeout.
     public var maxDuration: Duration?
 
@@ -61,7 +61,7 @@ extension NetworkClient {
     /// server ignored the range, or the file changed) starts over.
     ///
     /// Time: each connection's head comes within the endpoint's timeout; its body is bounded by the
-    /// stall limit (``ClientConfiguration/bodyStallLimit``: no byte for that long fails it as
+    /// stall limit (``NetworkClient/bodyStallLimit``: no byte for that long fails it as
     /// `timed_out`, and the download resumes), not by the request timeout.
     ///
     /// ```swift
@@ -108,7 +108,7 @@ extension NetworkClient {
         }
         var download = DownloadRun(options: options, file: file)
         // Every connection within the download's one end, when it has one; each body within the stall limit.
-        let bounds = TransferBounds(stall: configuration.bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
+        let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
         let terms = repeatTerms(of: endpoint)
         while true {
             do {

@@ -9,7 +9,7 @@ extension NetworkClient {
     /// `maxLineBytes` fails as ``NetworkError/Kind/invalidResponse``, one that does not decode as
     /// ``NetworkError/Kind/decoding`` naming its line number. Reading is the backpressure. Like an
     /// event stream, a feed is a long transfer: the endpoint's timeout bounds the wait for its head,
-    /// and its body fails only when no byte arrives for ``ClientConfiguration/bodyStallLimit``.
+    /// and its body fails only when no byte arrives for ``NetworkClient/bodyStallLimit``.
     ///
     /// ```swift
     /// for try await change in client.jsonLines(ChangeFeed(), as: Change.self) { apply(change) }
@@ -30,7 +30,7 @@ extension NetworkClient {
             () async throws(NetworkError) in
             try await self.stream(
                 StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson"),
-                bounds: TransferBounds(stall: self.configuration.bodyStallLimit, end: nil))
+                bounds: TransferBounds(stall: self.bodyStallLimit, end: nil))
         }
     }
 }

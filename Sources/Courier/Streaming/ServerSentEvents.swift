@@ -56,7 +56,7 @@ extension NetworkClient {
     /// Reading is the backpressure: a connection's bytes are taken only as fast as events are read.
     /// The endpoint's timeout bounds each connection's wait for its head; after it, a connection
     /// is never cut by the request timeout, only when no byte arrives for the stall limit
-    /// (``ClientConfiguration/bodyStallLimit``, 30 s by default: a server that sends nothing for
+    /// (``NetworkClient/bodyStallLimit``, 30 s by default: a server that sends nothing for
     /// longer, not even a heartbeat comment, needs a longer `timeouts.stall`), and it is then
     /// opened again. ``Endpoint/maxResponseBytes`` holds per connection. Only a request that may go
     /// again reconnects (``RepeatRule``: an idempotent method such as `GET`, or an
@@ -81,7 +81,7 @@ extension NetworkClient {
         let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
         let terms = repeatTerms(of: streaming)
         // Each connection's body is bounded by the stall limit, never by the request timeout.
-        let bounds = TransferBounds(stall: configuration.bodyStallLimit, end: nil)
+        let bounds = TransferBounds(stall: bodyStallLimit, end: nil)
         return ServerSentEvents(
             client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: terms.host, mayRepeat: terms.mayRepeat
         ) { lastEventID async throws(NetworkError) in

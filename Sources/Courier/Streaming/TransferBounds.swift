@@ -7,7 +7,7 @@
 /// call's alarm rings at the head's deadline. Once the head is in, a ``BodyWatch`` gives each wait
 /// for bytes until the stall limit.
 struct TransferBounds: Sendable {
-    /// The longest the body may go without a byte: the configuration's ``ClientConfiguration/bodyStallLimit``.
+    /// The longest the body may go without a byte: the client's ``NetworkClient/bodyStallLimit``.
     var stall: Duration
     /// When the whole transfer must have ended (on the configuration's clock), or `nil` for no end.
     var end: Moment?
@@ -50,6 +50,8 @@ final class BodyWatch: Sendable {
         let (moment, limit): (Moment, Limit) =
             if let end = bounds.end, end < stallAt { (end, .end) } else { (stallAt, .stall) }
         return clock.schedule(at: moment.instant) { [self] in
+            // A deadline or a shutdown that ended the call first keeps its own report.
+            guard !signal.hasPassed else { return }
             rang.withLock { $0 = $0 ?? limit }
             signal.pass()
         }

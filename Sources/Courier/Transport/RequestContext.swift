@@ -189,6 +189,16 @@ public struct RequestContext: Sendable {
         max(.zero, Moment.now(on: clock).duration(to: deadlineMoment))
     }
 
+    /// The time a transport may give its library as a backstop for the whole exchange, body
+    /// included: ``remaining``, or for a long transfer (a download, an event stream) the time to
+    /// its own end, since its body is bounded by the stall limit once its head is in, not by the
+    /// deadline (the client ends it either way; this only keeps a library's own timer from ending
+    /// it first). Zero once it has passed.
+    public var transferRemaining: Duration {
+        guard let end = internals.transferEnd else { return remaining }
+        return max(.zero, Moment.now(on: clock).duration(to: end))
+    }
+
     /// Whether the calling task was cancelled or the call's deadline has passed: a wait that is
     /// about to start should not.
     public var isCancelled: Bool { Task.isCancelled || deadlineSignal.hasPassed }

@@ -47,6 +47,13 @@ public protocol Transport: Sendable {
     /// (the default) when its library does not expose them.
     var connectionPool: ConnectionPoolSnapshot? { get }
 
+    /// How long this transport lets a transfer go without a byte, when it has such a limit of its
+    /// own; `nil` (the default) when it has none. A client whose configuration names no
+    /// ``ClientConfiguration/stallTimeout`` bounds long transfers' bodies by it
+    /// (``NetworkClient/bodyStallLimit``), so the core never cuts a body sooner than the transport
+    /// was told to.
+    var stallLimit: Duration? { get }
+
     /// Checks that this transport carries out the client configuration's transport settings
     /// (``ClientConfiguration/transportSettingKeys``: HTTP version, connection limits, stall
     /// timeout, TLS), so that a setting never vanishes between the configuration and the wire.
@@ -70,6 +77,8 @@ extension Transport {
     public var decodesContentCodings: Bool { false }
     /// By default a transport does not expose its connections.
     public var connectionPool: ConnectionPoolSnapshot? { nil }
+    /// By default a transport has no stall limit of its own.
+    public var stallLimit: Duration? { nil }
 
     /// By default a transport reads none of the client configuration's transport settings, so a
     /// configuration that sets one is refused, naming its key.

@@ -29,11 +29,15 @@ final class ChainInternals: Sendable {
     let bodyReading: BodyReading
     /// Where the call counts its bytes, when its endpoint or its batch asks for progress.
     let progress: ProgressMeter?
+    /// For a long transfer (see ``TransferBounds``), when the whole exchange must have ended: what
+    /// transports get as their backstop (``RequestContext/transferRemaining``); `nil` otherwise.
+    let transferEnd: Moment?
 
     init(
         placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
-        bodyReading: BodyReading, progress: ProgressMeter? = nil
+        bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil
     ) {
+        self.transferEnd = transferEnd
         self.placement = placement
         self.cache = cache
         self.retryLedger = retryLedger
@@ -51,14 +55,16 @@ final class ChainInternals: Sendable {
     func withoutProgress() -> ChainInternals {
         guard progress != nil else { return self }
         return ChainInternals(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading)
+            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading,
+            transferEnd: transferEnd)
     }
 
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
-    /// placement, reading and meter. (A buffered call without them shares its client's instance.)
-    func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?) -> ChainInternals {
+    /// placement, reading, meter and, for a long transfer, its end. (A buffered call without them
+    /// shares its client's instance.)
+    func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?, transferEnd: Moment?) -> ChainInternals {
         ChainInternals(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
-            bodyReading: streams ? .streamed : .whole, progress: progress)
+            bodyReading: streams ? .streamed : .whole, progress: progress, transferEnd: transferEnd)
     }
 }

@@ -32,7 +32,7 @@ public protocol CredentialProvider: Sendable {
 ///
 /// - **A body that can go again.** The repeat follows ``RepeatRule`` (a `401` means the server did
 ///   not act on the request, so any method may go again): a request whose body cannot be read a
-///   second time (a one-shot stream) gets its 401 back as it is, with no refresh.
+///   second time (a one-shot stream) renews the credential for later calls and gets its 401 back.
 /// - **Same origin only.** A redirect hop to another origin gets no credential, and a 401 that
 ///   came from another origin (after a redirect) is returned as it is, with no refresh.
 ///
@@ -93,10 +93,10 @@ public final class AuthRefreshMiddleware: Middleware {
         // Only a 401 from the origin the credential went to says the credential was refused.
         // The server refused the request before acting on it: any method may go again, when its
         // body can be read a second time.
-        guard response.head.status == .unauthorized, !response.hasCrossedOrigin,
-            RepeatRule.mayRepeat(request, body: body, reason: .unprocessed)
-        else { return response }
+        guard response.head.status == .unauthorized, !response.hasCrossedOrigin else { return response }
         let renewed = try await renewed(after: sent, context)
+        // The credential is renewed for every later call; this one goes again only when its body can.
+        guard RepeatRule.mayRepeat(request, body: body, reason: .unprocessed) else { return response }
         guard context.drawRetryBudget(host: request.authority ?? "") else { return response }
         context.logger.debug("courier.auth.retrying", metadata: ["courier.status": "401"])
         request.headerFields[header] = renewed
