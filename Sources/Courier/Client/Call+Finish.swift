@@ -12,7 +12,7 @@ extension Call {
     }
 
     /// The network part of a buffered call: the call opened (see ``open()``), its whole body read
-    /// under the same deadline, then the call closed.
+    /// under the same deadline, then the call ended.
     func readWhole() async -> Exchange {
         if let buildFailure { return .failed(buildFailure, sent: nil) }
         let opened: OpenedCall
@@ -22,7 +22,6 @@ extension Call {
             return .failed(error, sent: request)
         }
         let scope = opened.scope
-        defer { scope.close() }
         do {
             let response = opened.response
             recorder.enter(.receiving)
@@ -32,10 +31,10 @@ extension Call {
             } else {
                 data = try await response.body.collect(upTo: scope.maxResponseBytes)
             }
-            scope.disarm()
+            scope.end()
             return .received(response.head, data, sent: request, networkStart: scope.networkStart)
         } catch {
-            scope.disarm()
+            scope.end()
             return .failed(scope.failure(error), sent: request)
         }
     }

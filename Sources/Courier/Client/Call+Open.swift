@@ -4,8 +4,8 @@ import Logging
 extension Call {
     /// Opens the call: its deadline, its place among the client's running calls, and the chain up
     /// to the response head. The scope it returns holds the deadline and the place until it is
-    /// closed, after the body (a buffered call reads it at once; a streamed call hands it over).
-    /// - Throws: ``NetworkError`` (the call is closed already).
+    /// ended, after the body (a buffered call reads it at once; a streamed call hands it over).
+    /// - Throws: ``NetworkError`` (the call has ended already).
     func open() async throws(NetworkError) -> OpenedCall {
         let signal = context.deadlineSignal
         guard let slot = client.admission.enter(signal) else {
@@ -26,16 +26,14 @@ extension Call {
         do {
             return OpenedCall(response: try await client.chain.run(request, body, context), scope: scope)
         } catch {
-            scope.disarm()
-            let failure = scope.failure(error)
-            scope.close()
-            throw failure
+            scope.end()
+            throw scope.failure(error)
         }
     }
 }
 
-/// A call opened up to its response head (see ``Call/open()``), with the scope that must be
-/// closed once the body is done.
+/// A call opened up to its response head (see ``Call/open()``), with the scope that ends once the
+/// body is done.
 struct OpenedCall: Sendable {
     let response: TransportResponse
     let scope: CallScope

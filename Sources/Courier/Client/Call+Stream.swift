@@ -29,15 +29,13 @@ extension Call {
             } catch {
                 failure = scope.failure(error)
             }
-            scope.disarm()
-            scope.close()
+            scope.end()
             throw fail(failure, sent: request)
         }
         if let whole = try? opened.response.body.bufferedBytes(upTo: scope.maxResponseBytes) {
             // The transport had the whole body by the head (a small response): the call ends now,
             // and the caller reads the bytes from memory.
-            scope.disarm()
-            scope.close()
+            scope.end()
             let metrics = succeeded(head.status.code, bytes: Int64(whole.count), scope: scope, authority: request.authority)
             return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: metrics)
         }
@@ -45,8 +43,9 @@ extension Call {
         let watch = bounds.map { BodyWatch($0, signal: scope.signal, clock: context.clock) }
         if watch != nil { scope.disarm() }
         let source = StreamedCallBody(body: opened.response.body, limit: scope.maxResponseBytes, watch: watch) { [self] bytes, error in
+            // The alarm goes first (the outcome is settled); the call ends once it is reported.
             scope.disarm()
-            defer { scope.close() }
+            defer { scope.end() }
             if let error {
                 recorder.update { $0.bytesReceived = bytes }
                 return fail(watch?.failure ?? scope.failure(error), sent: request)

@@ -2,8 +2,11 @@ import Foundation
 
 /// What a call holds from the start of its network part until its body has been read: its
 /// deadline (the signal and the alarm that raises it), and its place among the client's running
-/// calls. A buffered call closes it once it has read the body; a streamed call when its caller
-/// has read the body, stopped reading or dropped it (see ``StreamedResponse``).
+/// calls. A buffered call ends it once it has read the body; a streamed call when its caller has
+/// read the body, stopped reading or dropped it (see ``StreamedResponse``).
+///
+/// ``end()`` is the one place a call ends: the first call releases everything (through the call's
+/// ``CallLifecycle``, which says "first" under the record's lock), any later one does nothing.
 struct CallScope: Sendable {
     let signal: CallDeadline
     let slot: Int
@@ -30,15 +33,18 @@ struct CallScope: Sendable {
         maxResponseBytes = call.context.maxResponseBytes
     }
 
-    /// Stops the deadline's alarm: the call has its answer (or its failure).
+    /// Stops the deadline's alarm before the call ends: a long transfer's body goes on under its
+    /// own bounds (``BodyWatch``). Idempotent.
     func disarm() {
         _ = clock.cancelAlarm(alarm)
     }
 
-    /// Ends the call: the deadline's handlers (and the transfers they hold) go now, and a graceful
-    /// shutdown stops waiting for it. Call it once.
-    func close() {
-        signal.finish()
+    /// Ends the call, once whatever the number of calls: the deadline's alarm goes, the deadline's
+    /// handlers (and the transfers they hold) are dropped, and a graceful shutdown stops waiting
+    /// for it.
+    func end() {
+        guard signal.end() else { return }
+        _ = clock.cancelAlarm(alarm)
         admission.leave(slot)
     }
 

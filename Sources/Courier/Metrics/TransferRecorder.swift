@@ -1,14 +1,18 @@
 /// Where a transport reports what it knows about one call while it runs: the current phase
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
 ///
+/// It is a view of the call's one record, which also keeps the call's life (whether its deadline
+/// has passed, whether it has ended: ``CallLifecycle``) under the same lock.
+///
 /// Thread-safe; every method is cheap and never throws. One recorder belongs to one call; copies
 /// of it share the same figures (it is a handle on one locked record, made with one allocation).
 public struct TransferRecorder: Sendable {
     private struct State {
         var phase: NetworkError.Phase = .building
         var metrics: RequestMetrics
-        /// The call's deadline (``CallDeadline``), kept here to share the allocation and the lock.
-        var deadline: CallDeadline.State
+        /// The call's life and deadline (``CallLifecycle``, ``CallDeadline``), kept here to share
+        /// the allocation and the lock.
+        var lifecycle: CallLifecycle
     }
 
     private let state: Locked<State>
@@ -16,16 +20,16 @@ public struct TransferRecorder: Sendable {
     /// Creates a recorder for a call over the named transport.
     /// - Parameter transport: The transport's name.
     public init(transport: String) {
-        self.init(transport: transport, deadline: CallDeadline.State())
+        self.init(transport: transport, lifecycle: CallLifecycle())
     }
 
-    init(transport: String, deadline: CallDeadline.State) {
-        state = Locked(State(metrics: RequestMetrics(transport: transport), deadline: deadline))
+    init(transport: String, lifecycle: CallLifecycle) {
+        state = Locked(State(metrics: RequestMetrics(transport: transport), lifecycle: lifecycle))
     }
 
-    /// Runs `body` on the call's deadline state, under the recorder's lock.
-    func withDeadline<R>(_ body: (inout CallDeadline.State) -> R) -> R {
-        state.withLock { body(&$0.deadline) }
+    /// Runs `body` on the call's lifecycle, under the recorder's lock.
+    func withLifecycle<R>(_ body: (inout CallLifecycle) -> R) -> R {
+        state.withLock { body(&$0.lifecycle) }
     }
 
     /// The phase the call is in now.

@@ -1,0 +1,157 @@
+/// A running call's life as a value state machine: whether its deadline has passed and whether the
+/// call has ended, with the handlers that stop its waits. Kept in the call's record (see
+/// ``TransferRecorder``), under the record's one lock; each transition returns what to do, and the
+/// caller does it after the lock is released (run or drop handlers, remove the alarm, leave the
+/// client's running calls).
+///
+/// ```
+/// running ──pass──▶ passed ──end──▶ ended
+///    └────────────────end───────────▲
+/// ```
+///
+/// The call ends exactly once, by construction: ``end()`` returns the release only on the first
+/// call, and every exit of a call (a failure before the head, a refused status, a body read whole,
+/// a streamed body ended, failed or dropped) calls it (``CallScope/end()``).
+struct CallLifecycle {
+    /// Where a call is.
+    enum Stage: Equatable {
+        /// Admitted and running: its waits register handlers, which its deadline would run.
+        case running
+        /// Its deadline passed (by the alarm, or by the client's shutdown): every wait was ended,
+        /// and a wait that starts now ends at once. It still holds its place until it ends.
+        case passed(byShutdown: Bool)
+        /// Ended: its alarm removed, its place left, its handlers dropped. Nothing runs any more.
+        /// `passed` keeps how its deadline stood, for the error it reports.
+        case ended(passed: Bool, byShutdown: Bool)
+    }
+
+    /// A handler that stops one wait under the call.
+    struct Handler {
+        var run: @Sendable () -> Void
+    }
+
+    /// What ``register(_:)`` did with a handler.
+    enum Registration: Equatable {
+        /// Kept under this token, for ``remove(_:)``.
+        case kept(UInt64)
+        /// Not kept: the deadline has passed, so the caller runs it now.
+        case runNow
+        /// Not kept and not to run: the call has ended.
+        case dropped
+    }
+
+    private(set) var stage = Stage.running
+    /// Set only on the process's ``CallDeadline/never``: it never passes and keeps nothing.
+    var isNever = false
+    private var nextID: UInt64 = 0
+    private var handlers = Handlers()
+
+    /// Whether the deadline has passed (before or after the call ended).
+    var hasPassed: Bool {
+        switch stage {
+        case .running: false
+        case .passed: true
+        case .ended(let passed, _): passed
+        }
+    }
+
+    /// Whether the client's shutdown, not the deadline, ended the call's waits.
+    var passedByShutdown: Bool {
+        switch stage {
+        case .running: false
+        case .passed(let byShutdown): byShutdown
+        case .ended(let passed, let byShutdown): passed && byShutdown
+        }
+    }
+
+    /// The deadline passes (`byShutdown`: the client's graceful shutdown ran out of time).
+    /// - Returns: The handlers to run, once; none when it had passed, the call had ended, or on
+    ///   ``CallDeadline/never``.
+    mutating func pass(byShutdown: Bool) -> Handlers {
+        guard !isNever, stage == .running else { return Handlers() }
+        stage = .passed(byShutdown: byShutdown)
+        return handlers.takeAll()
+    }
+
+    /// A wait starts: keep its handler while the call runs.
+    mutating func register(_ handler: Handler) -> Registration {
+        if isNever { return .dropped }
+        switch stage {
+        case .running:
+            nextID &+= 1
+            handlers.insert(handler, id: nextID)
+            return .kept(nextID)
+        case .passed: return .runNow
+        case .ended: return .dropped
+        }
+    }
+
+    /// A wait is over: its handler goes (returned, to be released outside the lock).
+    mutating func remove(_ id: UInt64) -> Handler? {
+        handlers.remove(id)
+    }
+
+    /// The call ends.
+    /// - Returns: The handlers to drop (outside the lock: a handler's captures may run
+    ///   deinitializers) the first time, meaning the caller must release the call (its alarm, its
+    ///   place); `nil` when it had ended already, or on ``CallDeadline/never``.
+    mutating func end() -> Handlers? {
+        guard !isNever else { return nil }
+        switch stage {
+        case .running:
+            stage = .ended(passed: false, byShutdown: false)
+        case .passed(let byShutdown):
+            stage = .ended(passed: true, byShutdown: byShutdown)
+        case .ended:
+            return nil
+        }
+        return handlers.takeAll()
+    }
+
+    /// The registered handlers by token. A call has one or two at a time (the transfer's, a
+    /// wait's), held inline; more go to a dictionary, so a call allocates nothing for them.
+    struct Handlers {
+        private var first: (id: UInt64, handler: Handler)?
+        private var second: (id: UInt64, handler: Handler)?
+        /// (A struct per handler: a bare closure in a dictionary is re-abstracted, an allocation.)
+        private var more: [UInt64: Handler] = [:]
+
+        mutating func insert(_ handler: Handler, id: UInt64) {
+            if first == nil {
+                first = (id, handler)
+            } else if second == nil {
+                second = (id, handler)
+            } else {
+                more[id] = handler
+            }
+        }
+
+        /// Removes the handler with token `id` and returns it (to be released outside the lock).
+        mutating func remove(_ id: UInt64) -> Handler? {
+            if let slot = first, slot.id == id {
+                first = nil
+                return slot.handler
+            }
+            if let slot = second, slot.id == id {
+                second = nil
+                return slot.handler
+            }
+            return more.removeValue(forKey: id)
+        }
+
+        /// Moves every handler out, leaving none (a move: no retain of each closure).
+        mutating func takeAll() -> Handlers {
+            var taken = Handlers()
+            swap(&taken, &self)
+            return taken
+        }
+
+        /// Every handler, in no particular order.
+        var all: [Handler] {
+            [first?.handler, second?.handler].compactMap { $0 } + more.values
+        }
+
+        /// How many there are.
+        var count: Int { (first == nil ? 0 : 1) + (second == nil ? 0 : 1) + more.count }
+    }
+}
