@@ -177,6 +177,29 @@ struct MiddlewareChainTests {
         #expect(mock.recordedRequests.map { $0.head.headerFields[.acceptEncoding] } == ["gzip, deflate", "gzip, deflate"])
     }
 
+    @Test("a client that keeps cookies names the jar's step, between follow-up and the cache; each hop stores and sends by its own URL")
+    func cookieStep() async throws {
+        let (_, _, shared) = try Self.redirectingSetup()
+        let mock = MockTransport()
+        mock.stub(.get, "/ping", responses: [.status(302, headers: ["Location": "/pong", "Set-Cookie": "hop=1; Path=/"])])
+        mock.stub(.get, "/pong", .json(User(id: 3, name: "after the hop")))
+        var configuration = shared
+        configuration.keepsCookies = true
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        #expect(
+            client.chainOrder == [
+                "TeamHeadersMiddleware", "RetryMiddleware", "FollowUpLink", "CookieJar", "CacheLink", "BridgeLink", "QueueGate",
+                "transport mock",
+            ])
+        let response = try await client.response(for: Ping())
+        #expect(response.value.name == "after the hop")
+        // The first hop's answer set the cookie; the redirect's hop, below follow-up, sent it.
+        #expect(mock.recordedRequests.map { $0.head.headerFields[.cookie] } == [nil, "hop=1"])
+        var without = shared
+        without.keepsCookies = false
+        #expect(try !NetworkClient(configuration: without, transport: mock).chainOrder.contains("CookieJar"))
+    }
+
     /// A mock that redirects `/ping` to `/pong`, a trace, and a configuration with a team header
     /// rule and retry: what the whole-order tests share.
     private static func redirectingSetup() throws -> (MockTransport, Trace, ClientConfiguration) {

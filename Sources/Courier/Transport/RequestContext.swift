@@ -5,41 +5,95 @@ import Logging
 ///
 /// Middleware may return a changed copy to `next` (for example with a different logger).
 public struct RequestContext: Sendable {
-    /// A unique id for the call, for logs and tracing.
-    public var requestID: String
-    /// The team the API object belongs to, if it named one.
-    public var team: String?
-    /// When the call must be finished, on ``clock``. The client ends the call there (cancelling
-    /// the work under it); transports hand ``remaining`` to their library only as a backstop.
-    public var deadline: ContinuousClock.Instant {
-        get { deadlineMoment.instant }
-        set { deadlineMoment = Moment(newValue) }
-    }
-    /// ``deadline`` as stored: a ``Moment`` keeps the context's size fixed (see there).
-    var deadlineMoment: Moment
+    // What is stored: ten fields, each one concept (the call's identity, its deadline, its clock,
+    // its limits, its header scope, its logging, its recorder, its preferences, the values of
+    // `RequestContextKey`s, and the chain's internals). The public properties below read them.
+
+    /// The call's id, team and endpoint name.
+    private var identity: Identity
+    /// When the call must be finished, and the signal its alarm passes then.
+    private var due: Due
     /// The clock the deadline is on, and that links wait on (retry backoff, the mock's delays):
     /// the configuration's ``ClientConfiguration/timeSource``.
     public var clock: any TimeSource = SystemTimeSource()
+    /// The call's limits: connect timeout, body and head sizes, redirects.
+    private var limits: CallLimits
+    /// Which headers are secret or the call's own, and whether a redirect crossed origins.
+    private var headerScope: HeaderScope
+    /// The call's logger, and whether reading it adds the request id.
+    private var logging: CallLogging
+    /// Where the transport reports the phase and the metrics of this call.
+    public var recorder: TransferRecorder
+    /// The HTTP version and cache use the call asks for.
+    private var preferences = Preferences()
+    /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// What only the chain's own links read, set by the client (see ``ChainInternals``).
+    var internals = ChainInternals.none
+
+    /// A unique id for the call, for logs and tracing.
+    public var requestID: String {
+        get { identity.requestID }
+        set { identity.requestID = newValue }
+    }
+    /// The team the API object belongs to, if it named one.
+    public var team: String? {
+        get { identity.team }
+        set { identity.team = newValue }
+    }
+    /// The call's endpoint name when its ``Endpoint`` gives one (``Endpoint/endpointName``; a
+    /// generated OpenAPI client's `operationID` through `CourierOpenAPI`), for middleware, header
+    /// rules (``HeaderRule/Value/computed(_:)``) and logs; `nil` otherwise.
+    public var endpointName: String? {
+        get { identity.endpointName }
+        set { identity.endpointName = newValue }
+    }
+    /// When the call must be finished, on ``clock``. The client ends the call there (cancelling
+    /// the work under it); transports hand ``remaining`` to their library only as a backstop.
+    public var deadline: ContinuousClock.Instant {
+        get { due.moment.instant }
+        set { due.moment = Moment(newValue) }
+    }
+    /// ``deadline`` as stored: a ``Moment`` keeps the context's size fixed (see there).
+    var deadlineMoment: Moment {
+        get { due.moment }
+        set { due.moment = newValue }
+    }
     /// The deadline as a cancellation source, passed by the client's alarm on ``clock``.
-    var deadlineSignal = CallDeadline.never
+    var deadlineSignal: CallDeadline {
+        get { due.signal }
+        set { due.signal = newValue }
+    }
     /// The longest a transport may spend establishing a connection.
-    public var connectTimeout: Duration = .seconds(10)
+    public var connectTimeout: Duration {
+        get { limits.connectTimeout }
+        set { limits.connectTimeout = newValue }
+    }
     /// The largest response body accepted, in bytes.
-    public var maxResponseBytes: Int
+    public var maxResponseBytes: Int {
+        get { limits.maxResponseBytes }
+        set { limits.maxResponseBytes = newValue }
+    }
     /// The most a response head may hold. The chain checks every head against it; a transport
     /// that reads heads itself should also stop reading there.
-    public var responseHeadLimits = ResponseHeadLimits()
+    public var responseHeadLimits: ResponseHeadLimits {
+        get { limits.responseHeadLimits }
+        set { limits.responseHeadLimits = newValue }
+    }
     /// The most redirects the chain's follow-up link follows (transports follow none).
-    public var maxRedirects = 10
+    public var maxRedirects: Int {
+        get { limits.maxRedirects }
+        set { limits.maxRedirects = newValue }
+    }
     /// Further header names (lowercase) that carry secrets, beyond ``CredentialScope/standardNames``:
     /// the configuration's and those of secret header rules. Together they are the call's
-    /// credentials (``credentialHeaderNames``).
+    /// credentials (``credentialHeaderNames``). Kept lowercase however they are written.
     public var secretHeaderNames: Set<String> {
-        // Compared with lowercase field names everywhere: kept lowercase however they are written.
-        didSet {
-            if secretHeaderNames.contains(where: CredentialScope.hasUppercase) {
-                secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
-            }
+        get { headerScope.secretHeaderNames }
+        set {
+            // Compared with lowercase field names everywhere.
+            headerScope.secretHeaderNames =
+                newValue.contains(where: CredentialScope.hasUppercase) ? Set(newValue.map { $0.lowercased() }) : newValue
         }
     }
     /// The logger for this call, with the request id in its metadata.
@@ -48,42 +102,38 @@ public struct RequestContext: Sendable {
     /// middleware never logs does not pay for a copy of the logger. A logger set here is kept as
     /// it is given.
     public var logger: Logger {
-        get { addsRequestID ? Self.logger(storedLogger, taggedWith: requestID) : storedLogger }
-        set {
-            storedLogger = newValue
-            addsRequestID = false
-        }
+        get { logging.addsRequestID ? Self.logger(logging.logger, taggedWith: requestID) : logging.logger }
+        set { logging = CallLogging(logger: newValue, addsRequestID: false) }
     }
-    private var storedLogger: Logger
     /// ``logger`` without the request id the client adds when it is read.
-    var untaggedLogger: Logger { storedLogger }
+    var untaggedLogger: Logger { logging.logger }
     /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
     /// when the call's logger would drop those lines: then no tagged copy is made for the call.
-    package var debugLogger: Logger? { storedLogger.logLevel <= .debug ? logger : nil }
-    /// Whether reading ``logger`` adds `courier.request_id`: set by the client.
-    var addsRequestID = false
-    /// Where the transport reports the phase and the metrics of this call.
-    public var recorder: TransferRecorder
+    package var debugLogger: Logger? { logging.logger.logLevel <= .debug ? logger : nil }
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
-    public var httpVersion: HTTPVersionPreference?
-    /// The call's endpoint name when its ``Endpoint`` gives one (``Endpoint/endpointName``; a
-    /// generated OpenAPI client's `operationID` through `CourierOpenAPI`), for middleware, header
-    /// rules (``HeaderRule/Value/computed(_:)``) and logs; `nil` otherwise.
-    public var endpointName: String?
+    public var httpVersion: HTTPVersionPreference? {
+        get { preferences.httpVersion }
+        set { preferences.httpVersion = newValue }
+    }
     /// Whether a redirect of this call has gone to another origin (scheme, host or port) than the
     /// one before it. Set by the follow-up link for every later hop: the hop then carries only the
     /// cross-origin safelist (``FollowUp/crossOriginSafelist``), and network middleware must add no
     /// credential to it (the shipped ones add none). See <doc:WritingMiddleware>.
-    public internal(set) var hasCrossedOrigin = false
+    public internal(set) var hasCrossedOrigin: Bool {
+        get { headerScope.hasCrossedOrigin }
+        set { headerScope.hasCrossedOrigin = newValue }
+    }
     /// The names of the headers the API object set itself. They win over every header rule and
     /// default (see `TeamHeadersMiddleware`).
-    public var ownHeaderNames: Set<HTTPField.Name> = []
+    public var ownHeaderNames: Set<HTTPField.Name> {
+        get { headerScope.ownHeaderNames }
+        set { headerScope.ownHeaderNames = newValue }
+    }
     /// How the call uses the response cache.
-    public var cachePolicy: CachePolicy = .useProtocol
-    /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
-    private var values: [ObjectIdentifier: any Sendable] = [:]
-    /// What only the chain's own links read, set by the client (see ``ChainInternals``).
-    var internals = ChainInternals.none
+    public var cachePolicy: CachePolicy {
+        get { preferences.cachePolicy }
+        set { preferences.cachePolicy = newValue }
+    }
 
     /// Whether the caller reads the body as a stream (``NetworkClient/stream(_:)``): links must
     /// pass it on without reading it whole (the queue's gate then holds its slot until the body
@@ -105,32 +155,29 @@ public struct RequestContext: Sendable {
         recorder: TransferRecorder,
         httpVersion: HTTPVersionPreference? = nil
     ) {
-        self.requestID = requestID
-        self.team = team
-        self.deadlineMoment = Moment(deadline)
-        self.maxResponseBytes = maxResponseBytes
-        self.secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
-        self.storedLogger = logger
+        identity = Identity(requestID: requestID, team: team)
+        due = Due(moment: Moment(deadline))
+        limits = CallLimits(maxResponseBytes: maxResponseBytes)
+        headerScope = HeaderScope(secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }))
+        logging = CallLogging(logger: logger, addsRequestID: false)
         self.recorder = recorder
-        self.httpVersion = httpVersion
+        preferences.httpVersion = httpVersion
     }
 
     /// The context every call of a client starts from (see ``NetworkClient/callTemplate``): the
     /// configuration's limits, credential names, clock, logger and cache policy, and the chain's
     /// internals. A call sets its own id, deadline, recorder and what its endpoint names.
     init(template configuration: ClientConfiguration, internals: ChainInternals) {
-        requestID = ""
-        deadlineMoment = Moment.now()
-        connectTimeout = configuration.connectTimeout
-        maxResponseBytes = configuration.maxResponseBytes
-        maxRedirects = configuration.maxRedirects
-        secretHeaderNames = configuration.secretHeaderNames
-        responseHeadLimits = configuration.responseHeadLimits
+        identity = Identity(requestID: "")
+        due = Due(moment: Moment.now())
+        limits = CallLimits(
+            connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes,
+            responseHeadLimits: configuration.responseHeadLimits, maxRedirects: configuration.maxRedirects)
+        headerScope = HeaderScope(secretHeaderNames: configuration.secretHeaderNames)
         clock = configuration.timeSource
-        storedLogger = configuration.logger
+        logging = CallLogging(logger: configuration.logger, addsRequestID: true)
         recorder = Self.templateRecorder
-        cachePolicy = configuration.cachePolicy
-        addsRequestID = true
+        preferences.cachePolicy = configuration.cachePolicy
         self.internals = internals
     }
 
@@ -139,7 +186,7 @@ public struct RequestContext: Sendable {
 
     /// Sets the logger a call's endpoint names, keeping the request id added when it is read.
     mutating func useLogger(_ logger: Logger) {
-        storedLogger = logger
+        logging.logger = logger
     }
 
     /// `logger` with the call's id in its metadata under `courier.request_id`.

@@ -9,6 +9,8 @@ import HTTPTypes
 /// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the circuit
 ///    breaker (`CircuitBreakerLink`, when the configuration has one);
 /// 4. follow-up (`FollowUpLink`): redirects;
+///    then the cookie jar (`CookieJar`, when the configuration keeps cookies) around each hop:
+///    the jar's cookies for the hop's URL, and what its answer sets;
 /// 5. the response cache (`CacheLink`): always present; without a ``ResponseCache`` in the
 ///    call's context it only passes the call on (or fails a ``CachePolicy/cacheOnly`` call);
 /// 6. the bridge (`BridgeLink`): `Accept-Encoding`, and decoding of the response body (see
@@ -19,9 +21,11 @@ import HTTPTypes
 ///    `ResponseHeadChecks` (the call's ``ResponseHeadLimits`` and `Content-Length`) here, so a
 ///    malformed head fails the same way on every transport.
 ///
-/// Every link is an ordinary ``Middleware``: none is recognised by its type, nothing runs before
-/// the fold, every call takes the same path through it, and `MiddlewareChainTests` pins the
-/// whole order.
+/// The outer links and the network middleware are ordinary ``Middleware``; the built-in middle
+/// (follow-up, cookies, cache, bridge, queue gate) is one function, `ChainMiddle` (each closure
+/// layer cost the mock two executor checks a call). None is recognised by its type, nothing runs
+/// before the fold, every call takes the same path through it, ``NetworkClient/chainOrder``
+/// names every step, and `MiddlewareChainTests` pins the whole order.
 
 struct CallChain: Sendable {
     /// The once-per-call links in the order requests pass them: team headers, the application's
@@ -34,6 +38,8 @@ struct CallChain: Sendable {
     /// The calls and retries of each host: one budget for retry, hedging and the resend of
     /// attempts that never reached the server.
     let ledger: RetryBudgetLedger
+    /// The built-in middle, for its steps' names.
+    private let middle: ChainMiddle
 
     /// Builds the chain.
     /// - Parameters:
@@ -74,6 +80,7 @@ struct CallChain: Sendable {
         let middle = ChainMiddle(
             bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
             networkMiddlewareBelow: below != nil, below: below, attempt: attempt, cookies: cookies)
+        self.middle = middle
         var next: Middleware.Next = { request, body, context in try await middle.run(request, body, context) }
         for link in outer.reversed() {
             next = Self.bind(link, to: next)
@@ -81,10 +88,10 @@ struct CallChain: Sendable {
         self.run = next
     }
 
-    /// The chain's names in order: the outer links, the built-in middle (``ChainMiddle/names``), the
-    /// network middleware by their own names, then the transport.
+    /// The chain's names in order: the outer links, the built-in middle's steps
+    /// (``ChainMiddle/names``), the network middleware by their own names, then the transport.
     func names(transport: any Transport) -> [String] {
-        outer.map { String(describing: type(of: $0)) } + ChainMiddle.names + network.map { String(describing: type(of: $0)) }
+        outer.map { String(describing: type(of: $0)) } + middle.names + network.map { String(describing: type(of: $0)) }
             + ["transport \(transport.name)"]
     }
 
@@ -222,8 +229,11 @@ struct ChainMiddle: Sendable {
     /// cookies); `nil` when the client keeps none.
     var cookies: CookieJar? = nil
 
-    /// The steps' names, in the order requests pass them.
-    static let names = ["FollowUpLink", "CacheLink", "BridgeLink", "QueueGate"]
+    /// The steps' names, in the order requests pass them: the cookie jar's only when the client
+    /// keeps cookies.
+    var names: [String] {
+        ["FollowUpLink"] + (cookies == nil ? [] : ["CookieJar"]) + ["CacheLink", "BridgeLink", "QueueGate"]
+    }
 
     /// Follow-up: one hop (through the cache when the call has one), then the redirects it leads to.
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
