@@ -333,24 +333,35 @@
         /// - Parameter client: The client configuration.
         /// - Throws: `ConfigurationError` naming the first key whose value differs.
         public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
+            // The values AsyncHTTPClient cannot honour, refused with their reasons.
             let wanted = try configuration.applying(client)
-            let own = configuration
-            let same: [(String, Bool)] = [
-                (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion),
-                (ConfigurationKey.timeoutsConnect.name, own.connectTimeout == wanted.connectTimeout),
-                (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-                (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout),
-                (ConfigurationKey.tlsCAFile.name, own.caFile == wanted.caFile),
-                (ConfigurationKey.tlsCAPEM.name, own.caPEM == wanted.caPEM),
-                (ConfigurationKey.tlsClientCertificateFile.name, own.clientCertificateFile == wanted.clientCertificateFile),
-                (ConfigurationKey.tlsClientKeyFile.name, own.clientKeyFile == wanted.clientKeyFile),
-                // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
-                // with another proxy would send calls where the client says they do not go.
-                (ConfigurationKey.proxy.name, own.proxy == client.proxy),
-                (ConfigurationKey.connectionsUnixSocket.name, own.connectionOverrides.unixSocket == client.connectionOverrides.unixSocket),
-                (ConfigurationKey.connectionsAddresses.name, own.connectionOverrides.addresses == client.connectionOverrides.addresses),
-            ]
-            if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
+            if configuration.connectTimeout != wanted.connectTimeout {
+                throw ClientConfiguration.notCarriedOut(ConfigurationKey.timeoutsConnect.name, by: name)
+            }
+            try client.transportSettings.check(running: runningSettings ?? TransportSettings(), honoured: honouredSettingKeys, by: name)
+        }
+
+        /// What this transport runs with, in the core's terms.
+        public var runningSettings: TransportSettings? {
+            var settings = TransportSettings()
+            settings.httpVersion = configuration.httpVersion
+            settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
+            settings.stallTimeout = configuration.stallTimeout
+            settings.tls.caFile = configuration.caFile
+            settings.tls.caPEM = configuration.caPEM
+            settings.tls.clientCertificateFile = configuration.clientCertificateFile
+            settings.tls.clientKeyFile = configuration.clientKeyFile
+            settings.proxy = configuration.proxy
+            settings.connectionOverrides = configuration.connectionOverrides
+            return settings
+        }
+
+        /// Every transport setting but a total connection limit and a public key pin, which
+        /// AsyncHTTPClient does not have.
+        public var honouredSettingKeys: Set<String> {
+            Set(TransportSettings.allKeys).subtracting([
+                ConfigurationKey.connectionsMaxTotal.name, ConfigurationKey.tlsPinnedPublicKey.name,
+            ])
         }
     }
 

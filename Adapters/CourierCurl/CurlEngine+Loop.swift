@@ -103,17 +103,21 @@ extension CurlEngine {
         guard !readyHeads.isEmpty else { return }
         var ready = takenHeads
         swap(&readyHeads, &ready)
-        let highWater = configuration.responseBufferBytes
-        for transfer in ready {
-            let action = transfer.state.flush { early, paused, announced in
-                CurlBodyBuffer(
-                    highWater: highWater, transfer: transfer, first: early, paused: paused,
-                    remaining: announced.map { Int(clamping: $0) - early.count } ?? 0, gathers: transfer.gathersBody)
-            }
-            apply(action, to: transfer)
-        }
+        for transfer in ready { flushHead(of: transfer) }
         ready.removeAll(keepingCapacity: true)
         takenHeads = ready
+    }
+
+    /// Hands a transfer's ready head to its caller with a streamed body holding the early bytes
+    /// (nothing when its head is not ready, or was handed over already).
+    func flushHead(of transfer: CurlTransfer) {
+        let highWater = configuration.responseBufferBytes
+        let action = transfer.state.flush { early, paused, announced in
+            CurlBodyBuffer(
+                highWater: highWater, transfer: transfer, first: early, paused: paused,
+                remaining: announced.map { Int(clamping: $0) - early.count } ?? 0, gathers: transfer.gathersBody)
+        }
+        apply(action, to: transfer)
     }
 
     /// Wakes the body readers that waited for bytes which arrived in this round (one wakeup per
@@ -136,16 +140,22 @@ extension CurlEngine {
         var failure: NetworkError?
         // One read of libcurl's counters serves both the metrics and the error's phase.
         let reading = record(transfer)
+        var cutAfterHead = false
         if code != CURLE_OK {
             var progress = reading?.progress ?? .init()
             progress.headComplete = transfer.state.hasFinalHead
             failure = transfer.state.withAttempt { attempt in
-                attempt.failure ?? proxyRefusal(attempt.easy, transfer)
-                    ?? CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
+                if let decided = attempt.failure ?? proxyRefusal(attempt.easy, transfer) { return decided }
+                cutAfterHead = progress.headComplete
+                return CurlErrorMapping.error(code: code, message: attempt.errorMessage, progress: progress)
             }
         } else if let unproven = transfer.unprovenEnd {
             failure = unproven
         }
+        // The head, the body's first bytes and the connection's end can come in one round: the
+        // caller gets the head and those bytes, then the failure (a download resumes from them),
+        // as when the end comes a round later, instead of the failure alone.
+        if cutAfterHead, transfer.state.phase == .headReady { flushHead(of: transfer) }
         apply(transfer.state.completed(failure, handleFailed: code != CURLE_OK), to: transfer)
     }
 

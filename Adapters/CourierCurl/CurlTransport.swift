@@ -140,32 +140,27 @@ public final class CurlTransport: Transport {
 }
 
 extension CurlTransport {
-    /// Checks that this transport runs with every transport setting `client` sets (see
-    /// `Transport/checkSettings(of:)`): libcurl honours them all, so a difference means the
-    /// transport was made in code with other values.
-    /// - Parameter client: The client configuration.
-    /// - Throws: `ConfigurationError` naming the first key whose value differs.
-    public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
-        let wanted = configuration.applying(client)
-        let own = configuration
-        let same: [(String, Bool)] = [
-            (ConfigurationKey.httpVersion.name, own.httpVersion == wanted.httpVersion),
-            (ConfigurationKey.connectionsMaxTotal.name, own.maxConnections == wanted.maxConnections),
-            (ConfigurationKey.connectionsMaxPerHost.name, own.maxConnectionsPerHost == wanted.maxConnectionsPerHost),
-            (ConfigurationKey.timeoutsStall.name, own.stallTimeout == wanted.stallTimeout),
-            (ConfigurationKey.tlsCAFile.name, own.tls.caFile == wanted.tls.caFile),
-            (ConfigurationKey.tlsCAPEM.name, own.tls.caPEM == wanted.tls.caPEM),
-            (ConfigurationKey.tlsClientCertificateFile.name, own.tls.clientCertificateFile == wanted.tls.clientCertificateFile),
-            (ConfigurationKey.tlsClientKeyFile.name, own.tls.clientKeyFile == wanted.tls.clientKeyFile),
-            (ConfigurationKey.tlsPinnedPublicKey.name, own.tls.pinnedPublicKey == wanted.tls.pinnedPublicKey),
-            // The client's proxy decision is the one the chain reads (its `407` rule): a transport made
-            // with another proxy would send calls where the client says they do not go.
-            (ConfigurationKey.proxy.name, own.proxy == client.proxy),
-            (ConfigurationKey.connectionsUnixSocket.name, own.connectionOverrides.unixSocket == client.connectionOverrides.unixSocket),
-            (ConfigurationKey.connectionsAddresses.name, own.connectionOverrides.addresses == client.connectionOverrides.addresses),
-        ]
-        if let key = same.first(where: { !$0.1 })?.0 { throw ClientConfiguration.notCarriedOut(key, by: name) }
+    /// What this transport runs with, in the core's terms: libcurl carries out every transport
+    /// setting, so the core's check (`Transport/checkSettings(of:)`) compares them all, and a
+    /// difference means the transport was made in code with other values.
+    public var runningSettings: TransportSettings? {
+        var settings = TransportSettings()
+        settings.httpVersion = configuration.httpVersion
+        settings.maxConnections = configuration.maxConnections
+        settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
+        settings.stallTimeout = configuration.stallTimeout
+        settings.tls.caFile = configuration.tls.caFile
+        settings.tls.caPEM = configuration.tls.caPEM
+        settings.tls.clientCertificateFile = configuration.tls.clientCertificateFile
+        settings.tls.clientKeyFile = configuration.tls.clientKeyFile
+        settings.tls.pinnedPublicKey = configuration.tls.pinnedPublicKey
+        settings.proxy = configuration.proxy
+        settings.connectionOverrides = configuration.connectionOverrides
+        return settings
     }
+
+    /// Every transport setting: libcurl honours them all.
+    public var honouredSettingKeys: Set<String> { Set(TransportSettings.allKeys) }
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).

@@ -355,14 +355,24 @@ extension URLSessionTransport {
     /// - Parameter client: The client configuration.
     /// - Throws: `ConfigurationError` naming the key.
     public func checkSettings(of client: ClientConfiguration) throws(ConfigurationError) {
-        let wanted = try configuration.applying(client)
-        if wanted.maxConnectionsPerHost != configuration.maxConnectionsPerHost {
-            throw ClientConfiguration.notCarriedOut(ConfigurationKey.connectionsMaxPerHost.name, by: name)
-        }
-        if wanted.stallTimeout != configuration.stallTimeout {
-            throw ClientConfiguration.notCarriedOut(ConfigurationKey.timeoutsStall.name, by: name)
-        }
+        // The values FoundationNetworking cannot honour, refused with their reasons; the proxy by
+        // its own rule (only the environment's).
+        _ = try configuration.applying(client)
+        try client.transportSettings.check(
+            running: runningSettings ?? TransportSettings(), honoured: honouredSettingKeys, skipping: [ConfigurationKey.proxy.name],
+            by: name)
     }
+
+    /// What this transport runs with, in the core's terms.
+    public var runningSettings: TransportSettings? {
+        var settings = TransportSettings()
+        settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
+        settings.stallTimeout = configuration.stallTimeout
+        return settings
+    }
+
+    /// The connection limit per host and the stall timeout: FoundationNetworking offers no other.
+    public var honouredSettingKeys: Set<String> { [ConfigurationKey.connectionsMaxPerHost.name, ConfigurationKey.timeoutsStall.name] }
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).

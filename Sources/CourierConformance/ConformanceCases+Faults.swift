@@ -62,4 +62,28 @@ extension ConformanceCases {
         await client.shutdown()
         await server.shutdown()
     }
+
+    /// A body cut off in the same write as its head (the head, 1,000 of the 100,000 bytes it
+    /// promised, then a close): a streamed reader gets the head and the bytes that came, then
+    /// `connection_closed` while receiving, on every transport, however the transport's reads fall
+    /// (a download resumes from those bytes; it must not get the failure alone).
+    public static func cutWithItsHead(_ transport: ConformanceTransport) async throws {
+        let server = try await FaultServer.start()
+        let client = try transport.makeClient(baseURL: server.baseURL) {
+            $0.requestTimeout = .seconds(60)
+            $0.timeSource = ManualTimeSource()
+        }
+        for _ in 0..<5 {
+            let response = try await client.stream(RawEndpoint(path: "fault/\(FaultServer.Fault.truncatedBody.rawValue)"))
+            #expect(response.head.status.code == 200)
+            var received = 0
+            let error = await expectNetworkError(.connectionClosed) {
+                for try await chunk in response.body { received += chunk.count }
+            }
+            #expect(error?.phase == .receiving, "\(String(describing: error))")
+            #expect(received == 1000, "the bytes that came before the cut reach the reader")
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
 }

@@ -136,6 +136,13 @@ struct ConformanceTests {
         try await ConformanceCases.fault(transport, fault: fault)
     }
 
+    @Test(
+        "a body cut in the same write as its head: the reader gets the head and the bytes that came, then connection_closed",
+        arguments: ConformanceTransport.all)
+    func cutWithItsHead(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.cutWithItsHead(transport)
+    }
+
     /// Seeds per transport: 400 in the test command; `scripts/mutate.sh` runs 10,000.
     static let mutationCount = UInt64(ProcessInfo.processInfo.environment["COURIER_MUTATIONS"].flatMap(Int.init) ?? 400)
 

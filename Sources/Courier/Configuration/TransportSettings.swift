@@ -1,73 +1,105 @@
 import Foundation
 
-/// TLS settings a client asks its transport for. Every field is optional; a transport that
-/// cannot honour one that is set refuses to start with a ``ConfigurationError`` naming its key
-/// (`tls.<field>`), so swapping transports never drops a setting silently.
+/// The transport settings a client's configuration asks for (HTTP version, connection limits,
+/// stall timeout, TLS, proxy, connection overrides), resolved once from it
+/// (``ClientConfiguration/transportSettings``), and the one "settings never vanish" check.
 ///
-/// Certificate verification cannot be turned off here: only the curl transport's own
-/// `dangerouslyDisableCertificateVerification()`, in code, does that.
-public struct TLSSettings: Sendable, Hashable {
-    /// A file of PEM certificates to trust besides the system's roots.
-    public var caFile: String?
-    /// PEM certificates to trust besides the system's roots.
-    public var caPEM: String?
-    /// A PEM client certificate to present.
-    public var clientCertificateFile: String?
-    /// The PEM private key of the client certificate.
-    public var clientKeyFile: String?
-    /// The server's public key pin, `sha256//<base64 of the SHA-256 of the DER public key>`
-    /// (several joined with `;`); a connection to any other key fails.
-    public var pinnedPublicKey: String?
+/// A transport states, in these terms, what it runs with (``Transport/runningSettings``) and which
+/// keys it carries out (``Transport/honouredSettingKeys``); the default
+/// ``Transport/checkSettings(of:)`` then runs ``check(running:honoured:skipping:by:)``: a key the
+/// configuration sets that the transport does not carry out is refused, naming it, and one it
+/// carries out must have the value the configuration asks for. The one table of keys is
+/// ``rows``: a new transport setting is a key entry, a property here, its row, and each honouring
+/// transport's use.
+public struct TransportSettings: Sendable, Hashable {
+    /// The HTTP version; `nil` keeps the transport's default.
+    public var httpVersion: HTTPVersionPreference?
+    /// The most connections in all; `nil` keeps the transport's default.
+    public var maxConnections: Int?
+    /// The most connections to one host; `nil` keeps the transport's default.
+    public var maxConnectionsPerHost: Int?
+    /// How long a transfer may receive nothing; `nil` keeps the transport's default.
+    public var stallTimeout: Duration?
+    /// Trusted roots, a client certificate, a public key pin.
+    public var tls = TLSSettings()
+    /// The forward proxy: the client's decision, which the chain reads too (its `407` rule).
+    public var proxy = ProxyConfiguration.none
+    /// A Unix socket or fixed addresses to connect to instead of the URL's host.
+    public var connectionOverrides = ConnectionOverrides.none
 
-    /// No settings.
+    /// No settings: every transport default.
     public init() {}
 
-    /// Whether nothing is set.
-    public var isEmpty: Bool { self == TLSSettings() }
-
-    /// The names of the fields that are set, as configuration keys (`tls.caFile`, …).
-    public var setKeys: [String] {
-        [
-            (ConfigurationKey.tlsCAFile, caFile), (.tlsCAPEM, caPEM), (.tlsClientCertificateFile, clientCertificateFile),
-            (.tlsClientKeyFile, clientKeyFile), (.tlsPinnedPublicKey, pinnedPublicKey),
-        ].compactMap { $0.1 == nil ? nil : $0.0.name }
+    /// One key of the table: whether a configuration sets it, and whether two settings agree on it.
+    struct Row: Sendable {
+        let key: String
+        let isSet: @Sendable (TransportSettings) -> Bool
+        let same: @Sendable (TransportSettings, TransportSettings) -> Bool
+        /// Compared whether set or not: the client's own decision (no proxy, no override) is one
+        /// a transport that carries the key out must share.
+        var always = false
     }
 
-    /// Checks the files exist and the values have their documented shapes.
-    /// - Parameter source: Where the values came from, for errors.
-    /// - Throws: ``ConfigurationError`` naming the key.
-    public func validate(source: String = "code") throws(ConfigurationError) {
-        for (key, path) in [
-            (ConfigurationKey.tlsCAFile, caFile), (.tlsClientCertificateFile, clientCertificateFile), (.tlsClientKeyFile, clientKeyFile),
-        ] {
-            if let path, !FileManager.default.isReadableFile(atPath: path) {
-                throw ConfigurationError(key: key.name, value: path, allowed: "the path of a readable PEM file", source: source)
+    /// Every transport setting, once.
+    static let rows: [Row] = [
+        Row(key: ConfigurationKey.httpVersion.name, isSet: { $0.httpVersion != nil }, same: { $0.httpVersion == $1.httpVersion }),
+        Row(
+            key: ConfigurationKey.connectionsMaxTotal.name, isSet: { $0.maxConnections != nil },
+            same: { $0.maxConnections == $1.maxConnections }),
+        Row(
+            key: ConfigurationKey.connectionsMaxPerHost.name, isSet: { $0.maxConnectionsPerHost != nil },
+            same: { $0.maxConnectionsPerHost == $1.maxConnectionsPerHost }),
+        Row(key: ConfigurationKey.timeoutsStall.name, isSet: { $0.stallTimeout != nil }, same: { $0.stallTimeout == $1.stallTimeout }),
+        Row(key: ConfigurationKey.proxy.name, isSet: { !$0.proxy.isNone }, same: { $0.proxy == $1.proxy }, always: true),
+        Row(key: ConfigurationKey.tlsCAFile.name, isSet: { $0.tls.caFile != nil }, same: { $0.tls.caFile == $1.tls.caFile }),
+        Row(key: ConfigurationKey.tlsCAPEM.name, isSet: { $0.tls.caPEM != nil }, same: { $0.tls.caPEM == $1.tls.caPEM }),
+        Row(
+            key: ConfigurationKey.tlsClientCertificateFile.name, isSet: { $0.tls.clientCertificateFile != nil },
+            same: { $0.tls.clientCertificateFile == $1.tls.clientCertificateFile }),
+        Row(
+            key: ConfigurationKey.tlsClientKeyFile.name, isSet: { $0.tls.clientKeyFile != nil },
+            same: { $0.tls.clientKeyFile == $1.tls.clientKeyFile }),
+        Row(
+            key: ConfigurationKey.tlsPinnedPublicKey.name, isSet: { $0.tls.pinnedPublicKey != nil },
+            same: { $0.tls.pinnedPublicKey == $1.tls.pinnedPublicKey }),
+        Row(
+            key: ConfigurationKey.connectionsUnixSocket.name, isSet: { $0.connectionOverrides.unixSocket != nil },
+            same: { $0.connectionOverrides.unixSocket == $1.connectionOverrides.unixSocket }, always: true),
+        Row(
+            key: ConfigurationKey.connectionsAddresses.name, isSet: { !$0.connectionOverrides.addresses.isEmpty },
+            same: { $0.connectionOverrides.addresses == $1.connectionOverrides.addresses }, always: true),
+    ]
+
+    /// Every transport setting key, in the table's order.
+    public static var allKeys: [String] { rows.map(\.key) }
+
+    /// The keys these settings set, in the table's order.
+    public var setKeys: [String] { Self.rows.filter { $0.isSet(self) }.map(\.key) }
+
+    /// Checks that a transport running with `running`, which carries out the keys `honoured`, does
+    /// what these settings ask: the one "settings never vanish" check.
+    /// - Parameters:
+    ///   - running: What the transport runs with, in these terms.
+    ///   - honoured: The keys it carries out.
+    ///   - skipping: Keys the transport has checked by a rule of its own (URLSession's proxy, which
+    ///     only the environment sets).
+    ///   - transport: The transport's name, for the error.
+    /// - Throws: ``ConfigurationError`` naming the first key set but not carried out
+    ///   (``ClientConfiguration/unsupported(_:value:by:_:)``), or carried out with another value
+    ///   (``ClientConfiguration/notCarriedOut(_:by:)``).
+    public func check(
+        running: TransportSettings, honoured: Set<String>, skipping: Set<String> = [], by transport: String
+    ) throws(ConfigurationError) {
+        for row in Self.rows where !skipping.contains(row.key) {
+            let asked = row.isSet(self)
+            guard honoured.contains(row.key) else {
+                if asked {
+                    throw ClientConfiguration.unsupported(
+                        row.key, by: transport, "this transport does not read the client configuration's \(row.key)")
+                }
+                continue
             }
-        }
-        if let caPEM, !caPEM.contains("-----BEGIN CERTIFICATE-----") {
-            throw ConfigurationError(
-                key: ConfigurationKey.tlsCAPEM.name, value: nil, allowed: "one or more PEM certificates", source: source)
-        }
-        if (clientCertificateFile == nil) != (clientKeyFile == nil) {
-            throw ConfigurationError(
-                key: clientCertificateFile == nil ? ConfigurationKey.tlsClientCertificateFile.name : ConfigurationKey.tlsClientKeyFile.name,
-                value: nil,
-                allowed: "set together with "
-                    + (clientCertificateFile == nil ? ConfigurationKey.tlsClientKeyFile : ConfigurationKey.tlsClientCertificateFile).name,
-                source: source
-            )
-        }
-        if let pinnedPublicKey {
-            let pins = pinnedPublicKey.split(separator: ";", omittingEmptySubsequences: false)
-            let wellFormed = pins.allSatisfy { pin in
-                pin.hasPrefix("sha256//") && Data(base64Encoded: String(pin.dropFirst("sha256//".count)))?.count == 32
-            }
-            if !wellFormed {
-                throw ConfigurationError(
-                    key: ConfigurationKey.tlsPinnedPublicKey.name, value: pinnedPublicKey,
-                    allowed: "sha256//<base64 SHA-256>, several joined with ;",
-                    source: source)
-            }
+            if asked || row.always, !row.same(self, running) { throw ClientConfiguration.notCarriedOut(row.key, by: transport) }
         }
     }
 }
@@ -78,20 +110,27 @@ extension ClientConfiguration {
     /// The allowed range of ``stallTimeout``.
     public static let stallTimeoutRange: ClosedRange<Duration> = .seconds(1) ... .seconds(86_400)
 
-    /// The transport settings this configuration sets, as configuration keys: `httpVersion`,
-    /// `connections.maxTotal`, `connections.maxPerHost`, `timeouts.stall` and the `tls.` keys,
-    /// each when it is not `nil`, and `proxy` when a proxy is set. (`timeouts.connect` goes to every transport with each call:
-    /// curl applies it per call, ahc when made from the configuration, and URLSession, which has no
-    /// connect timeout of its own, bounds connecting by its stall limit.)
-    public var transportSettingKeys: [String] {
-        let optional: [(String, Bool)] = [
-            (ConfigurationKey.httpVersion.name, httpVersion != nil), (ConfigurationKey.connectionsMaxTotal.name, maxConnections != nil),
-            (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost != nil),
-            (ConfigurationKey.timeoutsStall.name, stallTimeout != nil),
-            (ConfigurationKey.proxy.name, !proxy.isNone),
-        ]
-        return optional.filter(\.1).map(\.0) + tls.setKeys + connectionOverrides.setKeys
+    /// This configuration's transport settings, resolved once (see ``TransportSettings``).
+    public var transportSettings: TransportSettings {
+        var settings = TransportSettings()
+        settings.httpVersion = httpVersion
+        settings.maxConnections = maxConnections
+        settings.maxConnectionsPerHost = maxConnectionsPerHost
+        settings.stallTimeout = stallTimeout
+        settings.tls = tls
+        settings.proxy = proxy
+        settings.connectionOverrides = connectionOverrides
+        return settings
     }
+
+    /// The transport settings this configuration sets, as configuration keys
+    /// (``TransportSettings/setKeys``): `httpVersion`, `connections.maxTotal`,
+    /// `connections.maxPerHost`, `timeouts.stall` and the `tls.` keys, each when it is not `nil`,
+    /// `proxy` when a proxy is set, and the `connections.` overrides. (`timeouts.connect` goes to
+    /// every transport with each call: curl applies it per call, ahc when made from the
+    /// configuration, and URLSession, which has no connect timeout of its own, bounds connecting
+    /// by its stall limit.)
+    public var transportSettingKeys: [String] { transportSettings.setKeys }
 
     /// The error a transport made in code gives for a setting the configuration sets to a value
     /// it was not made with.

@@ -54,15 +54,26 @@ public protocol Transport: Sendable {
     /// was told to.
     var stallLimit: Duration? { get }
 
+    /// The transport settings this transport runs with, in the core's terms (see
+    /// ``TransportSettings``); `nil` (the default) for a transport that reads none.
+    var runningSettings: TransportSettings? { get }
+
+    /// The keys of ``TransportSettings`` this transport carries out
+    /// (``TransportSettings/allKeys``, or some of them); none by default.
+    var honouredSettingKeys: Set<String> { get }
+
     /// Checks that this transport carries out the client configuration's transport settings
     /// (``ClientConfiguration/transportSettingKeys``: HTTP version, connection limits, stall
-    /// timeout, TLS), so that a setting never vanishes between the configuration and the wire.
+    /// timeout, TLS, proxy, connection overrides), so that a setting never vanishes between the
+    /// configuration and the wire.
     ///
     /// ``NetworkClient`` calls it once, when a client is made, whichever way the transport was
     /// made: from a registry (which builds it from the configuration, so it matches) or in code
-    /// (which may have been built with other values). Implement it by comparing each setting the
-    /// configuration sets with the value the transport runs with. The default refuses every such
-    /// setting: a transport that does not read them cannot honour them.
+    /// (which may have been built with other values). The default runs the core's one check
+    /// (``TransportSettings/check(running:honoured:skipping:by:)``) with ``runningSettings`` and
+    /// ``honouredSettingKeys``: a transport that declares those need not implement this. One that
+    /// refuses some values of a key it carries out (with a reason of its own) checks those first,
+    /// then runs the same check.
     /// - Parameter configuration: The client's configuration.
     /// - Throws: ``ConfigurationError`` naming the first key the transport does not carry out.
     func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError)
@@ -80,13 +91,16 @@ extension Transport {
     /// By default a transport has no stall limit of its own.
     public var stallLimit: Duration? { nil }
 
-    /// By default a transport reads none of the client configuration's transport settings, so a
-    /// configuration that sets one is refused, naming its key.
+    /// By default a transport reads none of the client configuration's transport settings.
+    public var runningSettings: TransportSettings? { nil }
+    /// By default a transport carries out none of them.
+    public var honouredSettingKeys: Set<String> { [] }
+
+    /// The core's one check of the transport's ``runningSettings`` and ``honouredSettingKeys``
+    /// against the configuration's: a key set but not carried out is refused, naming it.
     public func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {
-        if let key = configuration.transportSettingKeys.first {
-            throw ClientConfiguration.unsupported(
-                key, by: name, "this transport does not read the client configuration's transport settings")
-        }
+        try configuration.transportSettings.check(
+            running: runningSettings ?? TransportSettings(), honoured: honouredSettingKeys, by: name)
     }
 }
 
