@@ -8,10 +8,12 @@ import Testing
 /// Credentials stay with their origin and their caller, and framing belongs to the client: the
 /// same on every transport (issue 38).
 extension ConformanceCases {
-    /// Every framing header, as a caller might write it.
+    /// Every header that belongs to the client (framing, and the proxy hop's), as a caller might write it.
     public static let framingHeaders: [(name: String, value: String)] = [
         ("Content-Length", "5"), ("Transfer-Encoding", "chunked"), ("Host", "evil.test"), ("Connection", "close"), ("TE", "trailers"),
         ("Upgrade", "h2c"), ("Keep-Alive", "timeout=5"), ("content-LENGTH", "5"),
+        // The proxy hop's: a caller's would reach the origin inside a tunnel.
+        ("Proxy-Authorization", "Basic dXNlcjpzZWNyZXQ="), ("proxy-connection", "keep-alive"),
     ]
 
     /// A framing header from the API object, from a middleware, or from a network middleware is

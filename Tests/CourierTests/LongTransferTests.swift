@@ -202,4 +202,24 @@ struct LongTransferTests {
         #expect(transport.sent.withLock { $0.count } == 3, "a keyed POST reconnects")
         await client.shutdown()
     }
+
+    @Test("a JSON Lines line over the cap fails whatever the chunking: whole with its LF in one piece, or split")
+    func jsonLinesCapWholeLine() async throws {
+        for pieces in [1, 3] {
+            let clock = ManualTimeSource()
+            let line = "[" + String(repeating: "1,", count: 60) + "1]\n"
+            let bytes = Data(("[1]\n" + line).utf8)
+            let size = (bytes.count + pieces - 1) / pieces
+            let transport = DripTransport(
+                clock: clock, chunks: pieces, step: .zero, contentType: "application/jsonl",
+                bodies: { Data(bytes.dropFirst($0 * size).prefix(size)) })
+            let client = try Self.client(transport)
+            var records = client.jsonLines(Feed(), as: [Int].self, maxLineBytes: 100).makeAsyncIterator()
+            #expect(try await records.next() == [1])
+            let error = await #expect(throws: NetworkError.self) { _ = try await records.next() }
+            #expect(error?.kind == .invalidResponse, "\(pieces) pieces")
+            #expect(error?.message.contains("line 2") == true, "\(String(describing: error))")
+            await client.shutdown()
+        }
+    }
 }

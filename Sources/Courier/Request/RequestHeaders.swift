@@ -93,11 +93,14 @@ enum HeaderValidation {
         return HTTPField(name: fieldName, value: value)
     }
 
-    /// Whether `name` frames the message or the connection: `Content-Length`, `Transfer-Encoding`,
-    /// `Host`, `Connection`, `TE`, `Upgrade`, `Keep-Alive`. The client and the transport compute
-    /// these from the body and the target; a caller's or a middleware's is refused before anything
-    /// is sent (here when the request is built, and again before each attempt), the same on every
-    /// transport, so no header can describe a body other than the one sent.
+    /// Whether `name` belongs to the client: it frames the message or the connection
+    /// (`Content-Length`, `Transfer-Encoding`, `Host`, `Connection`, `TE`, `Upgrade`, `Keep-Alive`),
+    /// or it is for the proxy hop (`Proxy-Authorization`, `Proxy-Connection`). The client and the
+    /// transport compute these from the body, the target and the proxy configuration (its URL's
+    /// user and password); a caller's or a middleware's is refused before anything is sent (here
+    /// when the request is built, and again before each attempt), the same on every transport, so
+    /// no header can describe a body other than the one sent, and no proxy credential reaches the
+    /// origin inside a tunnel.
     static func isFraming(_ name: HTTPField.Name) -> Bool {
         let text = name.canonicalName
         switch text.utf8.count {
@@ -106,14 +109,21 @@ enum HeaderValidation {
         case 7: return text == "upgrade"
         case 10: return text == "connection" || text == "keep-alive"
         case 14: return text == "content-length"
+        case 16: return text == "proxy-connection"
         case 17: return text == "transfer-encoding"
+        case 19: return text == "proxy-authorization"
         default: return false
         }
     }
 
-    /// The error for a framing header a caller or a middleware set.
+    /// The error for a header of the client's (``isFraming(_:)``) that a caller or a middleware set.
     static func framingRefused(_ name: HTTPField.Name) -> NetworkError {
-        .invalidRequest(
+        if name.canonicalName.hasPrefix("proxy-") {
+            return .invalidRequest(
+                "the header '\(name.rawName)' is for the proxy hop; the client sends it from the proxy configuration (ProxyConfiguration, its URL's user and password), so it is never taken from a caller or a middleware"
+            )
+        }
+        return .invalidRequest(
             "the header '\(name.rawName)' frames the message or the connection; the client computes it from the body and the URL, so it is never taken from a caller or a middleware"
         )
     }

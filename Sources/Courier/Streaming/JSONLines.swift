@@ -81,6 +81,8 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
                 // `consumed` bytes of `pending` are read; the scan resumes where the last one
                 // stopped, so a long line arriving in small pieces is scanned once.
                 if let newline = pending[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+                    // The cap holds whatever the chunking: a long line that came whole with its LF too.
+                    guard newline - consumed <= lines.maxLineBytes else { throw lineTooLong() }
                     var line = pending[consumed..<newline]
                     consumed = newline + 1
                     scanFrom = consumed
@@ -90,11 +92,7 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
                     return try decoded(Data(line))
                 }
                 scanFrom = pending.endIndex
-                guard pending.endIndex - consumed <= lines.maxLineBytes else {
-                    throw NetworkError(
-                        kind: .invalidResponse, phase: .receiving,
-                        message: "line \(lineNumber + 1) of the JSON Lines body is longer than \(lines.maxLineBytes) bytes")
-                }
+                guard pending.endIndex - consumed <= lines.maxLineBytes else { throw lineTooLong() }
                 if ended {
                     let last = pending[consumed...]
                     consumed = pending.endIndex
@@ -120,6 +118,13 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
                     throw NetworkError.converting(error, phase: .receiving)
                 }
             }
+        }
+
+        /// The failure for the line being read, longer than the cap.
+        private func lineTooLong() -> NetworkError {
+            NetworkError(
+                kind: .invalidResponse, phase: .receiving,
+                message: "line \(lineNumber + 1) of the JSON Lines body is longer than \(lines.maxLineBytes) bytes")
         }
 
         private func decoded(_ line: Data) throws -> Record {
