@@ -112,9 +112,14 @@ struct RedirectRuleTests {
         }
         let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "test"))
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
-        let middle = ChainMiddle(
-            bridge: BridgeLink(decompression: Decompression(), transportDecodes: false), networkMiddlewareBelow: true, below: next,
-            attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none))
+        let attempt = AttemptStep(attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none), below: next)
+        let middle = FollowUpStep(
+            next: CacheStep(
+                networkMiddlewareBelow: true,
+                next: BridgeStep(
+                    bridge: BridgeLink(decompression: Decompression(), transportDecodes: false),
+                    next: GateStep(networkMiddlewareBelow: true, next: attempt))))
+        #expect(middle.names == ["FollowUpLink", "CacheLink", "BridgeLink", "QueueGate"])
         let response = try await middle.run(request, RequestBody?.none, context)
         #expect(response.head.status == .ok)
         #expect(sent.withLock { $0 } == ["/start", "/end"])

@@ -22,10 +22,11 @@ import HTTPTypes
 ///    malformed head fails the same way on every transport.
 ///
 /// The outer links and the network middleware are ordinary ``Middleware``; the built-in middle
-/// (follow-up, cookies, cache, bridge, queue gate) is one function, `ChainMiddle` (each closure
-/// layer cost the mock two executor checks a call). None is recognised by its type, nothing runs
-/// before the fold, every call takes the same path through it, ``NetworkClient/chainOrder``
-/// names every step, and `MiddlewareChainTests` pins the whole order.
+/// (follow-up, cookies, cache, bridge, queue gate) is named links of their own (`BuiltInLink`),
+/// nested once at client build into one concrete generic type that specialises into straight-line
+/// code. None is recognised by its type, nothing runs before the fold, every call takes the same
+/// path through it, ``NetworkClient/chainOrder`` names every step, and `MiddlewareChainTests` pins
+/// the whole order.
 
 struct CallChain: Sendable {
     /// The once-per-call links in the order requests pass them: team headers, the application's
@@ -38,8 +39,8 @@ struct CallChain: Sendable {
     /// The calls and retries of each host: one budget for retry, hedging and the resend of
     /// attempts that never reached the server.
     let ledger: RetryBudgetLedger
-    /// The built-in middle, for its steps' names.
-    private let middle: ChainMiddle
+    /// The built-in middle's steps, by name (see ``BuiltInLink``).
+    private let middleNames: [String]
 
     /// Builds the chain.
     /// - Parameters:
@@ -77,11 +78,23 @@ struct CallChain: Sendable {
             }
             below = next
         }
-        let middle = ChainMiddle(
+        // The built-in middle, nested once into one concrete type per shape (with or without the
+        // cookie jar): follow-up, the jar, the cache, the bridge, the gate, then the attempt.
+        let networkBelow = below != nil
+        let bridged = BridgeStep(
             bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
-            networkMiddlewareBelow: below != nil, below: below, attempt: attempt, cookies: cookies)
-        self.middle = middle
-        var next: Middleware.Next = { request, body, context in try await middle.run(request, body, context) }
+            next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep(attempt: attempt, below: below)))
+        let cached = CacheStep(networkMiddlewareBelow: networkBelow, next: bridged)
+        var next: Middleware.Next
+        if let cookies {
+            let middle = FollowUpStep(next: CookieStep(jar: cookies, next: cached))
+            middleNames = middle.names
+            next = { request, body, context in try await middle.run(request, body, context) }
+        } else {
+            let middle = FollowUpStep(next: cached)
+            middleNames = middle.names
+            next = { request, body, context in try await middle.run(request, body, context) }
+        }
         for link in outer.reversed() {
             next = Self.bind(link, to: next)
         }
@@ -89,9 +102,9 @@ struct CallChain: Sendable {
     }
 
     /// The chain's names in order: the outer links, the built-in middle's steps
-    /// (``ChainMiddle/names``), the network middleware by their own names, then the transport.
+    /// (``BuiltInLink/names``), the network middleware by their own names, then the transport.
     func names(transport: any Transport) -> [String] {
-        outer.map { String(describing: type(of: $0)) } + middle.names + network.map { String(describing: type(of: $0)) }
+        outer.map { String(describing: type(of: $0)) } + middleNames + network.map { String(describing: type(of: $0)) }
             + ["transport \(transport.name)"]
     }
 
@@ -207,91 +220,5 @@ struct Attempt: Sendable {
             throw NetworkError.proxyRefused(status: 407, proxy: server)
         }
         return response
-    }
-}
-
-/// The built-in middle of the chain, which every call passes as one function: follow-up (each
-/// redirect a new hop), the response cache around each hop, then for each attempt the bridge
-/// (content decoding) around the queue's gate around what lies below: the network middleware,
-/// then the attempt.
-///
-/// One function, not four links: each layer of closures is an async frame and an executor check
-/// per call (the mock spent 8 task switches a call more with the four as links).
-struct ChainMiddle: Sendable {
-    let bridge: BridgeLink
-    /// Whether network middleware run below: they may add credentials that the cache's and the
-    /// de-duplication's keys cannot see (see `CacheLink` and `QueueGate`).
-    let networkMiddlewareBelow: Bool
-    /// The network middleware folded onto the attempt; `nil` when there are none.
-    let below: Middleware.Next?
-    let attempt: Attempt
-    /// The client's cookie jar, around each hop (above the cache, whose key then sees the
-    /// cookies); `nil` when the client keeps none.
-    var cookies: CookieJar? = nil
-
-    /// The steps' names, in the order requests pass them: the cookie jar's only when the client
-    /// keeps cookies.
-    var names: [String] {
-        ["FollowUpLink"] + (cookies == nil ? [] : ["CookieJar"]) + ["CacheLink", "BridgeLink", "QueueGate"]
-    }
-
-    /// Follow-up: one hop (through the cache when the call has one), then the redirects it leads to.
-    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        // Without a cache the cache step would only pass the call on: the hop is called directly.
-        let usesCache = context.cache != nil || context.cachePolicy == .cacheOnly
-        if cookies != nil {
-            let next: Middleware.Next = { request, body, context in
-                try await self.withCookies(request, body, context, usesCache ? self.cachedHop : self.hop)
-            }
-            let response = try await next(request, body, context)
-            guard FollowUpLink.redirects(response) else { return response }
-            return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: next)
-        }
-        let response = usesCache ? try await cachedHop(request, body, context) : try await hop(request, body, context)
-        guard FollowUpLink.redirects(response) else { return response }
-        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: usesCache ? cachedHop : hop)
-    }
-
-    /// One hop with the jar's cookies for its URL (after any the call set itself), storing what its
-    /// answer sets: every hop of a redirect chain by its own URL.
-    private func withCookies(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, _ next: Middleware.Next
-    ) async throws -> TransportResponse {
-        guard let jar = cookies else { return try await next(request, body, context) }
-        var sent = request
-        if let cookie = jar.header(for: request) {
-            let own = request.headerFields[values: .cookie]
-            sent.headerFields[.cookie] = (own + [cookie]).joined(separator: "; ")
-        }
-        let response = try await next(sent, body, context)
-        // Only an answer to this call's own request sets cookies: not one the cache served, nor
-        // another caller's transfer this call joined.
-        if response.head.headerFields[.setCookie] != nil {
-            let metrics = context.recorder.metrics
-            if !metrics.deduplicated, metrics.cache != .hit, metrics.cache != .stale {
-                jar.store(from: response.head, for: request)
-            }
-        }
-        return response
-    }
-
-    /// The cache around one hop.
-    @Sendable func cachedHop(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: hop)
-    }
-
-    /// The bridge around the gate around one attempt (and the network middleware before it).
-    @Sendable func hop(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
-        let response: TransportResponse
-        if let placement = context.placement {
-            response = try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(
-                request, body, context, placement, below ?? attempt.run)
-        } else if let below {
-            response = try await below(request, body, context)
-        } else {
-            response = try await attempt.run(request, body, context)
-        }
-        guard bridge.decodes(response.head, of: request) else { return response }
-        return try bridge.decodedIfEncoded(response, to: request, context: context)
     }
 }

@@ -1,0 +1,125 @@
+import HTTPTypes
+
+/// A built-in step of the chain's middle: follow-up, the cookie jar, the response cache, the
+/// bridge, the queue's gate, and the attempt below them. Each holds the step after it as a generic
+/// parameter, so the middle is nested once, when the client is built, into one concrete type that
+/// the compiler specialises into straight-line code: no closure per layer, no existential call
+/// between steps (each layer of closures was an async frame and an executor check per call).
+///
+/// The steps are not ``Middleware`` (they need no `next` closure), but each is a named link of the
+/// one chain: ``NetworkClient/chainOrder`` lists them by ``names``.
+protocol BuiltInLink: Sendable {
+    /// This step's name, then the names of the steps below it, in the order requests pass them.
+    var names: [String] { get }
+    /// Runs the call through this step and the ones below it.
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse
+}
+
+extension BuiltInLink {
+    /// This step as a middleware's `next`, for the links that take one (the cache's background
+    /// revalidation, follow-up's hops, the queue's shared transfers).
+    var asNext: Middleware.Next {
+        { request, body, context in try await self.run(request, body, context) }
+    }
+}
+
+/// Follow-up (`FollowUpLink`): one hop, then the redirects it leads to, each hop through `Next`.
+struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
+    let next: Next
+
+    var names: [String] { ["FollowUpLink"] + next.names }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        let response = try await next.run(request, body, context)
+        guard FollowUpLink.redirects(response) else { return response }
+        return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: next.asNext)
+    }
+}
+
+/// The cookie jar (`CookieJar`), around each hop, above the cache (whose key then sees the
+/// cookies): the jar's cookies for the hop's URL after any the call set itself, and what the
+/// hop's own answer sets.
+struct CookieStep<Next: BuiltInLink>: BuiltInLink {
+    let jar: CookieJar
+    let next: Next
+
+    var names: [String] { ["CookieJar"] + next.names }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        var sent = request
+        if let cookie = jar.header(for: request) {
+            let own = request.headerFields[values: .cookie]
+            sent.headerFields[.cookie] = (own + [cookie]).joined(separator: "; ")
+        }
+        let response = try await next.run(sent, body, context)
+        // Only an answer to this call's own request sets cookies: not one the cache served, nor
+        // another caller's transfer this call joined.
+        if response.head.headerFields[.setCookie] != nil {
+            let metrics = context.recorder.metrics
+            if !metrics.deduplicated, metrics.cache != .hit, metrics.cache != .stale {
+                jar.store(from: response.head, for: request)
+            }
+        }
+        return response
+    }
+}
+
+/// The response cache (`CacheLink`) around each hop; a call whose context has no cache (and does
+/// not ask for the cache only) passes straight on.
+struct CacheStep<Next: BuiltInLink>: BuiltInLink {
+    /// Whether network middleware run below: they may add credentials the cache's key cannot see.
+    let networkMiddlewareBelow: Bool
+    let next: Next
+
+    var names: [String] { ["CacheLink"] + next.names }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await next.run(request, body, context) }
+        return try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next.asNext)
+    }
+}
+
+/// The bridge (`BridgeLink`): `Accept-Encoding` (a default field, set once per client) and the
+/// decoding of the response body, with its caps.
+struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
+    let bridge: BridgeLink
+    let next: Next
+
+    var names: [String] { ["BridgeLink"] + next.names }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        let response = try await next.run(request, body, context)
+        guard bridge.decodes(response.head, of: request) else { return response }
+        return try bridge.decodedIfEncoded(response, to: request, context: context)
+    }
+}
+
+/// The queue's gate (`QueueGate`): a call with a ``RequestQueue`` waits here for a slot (or shares
+/// an identical call's transfer); any other passes straight on.
+struct GateStep<Next: BuiltInLink>: BuiltInLink {
+    /// Whether network middleware run below: automatic de-duplication is then off.
+    let networkMiddlewareBelow: Bool
+    let next: Next
+
+    var names: [String] { ["QueueGate"] + next.names }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        guard let placement = context.placement else { return try await next.run(request, body, context) }
+        return try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(request, body, context, placement, next.asNext)
+    }
+}
+
+/// The bottom of the middle: the network middleware (once per attempt, folded onto the attempt
+/// when the client was built), else the attempt itself. Named by the chain, not here.
+struct AttemptStep: BuiltInLink {
+    let attempt: Attempt
+    /// The network middleware folded onto the attempt; `nil` when there are none.
+    let below: Middleware.Next?
+
+    var names: [String] { [] }
+
+    func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        if let below { return try await below(request, body, context) }
+        return try await attempt.run(request, body, context)
+    }
+}
