@@ -363,16 +363,21 @@ extension URLSessionTransport {
             by: name)
     }
 
-    /// What this transport runs with, in the core's terms.
+    /// What this transport runs with, in the core's terms: HTTP/2 where TLS offers it (the one
+    /// version `applying` accepts), its connection limit per host and its stall timeout.
     public var runningSettings: TransportSettings? {
         var settings = TransportSettings()
+        settings.httpVersion = .http2
         settings.maxConnectionsPerHost = configuration.maxConnectionsPerHost
         settings.stallTimeout = configuration.stallTimeout
         return settings
     }
 
-    /// The connection limit per host and the stall timeout: FoundationNetworking offers no other.
-    public var honouredSettingKeys: Set<String> { [ConfigurationKey.connectionsMaxPerHost.name, ConfigurationKey.timeoutsStall.name] }
+    /// The HTTP version (`2` only), the connection limit per host and the stall timeout:
+    /// FoundationNetworking offers no other.
+    public var honouredSettingKeys: Set<String> {
+        [ConfigurationKey.httpVersion.name, ConfigurationKey.connectionsMaxPerHost.name, ConfigurationKey.timeoutsStall.name]
+    }
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).

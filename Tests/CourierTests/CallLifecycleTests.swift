@@ -77,13 +77,14 @@ struct CallLifecycleTests {
         #expect(machine.stage == .running)
     }
 
-    @Test("a scope ends its call once, however many exits reach it: the place is left once")
-    func scopeEndsOnce() async throws {
+    @Test("a call's deadline says 'first' to one end only (what CallScope.end releases the call on); never's to none")
+    func deadlineEndsOnce() async throws {
         let recorder = TransferRecorder(transport: "test")
         let signal = CallDeadline(recordedBy: recorder)
         #expect(signal.end())
         #expect(!signal.end())
         #expect(!CallDeadline.never.end())
+        #expect(CallDeadline.never.isNever && !signal.isNever)
         #expect(CallDeadline.never.register({}) == nil)
     }
 }

@@ -13,10 +13,11 @@ struct DeduplicationTests {
         return (transport, queue, try makeQueueClient(transport, queue: queue))
     }
 
-    @Test("identical GETs in flight share one transfer and every caller gets the result")
-    func shared() async throws {
-        let (transport, queue, client) = try setUp()
-        let responses = try await withThrowingTaskGroup(of: DecodedResponse<PathReply>.self) { group in
+    /// Three identical GETs of `/same`, all in the queue's shared transfer before it answers.
+    static func threeSharing(
+        _ transport: CountingTransport, _ queue: RequestQueue, _ client: NetworkClient
+    ) async throws -> [DecodedResponse<PathReply>] {
+        try await withThrowingTaskGroup(of: DecodedResponse<PathReply>.self) { group in
             for _ in 0..<3 {
                 group.addTask { try await client.response(for: QueuedCall(path: "same")) }
             }
@@ -24,6 +25,12 @@ struct DeduplicationTests {
             transport.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
+    }
+
+    @Test("identical GETs in flight share one transfer and every caller gets the result")
+    func shared() async throws {
+        let (transport, queue, client) = try setUp()
+        let responses = try await Self.threeSharing(transport, queue, client)
         #expect(transport.snapshot.started == ["/same"])
         #expect(responses.map(\.value) == Array(repeating: PathReply(path: "/same"), count: 3))
         #expect(responses.filter(\.metrics.deduplicated).count == 2)
@@ -138,14 +145,7 @@ struct DeduplicationTests {
     @Test("a caller that joined another's transfer never receives its Set-Cookie; the first caller does")
     func joinersGetNoCookies() async throws {
         let (transport, queue, client) = try setUp(setsCookie: true)
-        let responses = try await withThrowingTaskGroup(of: DecodedResponse<PathReply>.self) { group in
-            for _ in 0..<3 {
-                group.addTask { try await client.response(for: QueuedCall(path: "same")) }
-            }
-            #expect(await waitUntil { queue.status.sharingCallers == 3 })
-            transport.release()
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        let responses = try await Self.threeSharing(transport, queue, client)
         #expect(transport.snapshot.started.count == 1)
         let lead = responses.filter { !$0.metrics.deduplicated }
         let joined = responses.filter(\.metrics.deduplicated)

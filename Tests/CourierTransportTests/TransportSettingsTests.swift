@@ -134,6 +134,20 @@ struct TransportSettingsTests {
         }
     }
 
+    @Test("httpVersion 2, every transport's own default, is accepted by each (URLSession offers that version only)")
+    func http2Accepted() async throws {
+        var configuration = ClientConfiguration(baseURL: "https://localhost:1")
+        configuration.httpVersion = .http2
+        for name in ["curl", "urlsession"] + (Self.registry.names.contains("ahc") ? ["ahc"] : []) {
+            configuration.transport = name
+            let client = try NetworkClient(configuration: configuration, registry: Self.registry)
+            await client.shutdown()
+            let plain = try Self.madeInCode(name, from: nil)
+            let madeInCode = try NetworkClient(configuration: configuration, transport: plain)
+            await madeInCode.shutdown()
+        }
+    }
+
     @Test("made in code: the mock takes every setting; a transport that reads none refuses each by name")
     func mockAndForeignTransports() async throws {
         for setting in ["httpVersion 1.1", "maxConnections", "maxConnectionsPerHost", "stallTimeout", "tls.caPEM", "tls.pinnedPublicKey"] {

@@ -40,6 +40,9 @@ struct CallDeadline: Sendable {
     /// Whether the deadline has passed.
     var hasPassed: Bool { withState { $0.hasPassed } }
 
+    /// Whether this is ``never``, which stores nothing and never ends.
+    var isNever: Bool { withState { $0.isNever } }
+
     /// Whether the client's shutdown, not the deadline, ended the call.
     var passedByShutdown: Bool { withState { $0.passedByShutdown } }
 

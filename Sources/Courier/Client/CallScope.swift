@@ -22,6 +22,8 @@ struct CallScope: Sendable {
 
     /// The scope of `call`, opened with `signal` in `slot` at `networkStart`, its deadline set by `alarm`.
     init(_ call: Call, signal: CallDeadline, slot: Int, alarm: TimeSourceAlarm, networkStart: Moment) {
+        // `CallDeadline.never` never ends, so a scope on it would never leave its place.
+        assert(!signal.isNever, "a call's scope needs the call's own deadline")
         self.signal = signal
         self.slot = slot
         self.alarm = alarm

@@ -48,7 +48,7 @@ public struct Resilience: Sendable, Hashable {
             throw ConfigurationError(
                 key: ConfigurationKey.deadlineHeader.name, value: deadlineHeader,
                 allowed:
-                    "a header name (a token) other than a framing header (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive)",
+                    "a header name (a token) other than one the client owns (Host, Content-Length, Transfer-Encoding, Connection, TE, Upgrade, Keep-Alive, Proxy-Authorization, Proxy-Connection)",
                 source: source)
         }
     }

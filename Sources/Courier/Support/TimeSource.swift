@@ -23,7 +23,9 @@ public protocol TimeSource: Sendable {
     /// - Returns: The alarm, for ``cancelAlarm(_:)``.
     func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> TimeSourceAlarm
 
-    /// Removes an alarm before it rings.
+    /// Removes an alarm before it rings. Cancelling an alarm that has rung or was cancelled already
+    /// must do nothing (an alarm's identity is never given to another): the client may cancel a
+    /// call's alarm twice.
     /// - Parameter alarm: An alarm from ``schedule(at:_:)``.
     /// - Returns: `true` when the alarm was still waiting (its action will never run).
     @discardableResult

@@ -32,6 +32,13 @@ extension RequestContext {
         var secretHeaderNames: Set<String>
         var ownHeaderNames: Set<HTTPField.Name> = []
         var hasCrossedOrigin = false
+
+        /// Keeps ``secretHeaderNames`` lowercase: they are compared with lowercase field names.
+        mutating func lowercaseSecretNames() {
+            if secretHeaderNames.contains(where: CredentialScope.hasUppercase) {
+                secretHeaderNames = Set(secretHeaderNames.map { $0.lowercased() })
+            }
+        }
     }
 
     /// The call's logger, and whether reading it adds the request id (in the client's own contexts).

@@ -91,9 +91,13 @@ public struct RequestContext: Sendable {
     public var secretHeaderNames: Set<String> {
         get { headerScope.secretHeaderNames }
         set {
-            // Compared with lowercase field names everywhere.
-            headerScope.secretHeaderNames =
-                newValue.contains(where: CredentialScope.hasUppercase) ? Set(newValue.map { $0.lowercased() }) : newValue
+            headerScope.secretHeaderNames = newValue
+            headerScope.lowercaseSecretNames()
+        }
+        // In place (a middleware's `insert` does not copy the set).
+        _modify {
+            yield &headerScope.secretHeaderNames
+            headerScope.lowercaseSecretNames()
         }
     }
     /// The logger for this call, with the request id in its metadata.

@@ -76,7 +76,9 @@ public struct HeaderRule: Sendable {
         var checked: [(name: HTTPField.Name, value: Value)] = []
         for (name, value) in headerList {
             guard let fieldName = HTTPField.Name(name) else { throw invalid("a valid header name", name) }
-            if HeaderValidation.isFraming(fieldName) { throw invalid("a header that is not framing (the client computes \(name))", name) }
+            if HeaderValidation.isFraming(fieldName) {
+                throw invalid("a header the client does not own (it computes \(name) from the body, the URL or the proxy)", name)
+            }
             if case .fixed(let text) = value, !HTTPField.isValidValue(text) {
                 throw invalid("a header value without control characters (header \(name))", nil)
             }
