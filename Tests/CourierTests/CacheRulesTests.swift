@@ -264,15 +264,23 @@ struct CacheRulesTests {
             for (name, value) in pairs { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
             return fields
         }
+        let key = FingerprintKey(1, 2, 3, 4)
         let stored = try #require(
-            VaryKey(vary: ["Accept-Encoding, accept", "X-Tenant"], request: fields([("Accept-Encoding", "gzip, br")])))
+            VaryKey(vary: ["Accept-Encoding, accept", "X-Tenant"], request: fields([("Accept-Encoding", "gzip, br")]), key: key))
         #expect(stored.names == ["accept", "accept-encoding", "x-tenant"])
-        #expect(stored.matches(fields([("accept-encoding", "gzip,br")])))
-        #expect(stored.matches(fields([("Accept-Encoding", "gzip"), ("Accept-Encoding", "br")])))
-        #expect(!stored.matches(fields([("Accept-Encoding", "br, gzip")])), "order matters")
-        #expect(!stored.matches(fields([("Accept-Encoding", "gzip, br"), ("X-Tenant", "a")])), "a field the stored request did not have")
-        #expect(!stored.matches(fields([])))
-        #expect(VaryKey(vary: ["*"], request: HTTPFields()) == nil)
-        #expect(VaryKey(vary: [(0..<40).map { "X-\($0)" }.joined(separator: ",")], request: HTTPFields()) == nil)
+        #expect(stored.matches(fields([("accept-encoding", "gzip,br")]), key: key))
+        #expect(stored.matches(fields([("Accept-Encoding", "gzip"), ("Accept-Encoding", "br")]), key: key))
+        #expect(!stored.matches(fields([("Accept-Encoding", "br, gzip")]), key: key), "order matters")
+        #expect(
+            !stored.matches(fields([("Accept-Encoding", "gzip, br"), ("X-Tenant", "a")]), key: key),
+            "a field the stored request did not have")
+        #expect(!stored.matches(fields([]), key: key))
+        // The values are kept as fingerprints: never the value, and another key's do not match.
+        #expect(!stored.values.contains { $0?.contains("gzip") == true })
+        #expect(!stored.matches(fields([("accept-encoding", "gzip,br")]), key: FingerprintKey(5, 6, 7, 8)))
+        let secret = try #require(VaryKey(vary: ["Cookie"], request: fields([("Cookie", "session=s3cr3t")]), key: key))
+        #expect(secret.values.allSatisfy { $0?.contains("s3cr3t") == false })
+        #expect(VaryKey(vary: ["*"], request: HTTPFields(), key: key) == nil)
+        #expect(VaryKey(vary: [(0..<40).map { "X-\($0)" }.joined(separator: ",")], request: HTTPFields(), key: key) == nil)
     }
 }

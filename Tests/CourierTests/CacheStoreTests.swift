@@ -161,4 +161,36 @@ struct CacheStoreTests {
         #expect(store.response(for: other.key) == nil)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret")
     }
+
+    @Test("disk: a Vary entry holds no value of the fields it varied by; every store on the directory shares one key")
+    func diskVaryFingerprints() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try ResponseCache(store: DiskCacheStore(directory: directory))
+        let second = try ResponseCache(store: DiskCacheStore(directory: directory))
+        #expect(first.varyKey == second.varyKey, "a second process reads the first one's key")
+        var request = HTTPFields()
+        request[.cookie] = "session=s3cr3t-cookie"
+        request[HTTPField.Name("X-Api-Key")!] = "key-0123456789"
+        let vary = try #require(VaryKey(vary: ["Cookie, X-Api-Key"], request: request, key: first.varyKey))
+        var fields = HTTPFields()
+        fields[.cacheControl] = "max-age=60"
+        let entry = CachedResponse(
+            key: "GET https://example.test/v", status: 200, headerFields: fields, body: Data("body".utf8), requestTime: 1, responseTime: 2,
+            vary: vary)
+        first.store.store(entry)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(DiskCacheStore.suffix) }
+        #expect(files.count == 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + files[0]))
+        for value in ["s3cr3t-cookie", "key-0123456789"] {
+            #expect(bytes.range(of: Data(value.utf8)) == nil, "\(value) was written to disk")
+        }
+        let read = try #require(second.store.response(for: entry.key))
+        #expect(read.vary?.matches(request, key: second.varyKey) == true)
+        var other = request
+        other[.cookie] = "session=another"
+        #expect(read.vary?.matches(other, key: second.varyKey) == false)
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + DiskCacheStore.keyFile)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
 }

@@ -133,7 +133,7 @@ struct CacheLink: Sendable {
             key = CacheLink.key(for: request, method: request.method, in: cache, context: context)
             requestControl = CacheControl(fields: request.headerFields[values: .cacheControl])
             let found = cache.store.response(for: key)
-            stored = found.flatMap { $0.vary.map { vary in vary.matches(request.headerFields) } ?? true ? $0 : nil }
+            stored = found.flatMap { $0.vary.map { vary in vary.matches(request.headerFields, key: cache.varyKey) } ?? true ? $0 : nil }
         }
 
         var now: Int64 { WallClock.seconds(on: context.clock) }
@@ -295,7 +295,9 @@ struct CacheLink: Sendable {
                 if stored != nil { cache.store.remove(key) }
                 return response
             }
-            let vary = fields[values: .vary].isEmpty ? nil : VaryKey(vary: fields[values: .vary], request: request.headerFields)
+            let vary =
+                fields[values: .vary].isEmpty
+                ? nil : VaryKey(vary: fields[values: .vary], request: request.headerFields, key: cache.varyKey)
             let entry = { @Sendable (body: Data) in
                 CachedResponse(
                     key: key, status: response.head.status.code, headerFields: storedFields, body: body, requestTime: requestTime,

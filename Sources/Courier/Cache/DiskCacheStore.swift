@@ -20,8 +20,15 @@ public final class DiskCacheStore: CacheStore {
     /// process may have written too, so trimming counts again).
     private let knownBytes = Mutex<Int?>(nil)
 
-    /// The files' suffix; nothing else in the directory is read or removed.
+    /// The files' suffix; nothing else in the directory is read or removed (but ``keyFile``).
     static let suffix = ".courier-cache"
+    /// The file that keeps ``varyKey``, beside the entries.
+    static let keyFile = ".courier-vary-key"
+    /// The secret the entries' `Vary` values are fingerprinted with (``VaryKey``): 256 random bits
+    /// in ``keyFile`` (`0600`), made by the first store in the directory and read by every later
+    /// one, so processes sharing the directory match each other's entries, while the files hold
+    /// no value of a `Cookie` or an API key they varied by.
+    let varyKey: FingerprintKey
 
     /// The size a store has unless told otherwise: 256 MiB.
     public static let defaultMaxBytes = 256 << 20
@@ -63,8 +70,49 @@ public final class DiskCacheStore: CacheStore {
         // entries that others could read are misses, and removed when read (``contents(of:)``).
         if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o700) != 0 { throw refuse("a directory whose mode can be set to 0700") }
         guard access(directory, W_OK | X_OK) == 0 else { throw refuse("a writable directory") }
+        guard let key = Self.varyKey(in: directory) else { throw refuse("a directory where its key file can be made and read") }
         self.directory = directory
         self.maxBytes = maxBytes
+        varyKey = key
+    }
+
+    /// The directory's `Vary` key: read from ``keyFile`` (the owner's alone, 32 bytes), or made
+    /// there (exclusive, `0600`, never through a symbolic link) when there is none; a file of
+    /// another shape is replaced. `nil` when none can be read or made.
+    private static func varyKey(in directory: String) -> FingerprintKey? {
+        let path = directory + "/" + keyFile
+        for _ in 0..<3 {
+            if let key = readKey(at: path) { return key }
+            var words: [UInt64] = []
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<4 { words.append(generator.next()) }
+            let temporary = path + ".\(UInt64.random(in: 0...UInt64.max))"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return nil }
+            let written = words.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, 32) }
+            close(descriptor)
+            // link(2) fails when another store made the key first: then that one is read.
+            defer { unlink(temporary) }
+            guard written == 32 else { return nil }
+            if link(temporary, path) == 0 { return FingerprintKey(words[0], words[1], words[2], words[3]) }
+            if errno == EEXIST, readKey(at: path) == nil { unlink(path) }
+        }
+        return nil
+    }
+
+    /// The key in `path` when it is a regular file of the owner's alone holding 32 bytes.
+    private static func readKey(at path: String) -> FingerprintKey? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & 0o077 == 0,
+            status.st_uid == geteuid(), status.st_size == 32
+        else { return nil }
+        var words = [UInt64](repeating: 0, count: 4)
+        let count = words.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 32) }
+        guard count == 32 else { return nil }
+        return FingerprintKey(words[0], words[1], words[2], words[3])
     }
 
     /// The file an entry is stored in: a hash of its key (the file holds the key too, so a

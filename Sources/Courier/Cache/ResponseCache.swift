@@ -35,6 +35,10 @@ public final class ResponseCache: Sendable {
     /// too) tells nothing about the credentials. Entries stored for credentials are not found again
     /// by a later process; they age out of the store by its size limit.
     let credentialKey = FingerprintKey()
+    /// The secret the values of the request fields a response varies by are fingerprinted with
+    /// (see ``VaryKey``): a disk store's own, kept beside its entries so that other processes
+    /// sharing the directory match them too (``DiskCacheStore/varyKey``); a random one otherwise.
+    let varyKey: FingerprintKey
 
     /// The largest body stored unless told otherwise: 8 MiB.
     public static let defaultMaxEntryBytes = 8 << 20
@@ -46,6 +50,7 @@ public final class ResponseCache: Sendable {
     public init(store: any CacheStore, maxEntryBytes: Int = defaultMaxEntryBytes) {
         self.store = store
         self.maxEntryBytes = max(0, maxEntryBytes)
+        varyKey = (store as? DiskCacheStore)?.varyKey ?? FingerprintKey()
     }
 
     /// A cache in memory.

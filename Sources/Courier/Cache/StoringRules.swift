@@ -47,7 +47,9 @@ enum StoringRules {
         // One cache serves every caller: a private answer is kept only under the credentials of the
         // caller it belongs to.
         if freshness.control.isPrivate, !carriesCredentials { return .privateWithoutCredentials }
-        if !responseFields[values: .vary].isEmpty, VaryKey(vary: responseFields[values: .vary], request: request.headerFields) == nil {
+        if !responseFields[values: .vary].isEmpty,
+            VaryKey(vary: responseFields[values: .vary], request: request.headerFields, key: FingerprintKey(0, 0, 0, 0)) == nil
+        {
             return .vary
         }
         let hasValidator = responseFields[.eTag] != nil || responseFields[.lastModified] != nil

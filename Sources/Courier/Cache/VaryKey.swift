@@ -1,8 +1,10 @@
 import HTTPTypes
 
-/// The request fields a stored response was chosen by (its `Vary`, RFC 9111 §4.1), with the
-/// values the request that stored it had: a later request gets the stored response only when
-/// its values for those fields are the same.
+/// The request fields a stored response was chosen by (its `Vary`, RFC 9111 §4.1), with a keyed
+/// fingerprint of the values the request that stored it had (never the values: a `Vary: Cookie`
+/// or `Vary: X-Api-Key` entry on disk must not hold the cookie or the key): a later request gets
+/// the stored response only when its values fingerprint the same under the cache's key
+/// (``ResponseCache/varyKey``).
 ///
 /// Values are compared after light normalisation, as RFC 9111 §4.1 allows: repeated fields are
 /// joined with `, `, and whitespace around each comma-separated member is dropped. Field names
@@ -10,7 +12,7 @@ import HTTPTypes
 struct VaryKey: Sendable, Hashable {
     /// The nominated field names (lowercased, sorted, without repeats).
     var names: [String]
-    /// Each name's normalised value in the storing request; `nil` where it had none.
+    /// The fingerprint of each name's normalised value in the storing request; `nil` where it had none.
     var values: [String?]
 
     /// The most field names a `Vary` may nominate for the response to be stored.
@@ -22,9 +24,10 @@ struct VaryKey: Sendable, Hashable {
         self.values = values
     }
 
-    /// The key for a response's `Vary` fields and the request it answered; `nil` when the
-    /// response cannot be served to any later request (`Vary: *`, or too many names).
-    init?(vary: [String], request: HTTPFields) {
+    /// The key for a response's `Vary` fields and the request it answered, its values
+    /// fingerprinted under `key`; `nil` when the response cannot be served to any later request
+    /// (`Vary: *`, or too many names).
+    init?(vary: [String], request: HTTPFields, key: FingerprintKey) {
         var names = Set<String>()
         for field in vary {
             for member in field.split(separator: ",") {
@@ -35,12 +38,17 @@ struct VaryKey: Sendable, Hashable {
         }
         guard names.count <= Self.maxNames else { return nil }
         self.names = names.sorted()
-        values = self.names.map { Self.value(of: $0, in: request) }
+        values = self.names.map { Self.fingerprint(of: $0, in: request, key: key) }
     }
 
-    /// Whether `request` nominates the same values.
-    func matches(_ request: HTTPFields) -> Bool {
-        zip(names, values).allSatisfy { name, value in Self.value(of: name, in: request) == value }
+    /// Whether `request` nominates the same values (their fingerprints under `key` are the same).
+    func matches(_ request: HTTPFields, key: FingerprintKey) -> Bool {
+        zip(names, values).allSatisfy { name, value in Self.fingerprint(of: name, in: request, key: key) == value }
+    }
+
+    /// The fingerprint of a request's normalised value for `name` under `key`; `nil` when it has none.
+    static func fingerprint(of name: String, in fields: HTTPFields, key: FingerprintKey) -> String? {
+        value(of: name, in: fields).map { key.fingerprint(Array($0.utf8)) }
     }
 
     /// A request's value for `name`, normalised; `nil` when it has none (or the name is not a

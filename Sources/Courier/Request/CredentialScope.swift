@@ -75,9 +75,7 @@ public enum CredentialScope {
             bytes.append(0)
         }
         guard !bytes.isEmpty else { return nil }
-        let high = SipHash24.hash(bytes, k0: key.k0, k1: key.k1)
-        let low = SipHash24.hash(bytes, k0: key.k2, k1: key.k3)
-        return hex(high) + hex(low)
+        return key.fingerprint(bytes)
     }
 
     /// Whether a response field belongs only to the caller whose request it answered: `Set-Cookie`
@@ -98,10 +96,6 @@ public enum CredentialScope {
         return HTTPFields(fields.filter { !isCallerOnly($0.name) })
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }
 
 /// The random secret one table (a response cache, a queue's de-duplication) keys its credential
@@ -115,9 +109,20 @@ struct FingerprintKey: Sendable, Hashable {
         (k0, k1, k2, k3) = (generator.next(), generator.next(), generator.next(), generator.next())
     }
 
-    /// A given key (tests).
+    /// A given key (tests, and a disk cache's stored one).
     init(_ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64) {
         (self.k0, self.k1, self.k2, self.k3) = (k0, k1, k2, k3)
+    }
+
+    /// 128 bits of SipHash-2-4 of `bytes` under this key, as 32 hex digits: without the key it
+    /// says nothing about the bytes.
+    func fingerprint(_ bytes: [UInt8]) -> String {
+        Self.hex(SipHash24.hash(bytes, k0: k0, k1: k1)) + Self.hex(SipHash24.hash(bytes, k0: k2, k1: k3))
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
 
