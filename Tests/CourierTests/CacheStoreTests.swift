@@ -190,7 +190,13 @@ struct CacheStoreTests {
         var other = request
         other[.cookie] = "session=another"
         #expect(read.vary?.matches(other, key: second.varyKey) == false)
-        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + DiskCacheStore.keyFile)
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        var status = stat()
+        #expect(stat(directory + "/" + DiskCacheStore.keyFile, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        // A key file of another shape is replaced, and the cache stays usable.
+        #expect(FileManager.default.createFile(atPath: directory + "/" + DiskCacheStore.keyFile, contents: Data("short".utf8)))
+        let third = try DiskCacheStore(directory: directory)
+        #expect(third.varyKey != first.varyKey)
+        #expect(try DiskCacheStore(directory: directory).varyKey == third.varyKey, "the replacement is kept")
     }
 }

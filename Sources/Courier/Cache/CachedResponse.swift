@@ -65,8 +65,10 @@ extension CachedResponse {
         var bodyLength: Int
     }
 
-    /// The first bytes of the byte form, and its version.
-    private static let magic = Array("CRE2".utf8)
+    /// The first bytes of the byte form, and its version. `CRE3`: `Vary` values are fingerprints;
+    /// `CRE2` entries held them in clear, so they no longer load, and a store removes them when it
+    /// reads them.
+    private static let magic = Array("CRE3".utf8)
     /// The most metadata bytes a valid entry has (its header fields are bounded by the response
     /// head limits long before this).
     private static let maxMetadataBytes = 4 << 20

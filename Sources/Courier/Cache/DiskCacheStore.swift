@@ -22,7 +22,7 @@ public final class DiskCacheStore: CacheStore {
 
     /// The files' suffix; nothing else in the directory is read or removed (but ``keyFile``).
     static let suffix = ".courier-cache"
-    /// The file that keeps ``varyKey``, beside the entries.
+    /// The file that keeps ``varyKey``, beside the entries (made through `<name>.tmp`).
     static let keyFile = ".courier-vary-key"
     /// The secret the entries' `Vary` values are fingerprinted with (``VaryKey``): 256 random bits
     /// in ``keyFile`` (`0600`), made by the first store in the directory and read by every later
@@ -70,34 +70,47 @@ public final class DiskCacheStore: CacheStore {
         // entries that others could read are misses, and removed when read (``contents(of:)``).
         if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o700) != 0 { throw refuse("a directory whose mode can be set to 0700") }
         guard access(directory, W_OK | X_OK) == 0 else { throw refuse("a writable directory") }
-        guard let key = Self.varyKey(in: directory) else { throw refuse("a directory where its key file can be made and read") }
         self.directory = directory
         self.maxBytes = maxBytes
-        varyKey = key
+        varyKey = Self.varyKey(in: directory)
     }
 
     /// The directory's `Vary` key: read from ``keyFile`` (the owner's alone, 32 bytes), or made
-    /// there (exclusive, `0600`, never through a symbolic link) when there is none; a file of
-    /// another shape is replaced. `nil` when none can be read or made.
-    private static func varyKey(in directory: String) -> FingerprintKey? {
+    /// there when there is none or it has another shape. Made under an exclusive lock on the
+    /// directory, written whole and synced to a temporary file (never through a symbolic link),
+    /// then renamed into place, so processes starting together agree on one key and a crash leaves
+    /// no half key. When the directory allows none of this, a key of this process (entries that
+    /// vary are then matched by this process only).
+    private static func varyKey(in directory: String) -> FingerprintKey {
+        let lock = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard lock >= 0 else { return FingerprintKey() }
+        defer { close(lock) }
+        var locked: Int32
+        repeat { locked = flock(lock, LOCK_EX) } while locked != 0 && errno == EINTR
+        guard locked == 0 else { return FingerprintKey() }
+        defer { flock(lock, LOCK_UN) }
         let path = directory + "/" + keyFile
-        for _ in 0..<3 {
-            if let key = readKey(at: path) { return key }
-            var words: [UInt64] = []
-            var generator = SystemRandomNumberGenerator()
-            for _ in 0..<4 { words.append(generator.next()) }
-            let temporary = path + ".\(UInt64.random(in: 0...UInt64.max))"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { return nil }
-            let written = words.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, 32) }
-            close(descriptor)
-            // link(2) fails when another store made the key first: then that one is read.
-            defer { unlink(temporary) }
-            guard written == 32 else { return nil }
-            if link(temporary, path) == 0 { return FingerprintKey(words[0], words[1], words[2], words[3]) }
-            if errno == EEXIST, readKey(at: path) == nil { unlink(path) }
+        if let key = readKey(at: path) { return key }
+        let made = FingerprintKey()
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return made }
+        let words = [made.k0, made.k1, made.k2, made.k3]
+        var written = 0
+        while written < 32 {
+            let count = words.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + written }, 32 - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
         }
-        return nil
+        let synced = written == 32 && fsync(descriptor) == 0
+        close(descriptor)
+        guard synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return made
+        }
+        return made
     }
 
     /// The key in `path` when it is a regular file of the owner's alone holding 32 bytes.
@@ -110,8 +123,13 @@ public final class DiskCacheStore: CacheStore {
             status.st_uid == geteuid(), status.st_size == 32
         else { return nil }
         var words = [UInt64](repeating: 0, count: 4)
-        let count = words.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 32) }
-        guard count == 32 else { return nil }
+        var done = 0
+        while done < 32 {
+            let count = words.withUnsafeMutableBytes { read(descriptor, $0.baseAddress.map { $0 + done }, 32 - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            done += count
+        }
         return FingerprintKey(words[0], words[1], words[2], words[3])
     }
 

@@ -3,6 +3,9 @@ import Synchronization
 /// A ``CacheStore`` in memory, bounded by bytes and by entries; the least recently used entry is
 /// evicted first.
 public final class MemoryCacheStore: CacheStore {
+    /// The secret the entries' `Vary` values are fingerprinted with (``VaryKey``): the store's own,
+    /// so that every cache on this store matches its entries.
+    let varyKey = FingerprintKey()
     /// A reference, so that a hit updates its last use without rewriting the dictionary's value
     /// (which allocated on every hit).
     private final class Slot {

@@ -36,8 +36,9 @@ public final class ResponseCache: Sendable {
     /// by a later process; they age out of the store by its size limit.
     let credentialKey = FingerprintKey()
     /// The secret the values of the request fields a response varies by are fingerprinted with
-    /// (see ``VaryKey``): a disk store's own, kept beside its entries so that other processes
-    /// sharing the directory match them too (``DiskCacheStore/varyKey``); a random one otherwise.
+    /// (see ``VaryKey``): the store's own (a disk store's is kept beside its entries, so that other
+    /// processes sharing the directory match them too: ``DiskCacheStore/varyKey``); a random one
+    /// for a store of another kind.
     let varyKey: FingerprintKey
 
     /// The largest body stored unless told otherwise: 8 MiB.
@@ -50,7 +51,7 @@ public final class ResponseCache: Sendable {
     public init(store: any CacheStore, maxEntryBytes: Int = defaultMaxEntryBytes) {
         self.store = store
         self.maxEntryBytes = max(0, maxEntryBytes)
-        varyKey = (store as? DiskCacheStore)?.varyKey ?? FingerprintKey()
+        varyKey = (store as? DiskCacheStore)?.varyKey ?? (store as? MemoryCacheStore)?.varyKey ?? FingerprintKey()
     }
 
     /// A cache in memory.

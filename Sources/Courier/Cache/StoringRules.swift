@@ -48,7 +48,7 @@ enum StoringRules {
         // caller it belongs to.
         if freshness.control.isPrivate, !carriesCredentials { return .privateWithoutCredentials }
         if !responseFields[values: .vary].isEmpty,
-            VaryKey(vary: responseFields[values: .vary], request: request.headerFields, key: FingerprintKey(0, 0, 0, 0)) == nil
+            VaryKey.names(of: responseFields[values: .vary]) == nil
         {
             return .vary
         }

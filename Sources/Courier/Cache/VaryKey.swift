@@ -28,6 +28,14 @@ struct VaryKey: Sendable, Hashable {
     /// fingerprinted under `key`; `nil` when the response cannot be served to any later request
     /// (`Vary: *`, or too many names).
     init?(vary: [String], request: HTTPFields, key: FingerprintKey) {
+        guard let names = Self.names(of: vary) else { return nil }
+        self.names = names
+        values = names.map { Self.fingerprint(of: $0, in: request, key: key) }
+    }
+
+    /// The field names `Vary` values nominate (lowercased, sorted, without repeats); `nil` when a
+    /// response with them cannot be served to any later request (`*`, or too many names).
+    static func names(of vary: [String]) -> [String]? {
         var names = Set<String>()
         for field in vary {
             for member in field.split(separator: ",") {
@@ -36,9 +44,8 @@ struct VaryKey: Sendable, Hashable {
                 if !name.isEmpty { names.insert(name) }
             }
         }
-        guard names.count <= Self.maxNames else { return nil }
-        self.names = names.sorted()
-        values = self.names.map { Self.fingerprint(of: $0, in: request, key: key) }
+        guard names.count <= maxNames else { return nil }
+        return names.sorted()
     }
 
     /// Whether `request` nominates the same values (their fingerprints under `key` are the same).
