@@ -25,6 +25,53 @@ struct DownloadPartsTests {
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    @Test("a 206 continues the file only when it is of the same version: start, total, ETag or Last-Modified")
+    func sameVersionOnly() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-parts-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func run(first: HTTPFields) throws -> DownloadRun {
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            let file = try #require(FileHandle(forWritingAtPath: path))
+            var run = DownloadRun(options: DownloadOptions(), file: file)
+            try run.take(HTTPResponse(status: .ok, headerFields: first))
+            try run.write(Data(repeating: 1, count: 100))
+            return run
+        }
+        func partial(_ range: String, _ extra: [(HTTPField.Name, String)] = []) -> HTTPResponse {
+            var fields: HTTPFields = [.contentRange: range]
+            for (name, value) in extra { fields[name] = value }
+            return HTTPResponse(status: .partialContent, headerFields: fields)
+        }
+        let tagged: HTTPFields = [.eTag: "\"v1\"", .contentLength: "300"]
+        let cases: [(String, HTTPResponse, Bool)] = [
+            ("same ETag and total", partial("bytes 100-299/300", [(.eTag, "\"v1\"")]), true),
+            ("unknown total", partial("bytes 100-299/*", [(.eTag, "\"v1\"")]), true),
+            ("another ETag", partial("bytes 100-299/300", [(.eTag, "\"v2\"")]), false),
+            ("no ETag", partial("bytes 100-299/300"), false),
+            ("another total", partial("bytes 100-399/400", [(.eTag, "\"v1\"")]), false),
+            ("another start", partial("bytes 50-299/300", [(.eTag, "\"v1\"")]), false),
+            ("end before start", partial("bytes 100-99/300", [(.eTag, "\"v1\"")]), false),
+            ("end past total", partial("bytes 100-300/300", [(.eTag, "\"v1\"")]), false),
+            ("not digits", partial("bytes 100-2x9/300", [(.eTag, "\"v1\"")]), false),
+        ]
+        for (name, response, continues) in cases {
+            var download = try run(first: tagged)
+            if continues {
+                #expect(throws: Never.self, "\(name)") { try download.take(response) }
+            } else {
+                let error = #expect(throws: NetworkError.self, "\(name)") { try download.take(response) }
+                #expect(error?.kind == .invalidResponse, "\(name)")
+            }
+        }
+        let dated: HTTPFields = [.lastModified: "Wed, 21 Oct 2026 07:28:00 GMT", .contentLength: "300"]
+        var same = try run(first: dated)
+        try same.take(partial("bytes 100-299/300", [(.lastModified, "Wed, 21 Oct 2026 07:28:00 GMT")]))
+        var changed = try run(first: dated)
+        #expect(throws: NetworkError.self) {
+            try changed.take(partial("bytes 100-299/300", [(.lastModified, "Thu, 22 Oct 2026 07:28:00 GMT")]))
+        }
+    }
+
     @Test("a 206's Content-Range is read for where it starts")
     func contentRange() {
         #expect(DownloadRun.start(ofRange: "bytes 100000-299999/300000") == 100_000)
@@ -76,8 +123,13 @@ private struct NeverTransport: Transport {
             ("bytes 100-499/+500", nil), ("bytes 100-499/\u{665}\u{660}\u{660}", nil), ("bytes 100-499/", nil),
         ]
         for (range, expected) in totals {
-            try run.take(HTTPResponse(status: .partialContent, headerFields: [.contentRange: range]))
-            #expect(run.expectedSize(announcing: 400) == expected, "\(range)")
+            // A total that is not the file's (or not digits) is refused at the head, or unknown.
+            do {
+                try run.take(HTTPResponse(status: .partialContent, headerFields: [.contentRange: range, .eTag: "\"a\""]))
+                #expect(run.expectedSize(announcing: 400) == expected, "\(range)")
+            } catch {
+                #expect(expected == nil, "\(range) was refused: \(error)")
+            }
         }
     }
 }

@@ -76,7 +76,9 @@ extension NetworkClient {
     /// - Returns: The file, its size, and how often it resumed or started over.
     /// - Throws: ``NetworkError``: the call's, `invalid_request` for a destination that is not a
     ///   writable file path, `invalid_response` for a body that fails its checksum or a `206` that
-    ///   does not continue the file.
+    ///   does not continue the file (another start, or another version of it: a `Content-Range`
+    ///   total other than the first answer's length, or an `ETag` or `Last-Modified` other than
+    ///   the one `If-Range` sent), never spliced onto the bytes written.
     public func download<E: Endpoint>(
         _ endpoint: E, to destination: URL, options: DownloadOptions = DownloadOptions()
     ) async throws(NetworkError) -> DownloadResult {
@@ -158,6 +160,8 @@ struct DownloadRun {
     private(set) var validator: String?
     private var digest = SHA256Digest()
     private var head: HTTPResponse?
+    /// The whole file's size as the first full answer announced it (its `Content-Length`).
+    private var total: Int64?
     private var resumed = 0
     private var restarted = 0
 
@@ -177,12 +181,26 @@ struct DownloadRun {
     mutating func take(_ head: HTTPResponse) throws(NetworkError) {
         self.head = head
         if head.status.code == 206 {
-            guard written > 0, let range = head.headerFields[.contentRange], Self.start(ofRange: range) == written else {
+            guard written > 0, let range = head.headerFields[.contentRange], let parts = Self.parts(ofRange: range),
+                parts.start == written, parts.end >= parts.start, parts.total.map({ parts.end < $0 }) ?? true
+            else {
                 throw NetworkError(
                     kind: .invalidResponse, phase: .validating,
                     message: "the server answered the download's range with '\(head.headerFields[.contentRange] ?? "no Content-Range")', "
                         + "not the bytes from \(written)",
                     status: 206)
+            }
+            // The rest must be of the same file: the same total, and the same validator when the
+            // answer names one (a strong ETag must be there when the first answer had one).
+            if let total, let announced = parts.total, announced != total {
+                throw Self.otherVersion("its Content-Range total is \(announced), not the \(total) bytes first announced")
+            }
+            if let validator, validator.hasPrefix("\"") || validator.hasPrefix("W/") {
+                guard head.headerFields[.eTag] == validator else {
+                    throw Self.otherVersion("its ETag is \(head.headerFields[.eTag] ?? "missing"), not \(validator)")
+                }
+            } else if let validator, let modified = head.headerFields[.lastModified], modified != validator {
+                throw Self.otherVersion("its Last-Modified is \(modified), not \(validator)")
             }
             resumed += 1
             return
@@ -200,6 +218,7 @@ struct DownloadRun {
         }
         let tag = head.headerFields[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
         validator = tag ?? head.headerFields[.lastModified]
+        total = head.headerFields[.contentLength].flatMap { Int64($0) }
     }
 
     /// The whole file's size as the last answer announced it: a `206`'s `Content-Range` total,
@@ -220,9 +239,34 @@ struct DownloadRun {
 
     /// The first byte of a `Content-Range: bytes S-E/T`.
     static func start(ofRange text: String) -> Int64? {
-        let parts = text.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bytes", let dash = parts[1].firstIndex(of: "-") else { return nil }
-        return Int64(parts[1][..<dash])
+        parts(ofRange: text)?.start
+    }
+
+    /// The first and last byte and the total (`nil` for `*`) of a `Content-Range: bytes S-E/T`;
+    /// `nil` when it is not of that form (digits only).
+    static func parts(ofRange text: String) -> (start: Int64, end: Int64, total: Int64?)? {
+        let pieces = text.split(separator: " ", maxSplits: 1)
+        guard pieces.count == 2, pieces[0].lowercased() == "bytes", let dash = pieces[1].firstIndex(of: "-"),
+            let slash = pieces[1].firstIndex(of: "/"), dash < slash
+        else { return nil }
+        func number(_ digits: Substring) -> Int64? {
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            return Int64(digits)
+        }
+        let range = pieces[1]
+        guard let start = number(range[..<dash]), let end = number(range[range.index(after: dash)..<slash]) else { return nil }
+        let totalText = range[range.index(after: slash)...]
+        if totalText == "*" { return (start, end, nil) }
+        guard let total = number(totalText) else { return nil }
+        return (start, end, total)
+    }
+
+    /// The failure for a `206` that is of another version of the file than the bytes written:
+    /// never spliced onto them.
+    static func otherVersion(_ why: String) -> NetworkError {
+        NetworkError(
+            kind: .invalidResponse, phase: .validating,
+            message: "the server's 206 for the rest of the download is of another version of the file: \(why)", status: 206)
     }
 
     mutating func write(_ chunk: Data) throws(NetworkError) {
