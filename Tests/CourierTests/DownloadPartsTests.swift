@@ -72,6 +72,24 @@ struct DownloadPartsTests {
         }
     }
 
+    @Test("maxBytes caps the whole file, across a resumption")
+    func oneCapForTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cap-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        var options = DownloadOptions()
+        options.maxBytes = 150
+        var run = DownloadRun(options: options, file: file)
+        try run.take(HTTPResponse(status: .ok, headerFields: [.eTag: "\"v1\"", .contentLength: "300"]))
+        try run.write(Data(count: 100))
+        try run.take(HTTPResponse(status: .partialContent, headerFields: [.contentRange: "bytes 100-299/300", .eTag: "\"v1\""]))
+        try run.write(Data(count: 50))
+        let error = #expect(throws: NetworkError.self) { try run.write(Data(count: 1)) }
+        #expect(error?.kind == .responseTooLarge)
+        #expect(run.written == 150)
+    }
+
     @Test("a 206's Content-Range is read for where it starts")
     func contentRange() {
         #expect(DownloadRun.start(ofRange: "bytes 100000-299999/300000") == 100_000)

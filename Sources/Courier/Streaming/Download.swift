@@ -15,8 +15,9 @@ public struct DownloadOptions: Sendable, Hashable {
     public var maxResumes = 3
     /// The SHA-256 the whole file must have, as 64 hex digits; `nil` (the default) checks none.
     public var sha256: String?
-    /// The largest body the download takes (each connection's cap): 16 GiB by default, the most a
-    /// call allows. The file's size, not memory: the body goes to disk as it arrives.
+    /// The largest file the download takes, over all its connections (a resumed download counts the
+    /// bytes it has): 16 GiB by default, the most a call allows. The file's size, not memory: the
+    /// body goes to disk as it arrives.
     public var maxBytes = ClientConfiguration.maxResponseBytesRange.upperBound
     /// The longest the whole download may take, over all its connections; `nil` (the default) sets
     /// no total. Either way each connection's head must come within the endpoint's timeout (or
@@ -270,6 +271,10 @@ struct DownloadRun {
     }
 
     mutating func write(_ chunk: Data) throws(NetworkError) {
+        // One cap for the whole file, however many connections brought it.
+        guard written + Int64(chunk.count) <= Int64(options.maxBytes) else {
+            throw NetworkError.responseTooLarge(limit: options.maxBytes, announced: nil)
+        }
         do {
             try file.write(contentsOf: chunk)
         } catch {
