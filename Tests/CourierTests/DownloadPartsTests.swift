@@ -92,10 +92,10 @@ struct DownloadPartsTests {
 
     @Test("a 206's Content-Range is read for where it starts")
     func contentRange() {
-        #expect(DownloadRun.start(ofRange: "bytes 100000-299999/300000") == 100_000)
-        #expect(DownloadRun.start(ofRange: "bytes 0-9/*") == 0)
-        #expect(DownloadRun.start(ofRange: "items 1-2/3") == nil)
-        #expect(DownloadRun.start(ofRange: "bytes */300000") == nil)
+        #expect(DownloadRun.parts(ofRange: "bytes 100000-299999/300000")?.start == 100_000)
+        #expect(DownloadRun.parts(ofRange: "bytes 0-9/*")?.start == 0)
+        #expect(DownloadRun.parts(ofRange: "items 1-2/3")?.start == nil)
+        #expect(DownloadRun.parts(ofRange: "bytes */300000")?.start == nil)
     }
 
     @Test("a destination that is not a file path is refused before anything is sent")

@@ -85,7 +85,7 @@ struct Call: Sendable {
             // What transports take as a long transfer's backstop: its own end, or a year.
             let transferEnd = bounds.map { $0.end ?? start.advanced(by: TransferBounds.noEnd) }
             context.internals = context.internals.forCall(
-                placement: placement, streams: streams || bounds != nil, progress: meter, transferEnd: transferEnd)
+                placement: placement, streams: streams, progress: meter, transferEnd: transferEnd)
         }
         // The deadline's signal, which the chain's waits watch, is the call's from the start.
         context.deadlineSignal = CallDeadline(recordedBy: context.recorder)

@@ -238,11 +238,6 @@ struct DownloadRun {
         return total
     }
 
-    /// The first byte of a `Content-Range: bytes S-E/T`.
-    static func start(ofRange text: String) -> Int64? {
-        parts(ofRange: text)?.start
-    }
-
     /// The first and last byte and the total (`nil` for `*`) of a `Content-Range: bytes S-E/T`;
     /// `nil` when it is not of that form (digits only).
     static func parts(ofRange text: String) -> (start: Int64, end: Int64, total: Int64?)? {
