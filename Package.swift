@@ -55,10 +55,12 @@ let package = Package(
         // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
         // The system zlib (Debian: zlib1g-dev): the core decodes gzip and deflate bodies with it.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libpsl (Debian: libpsl-dev), the Public Suffix List as curl reads it: the cookie jar's domain rule.
+        .systemLibrary(name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .target(
             name: "Courier",
             dependencies: [
-                "CZlib",
+                "CZlib", "CPSL",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 // API-only packages (no backends): the service picks the metrics and tracing backends.

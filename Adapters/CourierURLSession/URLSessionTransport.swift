@@ -358,6 +358,14 @@ extension URLSessionTransport {
         // The values FoundationNetworking cannot honour, refused with their reasons; the proxy by
         // its own rule (only the environment's).
         _ = try configuration.applying(client)
+        if client.keepsCookies {
+            // HTTPURLResponse joins a response's Set-Cookie fields with commas, and a cookie's
+            // value may hold one: read apart, `a=1,b=2; Secure` would lose its Secure.
+            throw ClientConfiguration.unsupported(
+                ConfigurationKey.cookies.name, value: "true", by: name,
+                "FoundationNetworking joins a response's Set-Cookie fields into one, which cannot be read apart safely; "
+                    + "use the curl or ahc transport")
+        }
         try client.transportSettings.check(
             running: runningSettings ?? TransportSettings(), honoured: honouredSettingKeys, skipping: [ConfigurationKey.proxy.name],
             by: name)

@@ -10,10 +10,16 @@ extension ConformanceCases {
     /// only where the jar's rules send it (not to the other origin the redirect leads to), a
     /// `Secure` cookie is kept only from https, and neither another client nor a client without a
     /// jar sends any. All of a request's cookies go in one `Cookie` line; two `Set-Cookie` fields
-    /// of one answer are both kept (also where the library joins them with a comma). A cached
-    /// answer sets no cookie: a client sharing the cache never gets another's.
+    /// of one answer are both kept. A cached answer sets no cookie: a client sharing the cache
+    /// never gets another's. A transport that joins repeated header fields (URLSession) cannot
+    /// hand over one cookie per field, so a client with a jar on it is refused at start.
     public static func cookieJar(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
+            if transport.repeatedResponseHeaders == .joined {
+                let error = #expect(throws: ConfigurationError.self) { try transport.makeClient(server) { $0.keepsCookies = true } }
+                #expect(error?.key == "cookies", "\(String(describing: error))")
+                return
+            }
             let client = try transport.makeClient(server) { $0.keepsCookies = true }
             let secure = server.mode.usesTLS
             _ = try await client.send(
@@ -65,6 +71,34 @@ extension ConformanceCases {
             #expect(hit.metrics.cache == .hit)
             #expect(first.cookieJar?.cookies.map(\.name) == ["owner"] && second.cookieJar?.cookies.isEmpty == true)
             for done in [client, stranger, plain, first, second] { await done.shutdown() }
+        }
+    }
+
+    /// One `Set-Cookie` field is one cookie: a comma in a value neither ends the cookie (losing
+    /// the attributes after it: `auth=user=42,sig=X; Secure`) nor starts another
+    /// (`pref=x, sid=attacker` sets no `sid`).
+    public static func cookieFieldsStayWhole(_ transport: ConformanceTransport) async throws {
+        guard transport.repeatedResponseHeaders != .joined else { return }  // refused at start (cookieJar)
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server) { $0.keepsCookies = true }
+            let secure = server.mode.usesTLS
+            _ = try await client.send(
+                RawEndpoint(
+                    path: "headers",
+                    query: [
+                        QueryItem("Set-Cookie", "auth=user=42,sig=X; Secure; HttpOnly"),
+                        QueryItem("Set-Cookie", "pref=x, sid=attacker; Path=/"),
+                    ]))
+            let cookies = client.cookieJar?.cookies ?? []
+            #expect(!cookies.contains { $0.name == "sid" || $0.name == "sig" }, "\(cookies)")
+            #expect(cookies.first { $0.name == "pref" }?.value == "x, sid=attacker", "\(cookies)")
+            // Over http the Secure cookie is refused whole; over https it is kept whole, Secure.
+            let auth = cookies.first { $0.name == "auth" }
+            #expect(secure ? auth?.value == "user=42,sig=X" && auth?.isSecure == true : auth == nil, "\(cookies)")
+            let echo = try await client.send(EchoEndpoint())
+            let sent = echo.header("cookie")?.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+            #expect(sent.contains("pref=x, sid=attacker") && !sent.contains { $0.hasPrefix("sid=") }, "\(echo.headers)")
+            await client.shutdown()
         }
     }
 }

@@ -186,7 +186,7 @@ struct ConfigurationReaderTests {
         "connections.addresses": "", "tls.caFile": "",
         "tls.caPEM": "-----BEGIN CERTIFICATE-----x", "tls.clientCertificateFile": "", "tls.clientKeyFile": "",
         "tls.pinnedPublicKey": "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "noProxy": "a.test,10.0.0.0/8",
-        "proxy": "http://u:p@proxy.test:3128", "cookies": "true", "retry": "true", "retry.maxAttempts": "5",
+        "proxy": "http://u:p@proxy.test:3128", "cookies": "true", "cookieSuffixes": "*.tenants.acme.test", "retry": "true", "retry.maxAttempts": "5",
         "retry.baseDelay": "0.2", "retry.maxDelay": "6", "retry.maxRetryAfter": "9", "retry.statuses": "500,503", "queue": "true",
         "queue.maxConcurrent": "12", "queue.maxConcurrentPerHost": "5", "queue.maxWaiting": "99", "queue.deduplicates": "false",
         "queue.shedsLateCalls": "false", "queue.adaptive": "true", "queue.adaptive.initialLimit": "3", "queue.adaptive.minimumLimit": "2",

@@ -101,16 +101,96 @@ struct CookieJarTests {
         #expect(jar.cookies.contains { $0.name == "c59" } && !jar.cookies.contains { $0.name == "c0" })
     }
 
-    @Test("Set-Cookie fields a library joined with commas are read apart; an Expires date's comma is not a split")
-    func joinedFields() {
-        #expect(
-            SetCookie.split("a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT, b=2; Path=/") == [
-                "a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT", "b=2; Path=/",
-            ])
-        #expect(SetCookie.split("a=1") == ["a=1"])
+    @Test("one Set-Cookie field is one cookie: a comma neither ends it nor starts another")
+    func commasStayInTheCookie() {
         let jar = CookieJar(clock: ManualTimeSource())
-        set(jar, "https://x.test/", "a=1; Path=/, b=2")
-        #expect(jar.header(for: request("https://x.test/")) == "a=1; b=2")
+        set(jar, "https://x.test/", "auth=user=42,sig=X; Secure; HttpOnly", "pref=x, sid=attacker", "a=1; Path=/, b=2")
+        #expect(Set(jar.cookies.map(\.name)) == ["auth", "pref", "a"])
+        #expect(jar.cookies.first { $0.name == "auth" }.map { ($0.value, $0.isSecure) } ?? ("", false) == ("user=42,sig=X", true))
+        #expect(jar.cookies.first { $0.name == "pref" }?.value == "x, sid=attacker")
+        // Over http the whole Secure cookie is refused, never a part of it kept without Secure.
+        let plain = CookieJar(clock: ManualTimeSource())
+        set(plain, "http://x.test/", "auth=user=42,sig=X; Secure; HttpOnly")
+        #expect(plain.cookies.isEmpty)
+    }
+
+    @Test(
+        "a Domain that the Public Suffix List or the infrastructure rules name is refused; one label more is a site",
+        arguments: [
+            ("https://evil.payments.svc.cluster.local/", "payments.svc.cluster.local"),
+            ("https://evil.payments.svc/", "payments.svc"),
+            ("https://shop.co.il/", "co.il"),
+            ("https://evil.myshopify.com/", "myshopify.com"),
+            ("https://web.service.dc1.consul/", "service.dc1.consul"),
+            ("https://web.service.consul/", "service.consul"),
+            ("https://ip-10-0-0-1.us-west-2.compute.internal/", "us-west-2.compute.internal"),
+            ("https://a.b.blogspot.co.uk/", "blogspot.co.uk"),
+            ("https://bucket.s3.amazonaws.com/", "s3.amazonaws.com"),
+            ("https://evil.x.kawasaki.jp/", "x.kawasaki.jp"),
+            ("https://app.herokuapp.com/", "herokuapp.com"),
+            ("https://a.b.c.d.e/", "e"),
+        ])
+    func publicSuffixesRefused(url: String, domain: String) {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, url, "s=1; Domain=\(domain)")
+        #expect(jar.cookies.isEmpty, "\(domain) was taken from \(url)")
+    }
+
+    @Test("a Domain one label under a suffix is taken, the rules the configuration adds are read, a bad rule is refused")
+    func registrableDomains() throws {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://api.shop.example.co.il/", "a=1; Domain=example.co.il")
+        set(jar, "https://web.payments.svc.cluster.local/", "b=2; Domain=web.payments.svc.cluster.local")
+        set(jar, "https://a.store.myshopify.com/", "c=3; Domain=store.myshopify.com")
+        #expect(Set(jar.cookies.map(\.domain)) == ["example.co.il", "web.payments.svc.cluster.local", "store.myshopify.com"])
+        #expect(PublicSuffixes.standard.site(of: "a.b.example.co.uk") == "example.co.uk")
+        #expect(PublicSuffixes.standard.site(of: "x.payments.svc.cluster.local") == "x.payments.svc.cluster.local")
+        #expect(PublicSuffixes.standard.site(of: "10.0.0.1") == "10.0.0.1")
+
+        let suffixes = try PublicSuffixes(extraRules: ["*.tenants.acme.test"])
+        let tenants = CookieJar(clock: ManualTimeSource(), publicSuffixes: suffixes)
+        set(tenants, "https://evil.blue.tenants.acme.test/", "s=1; Domain=blue.tenants.acme.test")
+        set(tenants, "https://evil.blue.tenants.acme.test/", "t=1; Domain=evil.blue.tenants.acme.test")
+        #expect(tenants.cookies.map(\.name) == ["t"])
+        for bad in ["a..b", "", "a b.test", "-ok.\u{1}"] {
+            #expect(throws: ConfigurationError.self) { try PublicSuffixes(extraRules: [bad]) }
+        }
+        let configuration = ClientConfiguration(baseURL: "https://x.test")
+        let loaded = try configuration.applyingJSON(Data(#"{"cookieSuffixes": ["*.tenants.acme.test"]}"#.utf8), source: "test")
+        #expect(loaded.cookieSuffixes == suffixes)
+        let error = #expect(throws: ConfigurationError.self) {
+            try configuration.applyingJSON(Data(#"{"cookieSuffixes": ["a b"]}"#.utf8), source: "test")
+        }
+        #expect(error?.key == "cookieSuffixes" && error?.source == "test")
+    }
+
+    @Test("a flood of cookies from one site or many never pushes out another site's cookies while it holds more")
+    func floodsStayWithTheirSite() {
+        let jar = CookieJar(clock: ManualTimeSource())
+        set(jar, "https://bank.test/", "session=keep; Secure; Path=/", "pref=1")
+        // One site through many names: capped per site.
+        for host in 0..<10 {
+            for batch in 0..<2 {
+                let fields = (0..<25).map { "h\(host)_\(batch)_\($0)=v" }
+                var head = HTTPResponse(status: .ok)
+                for field in fields { head.headerFields.append(HTTPField(name: .setCookie, value: field)) }
+                jar.store(from: head, for: request("https://n\(host).evil.test/"))
+            }
+        }
+        #expect(jar.cookies.filter { $0.site == "evil.test" }.count == CookieJar.maxPerSite)
+        // Many sites, each full: the whole jar's cap takes from the largest sites.
+        for site in 0..<70 {
+            var head = HTTPResponse(status: .ok)
+            for index in 0..<50 { head.headerFields.append(HTTPField(name: .setCookie, value: "f\(index)=v")) }
+            jar.store(from: head, for: request("https://flood\(site).test/"))
+        }
+        #expect(jar.cookies.count == CookieJar.maxCookies)
+        #expect(Set(jar.cookies.filter { $0.domain == "bank.test" }.map(\.name)) == ["session", "pref"])
+        // Within a site past its cap, cookies without Secure go first.
+        let own = CookieJar(clock: ManualTimeSource())
+        set(own, "https://own.test/", "secret=1; Secure")
+        for index in 0..<60 { set(own, "https://own.test/", "p\(index)=v") }
+        #expect(own.cookies.count == CookieJar.maxPerDomain && own.cookies.contains { $0.name == "secret" })
     }
 
     @Test("one Cookie field per request, whatever HTTPFields made of it")
@@ -149,7 +229,9 @@ struct CookieJarTests {
         #expect(jar.cookies.count == 1)
         clock.advance(by: .seconds(3601))
         #expect(jar.cookies.isEmpty, "the jar's clock passed the date")
-        set(jar, "https://y.test/", (0..<80).map { "n\($0)=v" }.joined(separator: ", "))
+        var head = HTTPResponse(status: .ok)
+        for index in 0..<80 { head.headerFields.append(HTTPField(name: .setCookie, value: "n\(index)=v")) }
+        jar.store(from: head, for: request("https://y.test/"))
         #expect(jar.cookies.count == 50)
         for index in 0..<50 { set(jar, "https://z.test/", "big\(index)=" + String(repeating: "v", count: 1000)) }
         #expect((jar.header(for: request("https://z.test/"))?.utf8.count ?? 0) <= CookieJar.maxHeaderBytes)

@@ -409,6 +409,13 @@ struct ConformanceTests {
     }
 
     @Test(
+        "one Set-Cookie field is one cookie: a comma in a value neither drops its attributes nor sets another cookie",
+        arguments: ConformanceTransport.overHTTP1AndTLS)
+    func cookieFieldsStayWhole(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.cookieFieldsStayWhole(transport)
+    }
+
+    @Test(
         "progress: bytes sent and received with their lengths, a last report whatever the outcome, one reporter per call",
         arguments: ConformanceTransport.everyProtocol)
     func progress(transport: ConformanceTransport) async throws {

@@ -125,6 +125,10 @@ public struct ClientConfiguration: Sendable {
     /// (``NetworkClient/cookieJar``); `false` by default: no cookie is stored or sent but the ones
     /// a call sets itself.
     public var keepsCookies = false
+    /// The public suffixes the jar refuses as a cookie's `Domain` (``PublicSuffixes``): the Public
+    /// Suffix List and the infrastructure rules by default; add your own with
+    /// ``PublicSuffixes/init(extraRules:)`` (the key `cookieSuffixes`).
+    public var cookieSuffixes = PublicSuffixes.standard
     /// A Unix socket every call connects to, and addresses some host names connect to instead;
     /// none by default.
     public var connectionOverrides = ConnectionOverrides.none

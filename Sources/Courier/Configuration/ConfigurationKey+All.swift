@@ -10,7 +10,8 @@ extension ConfigurationKey {
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
         connectionsAddresses, tlsCAFile, tlsCAPEM,
-        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, retry, retryMaxAttempts,
+        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, cookieSuffixes, retry,
+        retryMaxAttempts,
         retryBaseDelay,
         retryMaxDelay,
         retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
@@ -157,6 +158,16 @@ extension ConfigurationKey {
 
     public static let cookies = flag(
         "cookies", \.keepsCookies, default: "false", "Whether the client keeps cookies (RFC 6265) in a jar of its own.")
+    public static let cookieSuffixes = ConfigurationKey(
+        "cookieSuffixes", .strings, default: "none",
+        "More public suffixes for the cookie jar (`*.tenants.acme.internal`), besides the list and the infrastructure rules."
+    ) { load, value, name throws(ConfigurationError) in
+        do throws(ConfigurationError) {
+            load.configuration.cookieSuffixes = try PublicSuffixes(extraRules: value.texts(name, load))
+        } catch {
+            throw error.key == name ? load.error(name, error.value, allowed: error.allowed) : error
+        }
+    }
 
     // MARK: Retry
 

@@ -11,11 +11,18 @@ import Synchronization
 /// goes only where the jar's rules send it, whatever the caller's own headers were.
 ///
 /// The rules: domain and path matching; a `Domain` that the request's host does not match, or that
-/// is a public suffix (`com`, `co.uk`, `github.io`, … and every single label), is refused; `Secure`
-/// cookies are stored only from `https` and sent only over it; `HttpOnly` is kept (a server client
-/// has no scripts to hide it from); `SameSite` is ignored; `Max-Age` wins over `Expires`, and both
-/// count on the client's clock. Caps: 4096 bytes per cookie, 50 per domain, 3000 in all (the least
-/// recently used go first).
+/// is a public suffix (``PublicSuffixes``: the whole Public Suffix List, `co.uk`, `github.io`,
+/// `myshopify.com`, …, service infrastructure such as `payments.svc.cluster.local`, and every single
+/// label), is refused; `Secure` cookies are stored only from `https` and sent only over it;
+/// `HttpOnly` is kept (a server client has no scripts to hide it from); `SameSite` is ignored;
+/// `Max-Age` wins over `Expires`, and both count on the client's clock. One `Set-Cookie` field is
+/// one cookie (a comma never starts another: the URLSession transport undoes its library's joining
+/// itself).
+///
+/// Caps: 4096 bytes per cookie, 50 per domain, 150 per site (``PublicSuffixes/site(of:)``), 3000
+/// in all. Past a cap, cookies without `Secure` go before `Secure` ones, then the least recently
+/// used; past the whole jar's cap, from the site that holds the most, so one site's flood cannot
+/// push out another site's cookies while it holds more than that site.
 public final class CookieJar: Sendable {
     /// One stored cookie.
     public struct Cookie: Sendable, Hashable {
@@ -39,12 +46,16 @@ public final class CookieJar: Sendable {
         var created: UInt64
         /// The order of last use, for eviction.
         var used: UInt64
+        /// The site of ``domain``, for the caps.
+        var site: String = ""
     }
 
     /// The most bytes of name and value one cookie may have.
     public static let maxCookieBytes = 4096
     /// The most cookies kept for one domain.
     public static let maxPerDomain = 50
+    /// The most cookies kept for one site (a registrable domain and every name under it).
+    public static let maxPerSite = 150
     /// The most cookies kept in all.
     public static let maxCookies = 3000
     /// The longest `Cookie` line a request gets.
@@ -57,11 +68,17 @@ public final class CookieJar: Sendable {
 
     private let state = Mutex(State())
     private let clock: any TimeSource
+    /// The suffixes a `Domain` may not name.
+    public let publicSuffixes: PublicSuffixes
 
     /// An empty jar.
-    /// - Parameter clock: The clock expiry counts on; the system's by default.
-    public init(clock: any TimeSource = SystemTimeSource()) {
+    /// - Parameters:
+    ///   - clock: The clock expiry counts on; the system's by default.
+    ///   - publicSuffixes: The suffixes a `Domain` may not name; the list and the infrastructure
+    ///     rules by default.
+    public init(clock: any TimeSource = SystemTimeSource(), publicSuffixes: PublicSuffixes = .standard) {
         self.clock = clock
+        self.publicSuffixes = publicSuffixes
     }
 
     /// The cookies kept and not expired, in the order they were last stored.
@@ -112,11 +129,13 @@ public final class CookieJar: Sendable {
     ///   - response: One hop's response head.
     ///   - request: The request it answers.
     public func store(from response: HTTPResponse, for request: HTTPRequest) {
-        let lines = response.headerFields[values: .setCookie].flatMap(SetCookie.split).prefix(SetCookie.maxCookiesPerAnswer)
+        let lines = response.headerFields[values: .setCookie].prefix(SetCookie.maxCookiesPerAnswer)
         guard !lines.isEmpty, let target = CookieTarget(request) else { return }
         let now = clock.now
         let wallNow = WallClock.seconds(on: clock)
-        let parsed = lines.compactMap { SetCookie.parse($0, for: target, now: now, wallNow: wallNow) }
+        let parsed = lines.compactMap {
+            SetCookie.parse($0, for: target, suffixes: publicSuffixes, now: now, wallNow: wallNow)
+        }
         guard !parsed.isEmpty else { return }
         state.withLock { state in
             for var cookie in parsed {
@@ -140,7 +159,7 @@ public final class CookieJar: Sendable {
                 if let expires = cookie.expires, expires <= now { continue }
                 state.cookies.append(cookie)
             }
-            Self.evict(&state.cookies, now: now)
+            Self.evict(&state.cookies, now: now, touching: parsed)
         }
     }
 
@@ -149,18 +168,32 @@ public final class CookieJar: Sendable {
         one == other || one.hasSuffix("." + other) || other.hasSuffix("." + one)
     }
 
-    /// Drops expired cookies, then the least recently used past the caps.
-    private static func evict(_ cookies: inout [Cookie], now: ContinuousClock.Instant) {
+    /// Drops expired cookies, then the ones past the caps: per domain, per site, then in all from
+    /// the site that holds the most; within each, cookies without `Secure` first, then the least
+    /// recently used.
+    /// (Only the domains and sites of the cookies just stored can be past their caps.)
+    private static func evict(_ cookies: inout [Cookie], now: ContinuousClock.Instant, touching stored: [Cookie]) {
         cookies.removeAll { $0.expires.map { $0 <= now } ?? false }
-        func leastUsed(_ indices: [Int], _ count: Int) -> ArraySlice<Int> {
-            indices.sorted { cookies[$0].used < cookies[$1].used }.prefix(count)
+        func evictionOrder(_ indices: [Int]) -> [Int] {
+            indices.sorted { (cookies[$0].isSecure ? 1 : 0, cookies[$0].used) < (cookies[$1].isSecure ? 1 : 0, cookies[$1].used) }
         }
         var dropped = Set<Int>()
-        for indices in Dictionary(grouping: cookies.indices, by: { cookies[$0].domain }).values where indices.count > maxPerDomain {
-            dropped.formUnion(leastUsed(indices, indices.count - maxPerDomain))
+        for (key, cap) in [(\Cookie.domain, maxPerDomain), (\Cookie.site, maxPerSite)] {
+            for value in Set(stored.map { $0[keyPath: key] }) {
+                let indices = cookies.indices.filter { !dropped.contains($0) && cookies[$0][keyPath: key] == value }
+                if indices.count > cap { dropped.formUnion(evictionOrder(indices).prefix(indices.count - cap)) }
+            }
         }
-        let remaining = cookies.indices.filter { !dropped.contains($0) }
-        if remaining.count > maxCookies { dropped.formUnion(leastUsed(remaining, remaining.count - maxCookies)) }
+        let kept = cookies.indices.filter { !dropped.contains($0) }
+        if kept.count > maxCookies {
+            var bySite = Dictionary(grouping: kept, by: { cookies[$0].site }).mapValues { evictionOrder($0)[...] }
+            for _ in 0..<(kept.count - maxCookies) {
+                guard let largest = bySite.max(by: { $0.value.count < $1.value.count })?.key,
+                    let first = bySite[largest]?.popFirst()
+                else { break }
+                dropped.insert(first)
+            }
+        }
         if !dropped.isEmpty { cookies = cookies.indices.filter { !dropped.contains($0) }.map { cookies[$0] } }
     }
 }

@@ -1,0 +1,2 @@
+// libpsl: the Public Suffix List, as curl itself reads it (Debian: libpsl-dev).
+#include <libpsl.h>
