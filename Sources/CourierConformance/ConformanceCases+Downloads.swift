@@ -103,4 +103,78 @@ extension ConformanceCases {
             await client.shutdown()
         }
     }
+
+    /// The permission bits of a file.
+    private static func mode(of file: URL) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? -1
+    }
+
+    /// The part file: a failed download with bytes and a validator leaves it (0600) and its note,
+    /// and the next download of the same URL to the same destination asks for the rest; another URL
+    /// to that destination starts over. A link in the part file's place is never written through.
+    /// The destination keeps its mode; a new one gets `newFileMode` (0600 by default).
+    public static func downloadFiles(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: transport.serverMode) { server in
+            let client = try transport.makeClient(server)
+            try await withDirectory { directory in
+                let size = 300_000
+                let key = UUID().uuidString
+                let target = directory.appendingPathComponent("across.bin")
+                let part = directory.appendingPathComponent(".across.bin.part")
+                let endpoint = RawEndpoint(
+                    path: "download/\(key)-across", query: [QueryItem("bytes", "\(size)"), QueryItem("cutAt", "100000")])
+                var noResume = DownloadOptions()
+                noResume.maxResumes = 0
+                let before = server.requestCount
+                do {
+                    let first = try await client.download(endpoint, to: target, options: noResume)
+                    #expect(resentWhole(first, transport, server), "a cut download with no resumption left succeeded: \(first)")
+                } catch let error as NetworkError {
+                    #expect(error.kind == .connectionClosed, "\(error)")
+                    let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                    #expect(left == [".across.bin.part", ".across.bin.part-info"], "\(left)")
+                    #expect(try mode(of: part) == 0o600)
+                    let kept = try Data(contentsOf: part).count
+                    #expect(kept > 0 && kept <= 100_000, "\(kept)")
+                    // The next run goes on from it: one request, for the rest.
+                    let again = server.requestCount
+                    let second = try await client.download(endpoint, to: target)
+                    #expect(second.resumed == 1 && second.restarted == 0, "\(second)")
+                    #expect(server.requestCount - again == 1)
+                    #expect(try holdsPattern(target, count: size))
+                }
+                #expect(server.requestCount - before >= 1)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["across.bin"])
+                #expect(try mode(of: target) == 0o600, "a new destination is 0600 by default")
+
+                // Another URL to the same destination never continues the part file.
+                try Data(repeating: 7, count: 5000).write(to: part)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: part.path)
+                try Data("\(String(repeating: "0", count: 64))\n\"v1\"\n300000".utf8).write(
+                    to: directory.appendingPathComponent(".across.bin.part-info"))
+                let other = RawEndpoint(path: "download/\(key)-other", query: [QueryItem("bytes", "\(size)")])
+                let fresh = try await client.download(other, to: target)
+                #expect(fresh.resumed == 0 && fresh.restarted == 0, "\(fresh)")
+                #expect(try holdsPattern(target, count: size))
+
+                // The destination keeps its mode; a link in the part file's place is not followed.
+                try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: target.path)
+                let elsewhere = directory.appendingPathComponent("elsewhere.txt")
+                try Data("untouched".utf8).write(to: elsewhere)
+                try FileManager.default.createSymbolicLink(at: part, withDestinationURL: elsewhere)
+                _ = try await client.download(other, to: target)
+                #expect(try mode(of: target) == 0o640)
+                #expect(try Data(contentsOf: elsewhere) == Data("untouched".utf8), "the download wrote through a link")
+                #expect(try holdsPattern(target, count: size))
+                var open = DownloadOptions()
+                open.newFileMode = 0o644
+                let shared = directory.appendingPathComponent("shared.bin")
+                _ = try await client.download(other, to: shared, options: open)
+                #expect(try mode(of: shared) == 0o644)
+                let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                #expect(left == ["across.bin", "elsewhere.txt", "shared.bin"], "\(left)")
+            }
+            await client.shutdown()
+        }
+    }
 }

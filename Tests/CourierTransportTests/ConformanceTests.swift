@@ -436,6 +436,13 @@ struct ConformanceTests {
         try await ConformanceCases.downloadFailures(transport)
     }
 
+    @Test(
+        "a download's part file: kept 0600 for the next run of the same URL, never continued by another, never a link followed; modes kept",
+        arguments: ConformanceTransport.overHTTP1AndTLS)
+    func downloadFiles(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.downloadFiles(transport)
+    }
+
     @Test("a framing header from a caller or a middleware is refused, and nothing is sent", arguments: ConformanceTransport.all)
     func framingHeadersRefused(transport: ConformanceTransport) async throws {
         try await ConformanceCases.framingHeadersRefused(transport)

@@ -25,6 +25,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// ``NetworkClient/bodyStallLimit``: a download that keeps receiving is never cut by the
     /// request timeout.
     public var maxDuration: Duration?
+    /// The permission bits a new destination file gets: `0o600` (only its owner reads it) by
+    /// default. A destination that exists keeps its own mode.
+    public var newFileMode: mode_t = 0o600
 
     /// The defaults.
     public init() {}
@@ -48,10 +51,20 @@ extension NetworkClient {
     /// Fetches an endpoint's body into a file, streaming it to disk: memory stays flat whatever
     /// the size.
     ///
-    /// The body goes into a temporary file beside `destination` (same directory, so the final
-    /// rename is atomic), which replaces `destination` only once the body is whole and its
-    /// checksum (``DownloadOptions/sha256``) matches; on any failure the temporary file is removed
-    /// and `destination` is left as it was.
+    /// The body goes into a part file beside `destination` (`.<name>.part`, same directory, so the
+    /// final rename is atomic; opened without following a link, mode 0600), which replaces
+    /// `destination` only once the body is whole and its checksum (``DownloadOptions/sha256``)
+    /// matches; `destination` is left as it was until then. The file keeps an existing
+    /// destination's mode; a new one gets ``DownloadOptions/newFileMode`` (0600).
+    ///
+    /// Across runs: when a download fails with bytes written and a validator (the server's strong
+    /// `ETag` or `Last-Modified`), the part file stays with a note beside it (`.<name>.part-info`:
+    /// a fingerprint of the method and URL, the validator, the total), and the next `download` of
+    /// the same URL to the same destination asks for the rest with `Range` and `If-Range`. Both
+    /// are removed on success, when the server answers with the whole file (it changed), and
+    /// after a failure that says the bytes are wrong (a checksum, another version, a cap). With
+    /// ``DownloadOptions/resumes`` off nothing is kept. A crash leaves the part file for the next
+    /// run to resume or replace.
     ///
     /// When a connection fails part-way (closed, timed out, cut), the download resumes from the
     /// bytes it has with `Range: bytes=N-` and `If-Range` (the first answer's strong `ETag`, else
@@ -85,6 +98,15 @@ extension NetworkClient {
     ) async throws(NetworkError) -> DownloadResult {
         // The endpoint's reporter counts the whole file, across connections (each connection's
         // own call counts nothing); it gets its last report however the download ends.
+        guard destination.isFileURL, !destination.hasDirectoryPath else {
+            throw .invalidRequest("the download's destination \(destination) is not a file path")
+        }
+        if let total = options.maxDuration, total <= .zero {
+            throw .invalidRequest("the download's maxDuration is \(total); give a positive duration, or nil for none")
+        }
+        guard options.newFileMode & ~0o777 == 0 else {
+            throw .invalidRequest("the download's newFileMode is \(String(options.newFileMode, radix: 8)); give permission bits (0o600)")
+        }
         var meter: ProgressMeter?
         if let reporter = endpoint.progress {
             guard reporter.claim() else { throw Call.reporterInUse }
@@ -92,27 +114,19 @@ extension NetworkClient {
         }
         defer { meter?.finish() }
         meter?.start(sending: 0)
-        guard destination.isFileURL, !destination.hasDirectoryPath else {
-            throw .invalidRequest("the download's destination \(destination) is not a file path")
+        let terms = repeatTerms(of: endpoint)
+        let partial = try PartialFile.open(for: destination, resource: terms.resource, resumes: options.resumes)
+        var download = DownloadRun(options: options, file: partial.handle)
+        if let left = partial.left {
+            do throws(NetworkError) {
+                try download.goOn(from: left, partial: partial)
+            } catch {
+                partial.abandon(keeping: false)
+                throw error
+            }
         }
-        if let total = options.maxDuration, total <= .zero {
-            throw .invalidRequest("the download's maxDuration is \(total); give a positive duration, or nil for none")
-        }
-        let directory = destination.deletingLastPathComponent()
-        let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil),
-            let file = FileHandle(forWritingAtPath: partial.path)
-        else {
-            throw .invalidRequest("the download cannot write a file in \(directory.path)")
-        }
-        defer {
-            try? file.close()
-            try? FileManager.default.removeItem(at: partial)
-        }
-        var download = DownloadRun(options: options, file: file)
         // Every connection within the download's one end, when it has one; each body within the stall limit.
         let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
-        let terms = repeatTerms(of: endpoint)
         while true {
             do {
                 if let end = bounds.end, now() >= end {
@@ -121,6 +135,7 @@ extension NetworkClient {
                 let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
                 let response = try await stream(wrapped, bounds: bounds)
                 try download.take(response.head)
+                partial.record(validator: download.validator, total: download.total)
                 // The file so far (nothing after a restart) and the whole file's size.
                 meter?.startReceiving(length: download.expectedSize(announcing: response.body.expectedLength), kept: download.written)
                 for try await chunk in response.body {
@@ -133,21 +148,13 @@ extension NetworkClient {
                 let failure = NetworkError.converting(error, phase: .receiving)
                 guard terms.mayRepeat, download.mayResume(after: failure), bounds.end.map({ now() < $0 }) ?? true,
                     drawRetryBudget(host: terms.host)
-                else { throw failure }
+                else {
+                    partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
+                    throw failure
+                }
             }
         }
-        do {
-            try file.synchronize()
-            try file.close()
-        } catch {
-            throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be written: \(error)")
-        }
-        // rename(2) replaces the destination atomically: a reader sees the old file or the new one.
-        guard rename(partial.path, destination.path) == 0 else {
-            throw NetworkError(
-                kind: .invalidRequest, phase: .receiving,
-                message: "the download could not be moved to \(destination.path): \(String(cString: strerror(errno)))")
-        }
+        try partial.commit(to: destination, mode: options.newFileMode)
         return download.result(file: destination)
     }
 }
@@ -162,13 +169,30 @@ struct DownloadRun {
     private var digest = SHA256Digest()
     private var head: HTTPResponse?
     /// The whole file's size as the first full answer announced it (its `Content-Length`).
-    private var total: Int64?
+    private(set) var total: Int64?
     private var resumed = 0
     private var restarted = 0
 
     init(options: DownloadOptions, file: FileHandle) {
         self.options = options
         self.file = file
+    }
+
+    /// Goes on from what a previous run left in the part file: its bytes (hashed again when a
+    /// checksum is asked for), validator and total.
+    mutating func goOn(from left: PartialFile.Left, partial: PartialFile) throws(NetworkError) {
+        guard left.bytes <= Int64(options.maxBytes) else { throw NetworkError.responseTooLarge(limit: options.maxBytes, announced: nil) }
+        if options.sha256 != nil { try partial.hashExisting(into: &digest, bytes: left.bytes) }
+        written = left.bytes
+        validator = left.validator
+        total = left.total
+    }
+
+    /// Whether a later run may go on from the bytes written after the download failed this way:
+    /// it has bytes and a validator, and the failure says nothing against them (not a checksum,
+    /// another version of the file, or a cap).
+    func mayGoOnLater(after error: NetworkError) -> Bool {
+        written > 0 && validator != nil && ![.invalidResponse, .responseTooLarge, .invalidRequest].contains(error.kind)
     }
 
     /// What asks for the rest of the file: `Range` from the bytes written, `If-Range` the

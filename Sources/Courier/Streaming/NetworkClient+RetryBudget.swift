@@ -5,9 +5,13 @@ extension NetworkClient {
     /// the first connection's request). From the request the client composes for the endpoint
     /// (``RequestBuilder``, the one place a request is built); `("", false)` when it cannot be
     /// built (the call itself then fails as `invalid_request`).
-    func repeatTerms(of endpoint: some Endpoint) -> (host: String, mayRepeat: Bool) {
-        guard let built = try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get() else { return ("", false) }
-        return (built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body))
+    func repeatTerms(of endpoint: some Endpoint) -> (host: String, mayRepeat: Bool, resource: String) {
+        guard let built = try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get() else { return ("", false, "") }
+        // The resource as a fingerprint (a URL may carry a key in its query): what a download's
+        // part file belongs to.
+        var digest = SHA256Digest()
+        digest.update(built.request.urlText(after: built.request.method.rawValue + " ").utf8)
+        return (built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body), digest.hex())
     }
 
     /// Takes one retry of `host` from the client's budget (``Resilience/retryBudget``), the one
