@@ -38,4 +38,34 @@ struct EventStreamClockTests {
         #expect(mock.recordedRequests.first?.head.headerFields[.accept] == "text/event-stream")
         await client.shutdown()
     }
+
+    @Test("a server that sends half a line and drops the connection gets doubling waits and an end, not a reconnect loop")
+    func halfLinesBackOff() async throws {
+        let clock = ManualTimeSource()
+        let mock = MockTransport()
+        let half = MockResponse.status(200, headers: ["Content-Type": "text/event-stream"], body: Data(": hi\nretry: 1000\ndata: ha".utf8))
+        mock.stub(.get, "/feed", responses: Array(repeating: half, count: 10))
+        var configuration = ClientConfiguration(baseURL: "https://feed.test")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        var reconnection = EventStreamReconnection()
+        reconnection.maxAttempts = 3
+        let reading = Task {
+            var iterator = client.events(RawEndpoint(path: "feed"), reconnection: reconnection).makeAsyncIterator()
+            return try await iterator.next()
+        }
+        // Waits of 1, 2 and 4 s (the server's retry, doubled after each connection without an event).
+        for wait in [1000, 2000, 4000] {
+            #expect(await eventually { clock.pendingAlarms > 0 }, "no wait before \(wait) ms")
+            let connections = mock.recordedRequests.count
+            clock.advance(by: .milliseconds(wait - 1))
+            #expect(mock.recordedRequests.count == connections && clock.pendingAlarms > 0, "reconnected before \(wait) ms")
+            clock.advance(by: .milliseconds(1))
+            #expect(await eventually { mock.recordedRequests.count == connections + 1 }, "no reconnection after \(wait) ms")
+        }
+        let error = await #expect(throws: NetworkError.self) { try await reading.value }
+        #expect(error?.kind == .connectionClosed && error?.message.contains("without an event") == true, "\(String(describing: error))")
+        #expect(mock.recordedRequests.count == 4)
+        await client.shutdown()
+    }
 }

@@ -12,8 +12,9 @@ public struct EventStreamReconnection: Sendable, Hashable {
     public var maxDelay: Duration = .seconds(60)
     /// The shortest wait, whatever the server's `retry` says: 100 milliseconds by default.
     public var minimumDelay: Duration = .milliseconds(100)
-    /// The most reconnections in a row after connections that brought nothing: 5 by default. The
-    /// wait doubles with each of them.
+    /// The most reconnections in a row after connections that brought no event: 5 by default. The
+    /// wait doubles with each of them. Only a whole event starts the count over (half a line or a
+    /// comment does not), or a connection that stayed open for ``maxDelay``.
     public var maxAttempts = 5
 
     /// The defaults.
@@ -142,6 +143,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private var readyIndex = 0
         private var connections = 0
         private var attemptsWithoutEvent = 0
+        /// When the current connection's head came.
+        private var openedAt: ContinuousClock.Instant?
         private var finished = false
         /// How the last connection failed, thrown when no reconnection follows.
         private var lastFailure: NetworkError?
@@ -183,11 +186,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     try await connectionEnded(nil)
                     continue
                 }
-                // Any bytes are progress: a quiet stream's heartbeats keep it alive.
-                if !chunk.isEmpty { attemptsWithoutEvent = 0 }
                 do {
                     ready = try parser.feed(chunk)
                     readyIndex = 0
+                    // Only an event is progress: half a line, a comment or a retry field does not
+                    // reset the doubling waits (a server that sends a byte and drops the
+                    // connection cannot hold the client in a fast reconnect loop).
+                    if !ready.isEmpty { attemptsWithoutEvent = 0 }
                 } catch {
                     // A line or an event past the cap: the stream itself is malformed.
                     finished = true
@@ -210,7 +215,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     throw lastFailure
                         ?? NetworkError(
                             kind: .connectionClosed, phase: .receiving,
-                            message: "the event stream's connections ended \(attemptsWithoutEvent + 1) times in a row without a byte")
+                            message: "the event stream's connections ended \(attemptsWithoutEvent + 1) times in a row without an event")
                 }
                 guard stream.drawRetryBudget() else {
                     finished = true
@@ -238,6 +243,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 return  // `body` stays nil: the next round reconnects
             }
             lastFailure = nil
+            openedAt = stream.client.configuration.timeSource.now
             if response.head.status.code == 204 {
                 finished = true
                 return
@@ -264,6 +270,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private mutating func connectionEnded(_ error: NetworkError?) async throws {
             body = nil
             lastFailure = error
+            // A connection that stayed open for the longest wait was a healthy one, events or not
+            // (a quiet feed kept alive by comments): the waits start over.
+            if let openedAt, stream.client.configuration.timeSource.now - openedAt >= stream.reconnection.maxDelay {
+                attemptsWithoutEvent = 0
+            }
             if let error, !EventStreamReconnection.reconnects(after: error) || !stream.reconnects {
                 finished = true
                 throw error
