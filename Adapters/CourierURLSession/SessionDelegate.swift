@@ -232,7 +232,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
             if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
         }
-        let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
+        // FoundationNetworking hands over the body decoded; its progress counts the bytes off the
+        // wire (libcurl's, before decoding), which the chain's ratio check reads when no length
+        // was announced. (Sent bytes count there too: an upload only loosens the check.)
+        let wireBytes: @Sendable () -> Int64 = { [weak dataTask] in dataTask?.progress.completedUnitCount ?? 0 }
+        let response = TransportResponse(
+            head: head, body: ResponseBody(stream: stream, expectedLength: announced, wireBytes: wireBytes))
         let (waiter, tooLarge): (HeadWaiter?, NetworkError?) = tasks.withLock { tasks in
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
             if let announced, announced > state.maxResponseBytes {

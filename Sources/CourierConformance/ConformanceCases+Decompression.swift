@@ -10,7 +10,7 @@ extension ConformanceCases {
     public static func expectedOutcome(for encoded: FaultServer.Encoded) -> NetworkError.Kind? {
         switch encoded {
         case .gzip, .deflate, .rawDeflate, .doubleGzip: nil
-        case .bomb: .responseTooLarge
+        case .bomb, .chunkedBomb: .responseTooLarge
         case .truncated, .corrupt, .unknown, .chained: .decoding
         }
     }
@@ -39,16 +39,19 @@ extension ConformanceCases {
         await server.shutdown()
     }
 
-    /// With the body cap raised past the bomb's size, the ratio limit stops it: 32 MiB from
-    /// 32 MiB from about 32 KB is a ratio of about 1,000.
+    /// With the body cap raised past the bomb's size, the ratio limit stops it: 32 MiB from about
+    /// 32 KB is a ratio of about 1,000, with a `Content-Length` or chunked without one.
     public static func decompressionRatio(_ transport: ConformanceTransport) async throws {
         let server = try await FaultServer.start()
         let client = try transport.makeClient(baseURL: server.baseURL) { configuration in
             configuration.requestTimeout = .seconds(20)
             configuration.maxResponseBytes = 2 * FaultServer.bombBytes
         }
-        let error = await expectNetworkError(.responseTooLarge) { try await client.send(RawEndpoint(path: "coding/bomb")) }
-        #expect(error?.message.contains("100 times") == true, "\(String(describing: error))")
+        // Announced (Content-Length), and chunked with no length: measured by the bytes received.
+        for bomb in [FaultServer.Encoded.bomb, .chunkedBomb] {
+            let error = await expectNetworkError(.responseTooLarge) { try await client.send(RawEndpoint(path: "coding/\(bomb)")) }
+            #expect(error?.message.contains("100 times") == true, "\(bomb): \(String(describing: error))")
+        }
         await client.shutdown()
         await server.shutdown()
     }

@@ -81,6 +81,8 @@ public final class FaultServer: Sendable {
         case doubleGzip = "double-gzip"
         /// 32 MiB of zeros as about 32 KB of gzip.
         case bomb
+        /// The same bomb with no `Content-Length`: chunked, so only the bytes received measure it.
+        case chunkedBomb = "chunked-bomb"
         /// A gzip body cut in half (the `Content-Length` is right for the half).
         case truncated
         /// A gzip body with its middle overwritten.
@@ -316,6 +318,9 @@ private final class FaultHandler: ChannelInboundHandler {
             default: (coding, body) = ("gzip", Self.gzipped)
             }
         case .bomb: (coding, body) = ("gzip", Self.bomb)
+        case .chunkedBomb:
+            answerChunked(context, bytes: Self.bomb, headers: "Content-Type: text/plain\r\nContent-Encoding: gzip\r\nX-Advertised: yes\r\n")
+            return
         case .truncated: (coding, body) = ("gzip", Array(Self.gzipped.prefix(Self.gzipped.count / 2)))
         case .corrupt:
             var broken = Self.gzipped
@@ -329,6 +334,24 @@ private final class FaultHandler: ChannelInboundHandler {
         }
         let headers = "Content-Type: text/plain\r\nContent-Encoding: \(coding)\r\nX-Advertised: \(advertised ? "yes" : "no")\r\n"
         answer(context, bytes: body, headers: headers)
+    }
+
+    /// Sends a `200` with `headers` (each ending in CRLF) and `bytes` in chunks of 4 KiB, then closes.
+    private func answerChunked(_ context: ChannelHandlerContext, bytes: [UInt8], headers: String) {
+        let head = "HTTP/1.1 200 OK\r\n\(headers)Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + bytes.count + bytes.count / 256 + 16)
+        buffer.writeString(head)
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(4096, bytes.count - offset)
+            buffer.writeString(String(count, radix: 16) + "\r\n")
+            buffer.writeBytes(bytes[offset..<(offset + count)])
+            buffer.writeString("\r\n")
+            offset += count
+        }
+        buffer.writeString("0\r\n\r\n")
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Sends a `200` with `headers` (each ending in CRLF), a Content-Length and `bytes`, then closes.

@@ -78,18 +78,29 @@ struct BridgeLink: Sendable {
 }
 
 /// A body the transport already decoded, counted against the ratio to the encoded length it
-/// announced (the cap itself applies when the body is collected).
+/// announced, or, with none, to the encoded bytes it has received (``ResponseBody/wireBytes``).
+/// The cap itself applies when the body is collected.
 enum RatioCheckedBody {
     static func wrap(_ body: ResponseBody, encodedLength: Int64?, names: String, limits: DecodedBody.Limits) -> ResponseBody {
-        guard let encodedLength, encodedLength > 0 else { return body }
-        let ceiling = max(Int64(Decompression.ratioFloorBytes), encodedLength * Int64(limits.maxRatio))
+        let encoded: @Sendable () -> Int64
+        let what: String
+        if let encodedLength, encodedLength > 0 {
+            encoded = { encodedLength }
+            what = "announced"
+        } else if let wire = body.wireBytes {
+            encoded = wire
+            what = "received"
+        } else {
+            return body
+        }
         let counter = Counter(body.makeAsyncIterator())
         let stream = AsyncThrowingStream<Data, any Error>(unfolding: {
             guard let chunk = try await counter.next() else { return nil }
-            if counter.total > ceiling {
+            let bytes = encoded()
+            if counter.total > max(Int64(Decompression.ratioFloorBytes), bytes * Int64(limits.maxRatio)) {
                 throw NetworkError(
                     kind: .responseTooLarge, phase: .receiving,
-                    message: "the \(names) body decodes to more than \(limits.maxRatio) times its \(encodedLength) announced bytes")
+                    message: "the \(names) body decodes to more than \(limits.maxRatio) times its \(bytes) \(what) bytes")
             }
             return chunk
         })
