@@ -67,7 +67,8 @@
                 return (.dnsFailure, .dns)
             case let error as IOError:
                 switch error.errnoCode {
-                case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH: return (.connectFailure, .connect)
+                // (ENOENT, ENOTSOCK, EACCES: a Unix socket path with no socket there, or not ours to use.)
+                case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENOENT, ENOTSOCK, EACCES: return (.connectFailure, .connect)
                 case ETIMEDOUT: return (.timedOut, phase)
                 default: return (.connectionClosed, phase)
                 }

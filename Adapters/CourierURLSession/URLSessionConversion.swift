@@ -81,10 +81,13 @@ enum URLSessionConversion {
                 .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
                 .clientCertificateRequired:
                 (.tlsFailure, .tls)
-            case .unknown where !receivedHead && nsError.localizedDescription.hasPrefix("SSL "):
+            case .unknown where !receivedHead && nsError.localizedDescription.hasPrefix("SSL "),
+                .unknown where nsError.localizedDescription.hasPrefix("SSL certificate problem"):
                 // libcurl's certificate and handshake failures (CURLE_PEER_FAILED_VERIFICATION,
                 // CURLE_SSL_CONNECT_ERROR), which FoundationNetworking reports as "unknown" with
-                // libcurl's text ("SSL certificate problem: ...").
+                // libcurl's text ("SSL certificate problem: ..."). Through a proxy a certificate
+                // problem comes after a head: FoundationNetworking hands the proxy's answer to
+                // `CONNECT` over as a response. It is still the handshake's failure.
                 (.tlsFailure, .tls)
             case .badServerResponse where !receivedHead && nsError.localizedDescription.hasPrefix("Empty reply from server"):
                 // libcurl's CURLE_GOT_NOTHING, which FoundationNetworking files under "bad

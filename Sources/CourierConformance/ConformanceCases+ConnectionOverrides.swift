@@ -36,7 +36,8 @@ extension ConformanceCases {
 
     /// `http+unix://<socket>/…` as a base URL: every call goes through the socket (the server never
     /// sees a TCP connection of the client's own), and `Host` is `localhost`. Over TLS, curl
-    /// verifies the certificate for `localhost`; AsyncHTTPClient refuses https over a socket.
+    /// verifies the certificate for `localhost`; AsyncHTTPClient refuses https over a socket. A
+    /// socket path with nothing there fails as `connect_failure` in phase `connect`.
     public static func unixSocket(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
             try await withRelay(to: server) { relay in
@@ -63,6 +64,14 @@ extension ConformanceCases {
                 }
                 #expect(relay.accepted >= 1 && server.requestCount == 2, "accepted \(relay.accepted), requests \(server.requestCount)")
                 await client.shutdown()
+                // A socket that is not there fails as a refused port does: connect_failure.
+                let missing = (relay.path + ".missing").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? relay.path
+                let nowhere = try transport.makeClient(baseURL: "\(scheme)+unix://\(missing)/") {
+                    ConformanceTransport.reach(server.mode, with: &$0)
+                }
+                let error = await expectNetworkError(.connectFailure) { try await nowhere.send(EchoEndpoint()) }
+                #expect(error?.phase == .connect, "\(String(describing: error))")
+                await nowhere.shutdown()
             }
         }
     }

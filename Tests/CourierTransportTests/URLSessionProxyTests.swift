@@ -1,4 +1,6 @@
 import Courier
+import CourierTestServer
+import Foundation
 import CourierCurl
 import Testing
 
@@ -68,5 +70,27 @@ struct URLSessionProxyTests {
             #expect(throws: ConfigurationError.self) { try ahc.checkSettings(of: ClientConfiguration()) }
             try ahc.checkSettings(of: client)
         #endif
+    }
+
+    /// An https server URLSession cannot trust (it has no way to add the test CA) fails the call
+    /// as `tls_failure` in phase `tls`, directly and through the environment's proxy alike. In a
+    /// child process (`CourierURLSessionProbe`): the proxy variables are the process's own.
+    @Test("a TLS failure is tls_failure, directly and through the environment's proxy")
+    func tlsFailureThroughProxy() async throws {
+        let probe = try #require(
+            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+        let server = try await TestServer.start(mode: .tls)
+        let proxy = try await ForwardProxy.start()
+        let url = "https://localhost:\(server.port)/echo"
+        let direct = try await ChildProcess.run(probe, [url], timeout: .seconds(60))
+        let proxied = try await ChildProcess.run(probe, [url], environment: ["https_proxy": proxy.url], timeout: .seconds(60))
+        let reached = proxy.requests.count
+        await proxy.shutdown()
+        await server.shutdown()
+        for (name, outcome) in [("direct", direct), ("proxied", proxied)] {
+            #expect(!outcome.timedOut && outcome.status == 0, "\(name): \(outcome.errors.prefix(2000))")
+            #expect(outcome.output.contains("failed: NetworkError.tls_failure (phase: tls)"), "\(name): \(outcome.output)")
+        }
+        #expect(reached == 1, "the proxied call did not go through the proxy")
     }
 }

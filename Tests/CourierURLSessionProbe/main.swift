@@ -3,7 +3,7 @@
 //
 //   CourierURLSessionProbe URL
 //       One GET; prints how it ended. URLSessionCrashTests runs it against FaultServer's faults
-//       that crash FoundationNetworking.
+//       that crash FoundationNetworking; URLSessionProxyTests with the environment's proxy set.
 //   CourierURLSessionProbe --mutations BASE_URL FIRST COUNT
 //       GETs BASE_URL/mutate/<seed> for COUNT seeds from FIRST, one after another, printing
 //       `start <seed>` before each call and `end <seed> <outcome> [message]` after it, so that the parent can
@@ -39,6 +39,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 var configuration = ClientConfiguration(baseURL: nil, transport: "urlsession")
 configuration.requestTimeout = .seconds(10)
 configuration.maxRedirects = 0
+// The environment's proxy, the one URLSession honours (none without a variable).
+configuration.proxy = try ProxyConfiguration.environment()
 let client = try NetworkClient(configuration: configuration, transport: URLSessionTransport())
 if arguments.count == 3, arguments[0] == "--shutdown-race", let rounds = Int(arguments[2]) {
     var outcomes: [String: Int] = [:]
