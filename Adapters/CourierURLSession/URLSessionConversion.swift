@@ -9,7 +9,7 @@ import Foundation
 enum URLSessionConversion {
     /// The URLRequest for a Courier request, with the call's remaining time as its timeout.
     static func urlRequest(from request: HTTPRequest, timeout: Duration) throws(NetworkError) -> URLRequest {
-        let text = request.urlText
+        let text = urlText(of: request)
         guard let url = URL(string: text) else {
             throw NetworkError.invalidRequest("URLSession cannot represent the URL \(Redaction.redactedURL(text))")
         }
@@ -23,6 +23,22 @@ enum URLSessionConversion {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
         return urlRequest
+    }
+
+    /// The URL FoundationNetworking is given for a request. An IPv6 literal host (`[::1]`) goes
+    /// percent-encoded (`%5B%3A%3A1%5D`): FoundationNetworking (Swift 6.3) refuses a URL whose host,
+    /// as Foundation reads it (`::1`, brackets stripped), differs from libcurl's (`[::1]`), as
+    /// `NSURLErrorBadURL`; encoded, Foundation reads `[::1]` as libcurl does, and libcurl connects to
+    /// the address with `Host: [::1]:port`. The conformance case `ipv6Literal` shows the day a
+    /// toolchain changes either side.
+    static func urlText(of request: HTTPRequest) -> String {
+        guard let authority = request.authority, authority.hasPrefix("["), let close = authority.firstIndex(of: "]") else {
+            return request.urlText
+        }
+        let literal = authority[...close]
+        let encoded = literal.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: ":", with: "%3A")
+            .replacingOccurrences(of: "]", with: "%5D")
+        return (request.scheme ?? "http") + "://" + encoded + authority[authority.index(after: close)...] + (request.path ?? "/")
     }
 
     /// The response head for an `HTTPURLResponse`, or the error for one whose fields break

@@ -121,4 +121,17 @@ extension ConformanceCases {
             await client.shutdown()
         }
     }
+
+    /// An IPv6 literal host works on every transport: `[::ffff:127.0.0.1]` (the loopback server
+    /// listens on 127.0.0.1 only; an IPv4-mapped address reaches it over an IPv6 socket), with
+    /// `Host` naming the literal.
+    public static func ipv6Literal(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: .http1) { server in
+            let client = try transport.makeClient(baseURL: "http://[::ffff:127.0.0.1]:\(server.port)")
+            let echo = try await client.send(EchoEndpoint())
+            #expect(echo.path == "/echo")
+            #expect(echo.header("host")?.hasPrefix("[::ffff:127.0.0.1]") == true, "\(echo.headers)")
+            await client.shutdown()
+        }
+    }
 }

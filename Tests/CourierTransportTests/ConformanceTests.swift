@@ -401,6 +401,11 @@ struct ConformanceTests {
         try await ConformanceCases.jsonLines(transport)
     }
 
+    @Test("an IPv6 literal host works, with Host naming it", arguments: ConformanceTransport.all)
+    func ipv6Literal(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.ipv6Literal(transport)
+    }
+
     @Test(
         "the cookie jar: cookies return to their origin, a redirect hop's stay with it, Secure only over https, no jar shared",
         arguments: ConformanceTransport.overHTTP1AndTLS)
