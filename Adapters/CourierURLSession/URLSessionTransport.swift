@@ -118,6 +118,13 @@ public final class URLSessionTransport: Transport {
                         + "which Courier cannot read (\(error.allowed)); unset it, or use curl or ahc")
             }
             // The exclusions matter only where there is a proxy to exclude from.
+            if !followed.isNone, let entry = URLSessionNoProxy.entryReadOtherwise(in: followed.noProxy, environment: environment) {
+                return ClientConfiguration.unsupported(
+                    key, value: entry, by: name,
+                    "FoundationNetworking's libcurl reads the no_proxy entry '\(entry)' otherwise than Courier "
+                        + "(no wildcards but * alone, IPv4 as a.b.c.d[/1-32], IPv6 as ::1), so a call could go another way "
+                        + "than Courier reports; write it so, or use curl or ahc")
+            }
             let sameServers = proxy.httpProxy == followed.httpProxy && proxy.httpsProxy == followed.httpsProxy
             if sameServers, proxy.isNone || proxy.noProxy == followed.noProxy { return nil }
             if proxy.isNone {

@@ -1,7 +1,7 @@
 import Courier
+import CourierCurl
 import CourierTestServer
 import Foundation
-import CourierCurl
 import Testing
 
 @testable import CourierURLSession
@@ -44,6 +44,31 @@ struct URLSessionProxyTests {
             let error = problem(proxy, environment)
             #expect(error?.key == "proxy" && error?.allowed.contains(words) == true, "\(environment): \(error.map { "\($0)" } ?? "taken")")
         }
+    }
+
+    @Test("with a proxy, a no_proxy entry its libcurl reads otherwise than Courier is refused, naming it; the ones read alike are taken")
+    func noProxyReadAlike() throws {
+        let proxied = ["https_proxy": "http://corp:8080"]
+        for list in [
+            "a,*", "*.localhost", "*.example.com", "..example.com", "0.0.0.0/0", "127.1", "2130706433", "127.0.0.1.",
+            "[127.0.0.1]", "[::1]", "0:0:0:0:0:0:0:1", "::1/128", "fd00::/8", "10.0.0.0/33",
+        ] {
+            let environment = proxied.merging(["no_proxy": list]) { $1 }
+            // Courier reads it (or the variable would be refused as unreadable): the refusal is this rule's.
+            guard let followed = try? ProxyConfiguration.environment(environment) else { continue }
+            let error = problem(followed, environment)
+            #expect(
+                error?.key == "proxy" && error?.allowed.contains("otherwise than Courier") == true, "\(list): \(String(describing: error))")
+        }
+        for list in ["*", "localhost", ".example.com", "example.com.", "EXAMPLE.com", "127.0.0.1", "127.0.0.0/8", "::1", "fd00::1", "a, b"]
+        {
+            let environment = proxied.merging(["no_proxy": list]) { $1 }
+            #expect(problem(try ProxyConfiguration.environment(environment), environment) == nil, "\(list)")
+        }
+        let blank = proxied.merging(["no_proxy": " ", "NO_PROXY": "internal"]) { $1 }
+        #expect(problem(try ProxyConfiguration.environment(blank), blank)?.allowed.contains("beside NO_PROXY") == true)
+        // Without a proxy, no list matters.
+        #expect(problem(.none, ["no_proxy": "*.localhost"]) == nil)
     }
 
     @Test("curl and ahc refuse to run with a proxy other than the client's, naming proxy")
