@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-targets=(response-head location cache-headers configuration retry-after url decompression xml)
+targets=(response-head location cache-headers configuration retry-after url decompression xml set-cookie event-stream json-lines content-range proxy unix-url)
 if [ "$#" -ge 1 ] && [ "$1" != all ]; then targets=("$1"); fi
 seconds="${2:-60}"
 export COURIER_FUZZ=1

@@ -56,5 +56,5 @@ struct FuzzTarget: Sendable {
                 _ = RetryAfter.parse(String(decoding: bytes, as: UTF8.self), now: Date(timeIntervalSince1970: 1_700_000_000))
             },
             url,
-        ] + bodies
+        ] + bodies + wings
 }

@@ -60,15 +60,11 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
         let lines: JSONLines
         private var body: ResponseBody.AsyncIterator?
         private var opened = false
-        private var ended = false
-        private var pending = Data()
-        /// How much of `pending` is read, and where the search for the next LF starts.
-        private var consumed = 0
-        private var scanFrom = 0
-        private var lineNumber = 0
+        private var framer: LineFramer
 
         init(lines: JSONLines) {
             self.lines = lines
+            framer = LineFramer(maxLineBytes: lines.maxLineBytes)
         }
 
         /// The next record, or `nil` at the end of the body.
@@ -78,56 +74,20 @@ public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
                 body = try await lines.open().body.makeAsyncIterator()
             }
             while true {
-                // `consumed` bytes of `pending` are read; the scan resumes where the last one
-                // stopped, so a long line arriving in small pieces is scanned once.
-                if let newline = pending[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) {
-                    // The cap holds whatever the chunking: a long line that came whole with its LF too.
-                    guard newline - consumed <= lines.maxLineBytes else { throw lineTooLong() }
-                    var line = pending[consumed..<newline]
-                    consumed = newline + 1
-                    scanFrom = consumed
-                    lineNumber += 1
-                    if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    return try decoded(Data(line))
-                }
-                scanFrom = pending.endIndex
-                guard pending.endIndex - consumed <= lines.maxLineBytes else { throw lineTooLong() }
-                if ended {
-                    let last = pending[consumed...]
-                    consumed = pending.endIndex
-                    guard !last.isEmpty else { return nil }
-                    lineNumber += 1
-                    if last.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-                    return try decoded(Data(last.last == 0x0D ? last.dropLast() : last))
-                }
-                // Read bytes are dropped once they are most of the buffer (amortised: each byte
-                // moves a bounded number of times).
-                if consumed > 0, consumed - pending.startIndex >= (pending.endIndex - pending.startIndex) / 2 {
-                    pending = Data(pending[consumed...])
-                    consumed = pending.startIndex
-                    scanFrom = pending.endIndex
+                switch try framer.next() {
+                case .line(let line, let number): return try decoded(line, number: number)
+                case .finished: return nil
+                case .needMore: break
                 }
                 do {
-                    if let chunk = try await body?.next() {
-                        pending.append(chunk)
-                    } else {
-                        ended = true
-                    }
+                    if let chunk = try await body?.next() { framer.append(chunk) } else { framer.end() }
                 } catch {
                     throw NetworkError.converting(error, phase: .receiving)
                 }
             }
         }
 
-        /// The failure for the line being read, longer than the cap.
-        private func lineTooLong() -> NetworkError {
-            NetworkError(
-                kind: .invalidResponse, phase: .receiving,
-                message: "line \(lineNumber + 1) of the JSON Lines body is longer than \(lines.maxLineBytes) bytes")
-        }
-
-        private func decoded(_ line: Data) throws -> Record {
+        private func decoded(_ line: Data, number lineNumber: Int) throws -> Record {
             do {
                 return try lines.decode(line)
             } catch {
