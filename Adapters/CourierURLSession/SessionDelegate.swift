@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -16,8 +17,12 @@ struct TaskState {
 
     /// The caller waiting for the response head, resumed once by whoever comes first.
     let waiter: HeadWaiter
+    /// The most body bytes delivered but not yet read (FoundationNetworking cannot pause a task).
+    let maxUnreadBytes: Int
     /// Where body chunks go once the head was delivered.
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
+    /// Counts what the reader took, so that the bytes waiting for it stay under ``maxUnreadBytes``.
+    var reader: BodyReadCounter?
     var receivedHead = false
     var receivedBytes = 0
     /// The body length the head announced, if any: an error before that many bytes arrived is a
@@ -27,11 +32,32 @@ struct TaskState {
     /// of URLSession's "cancelled".
     var failure: NetworkError?
 
-    init(recorder: TransferRecorder, maxResponseBytes: Int, stagedBody: URL?, waiter: HeadWaiter) {
+    init(recorder: TransferRecorder, maxResponseBytes: Int, maxUnreadBytes: Int, stagedBody: URL?, waiter: HeadWaiter) {
         self.waiter = waiter
         self.recorder = recorder
         self.maxResponseBytes = maxResponseBytes
+        self.maxUnreadBytes = maxUnreadBytes
         self.stagedBody = stagedBody
+    }
+}
+
+/// The reader's side of a body: passes the chunks on and counts the bytes taken, which the
+/// delegate compares with the bytes delivered.
+final class BodyReadCounter: @unchecked Sendable {
+    // Only the one reader calls `next()` (a body is read once); `taken` is read by the delegate.
+    private var iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator
+    private let count = Mutex(0)
+
+    init(_ stream: AsyncThrowingStream<Data, any Error>) {
+        iterator = stream.makeAsyncIterator()
+    }
+
+    var taken: Int { count.withLock { $0 } }
+
+    func next() async throws -> Data? {
+        let chunk = try await iterator.next()
+        if let chunk { count.withLock { $0 += chunk.count } }
+        return chunk
     }
 }
 
@@ -227,7 +253,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return
         }
         let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        let (delivered, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        let reader = BodyReadCounter(delivered)
+        let stream = AsyncThrowingStream<Data, any Error> { try await reader.next() }
         continuation.onTermination = { [weak self, weak dataTask] termination in
             // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
             if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
@@ -249,6 +277,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.receivedHead = true
             state.announcedBytes = announced
             state.body = continuation
+            state.reader = reader
             state.recorder.enter(.receiving)
             tasks[dataTask.taskIdentifier] = state
             return (state.waiter, nil)
@@ -266,13 +295,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let (body, overLimit): (AsyncThrowingStream<Data, any Error>.Continuation?, Bool) = tasks.withLock { tasks in
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, false) }
+            guard state.failure == nil else { return (nil, false) }  // stopped: later chunks are dropped
             state.receivedBytes += data.count
-            if state.receivedBytes > state.maxResponseBytes {
-                // Cancelled once: chunks already queued find the failure set and are dropped.
-                let first = state.failure == nil
-                if first { state.failure = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: nil) }
+            let unread = state.receivedBytes - (state.reader?.taken ?? 0)
+            if state.receivedBytes > state.maxResponseBytes || unread > state.maxUnreadBytes {
+                // Cancelled once; the reader still gets what was delivered, then this failure.
+                state.failure =
+                    state.receivedBytes > state.maxResponseBytes
+                    ? NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: nil)
+                    : Self.fellBehind(unread: unread, limit: state.maxUnreadBytes)
                 tasks[dataTask.taskIdentifier] = state
-                return (nil, first)
+                return (nil, true)
             }
             tasks[dataTask.taskIdentifier] = state
             return (state.body, false)
@@ -314,6 +347,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 body.finish()
             }
         }
+    }
+
+    /// The failure for a reader that fell more than `limit` bytes behind the network.
+    static func fellBehind(unread: Int, limit: Int) -> NetworkError {
+        NetworkError(
+            kind: .responseTooLarge, phase: .receiving,
+            message: "the body's reader fell \(unread) bytes behind the network, more than URLSession's read-ahead of \(limit) "
+                + "(FoundationNetworking cannot pause a transfer): read faster, raise URLSessionTransport.Configuration.maxUnreadBytes, "
+                + "or use the curl or ahc transport, which pause")
     }
 
     /// Why a task failed: Courier's own reason if it stopped the task, else URLSession's error,

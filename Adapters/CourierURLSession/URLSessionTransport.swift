@@ -19,7 +19,9 @@ import Synchronization
 /// - a separate connect timeout: its idle timeout (the stall limit) bounds connecting too;
 /// - repeated response headers: URLSession joins them into one comma-separated value;
 /// - backpressure: a body arrives as fast as the network delivers it and waits in memory for a
-///   slow consumer (FoundationNetworking offers no way to pause a task);
+///   slow consumer (FoundationNetworking offers no way to pause a task), up to
+///   `Configuration/maxUnreadBytes` (16 MiB): a reader further behind stops the transfer and gets
+///   `NetworkError/Kind/responseTooLarge` after the bytes that arrived;
 /// - `1xx` interim responses: FoundationNetworking takes one for the final response, so such a
 ///   call fails at once as `NetworkError/Kind/unsupported`;
 /// - TLS settings, a total connection limit and an HTTP version choice: a client configuration
@@ -55,6 +57,12 @@ public final class URLSessionTransport: Transport {
         /// `NetworkError/Kind/timedOut` (URLSession's `timeoutIntervalForRequest`, an idle
         /// timeout); 30 s by default.
         public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
+        /// The most body bytes that may wait for a slow reader: 16 MiB by default.
+        /// FoundationNetworking delivers a body as fast as the network does and cannot pause, so a
+        /// reader that falls further behind (or one that reads a line or an event past its cap
+        /// while the rest keeps coming) stops the transfer: the reader gets what arrived, then
+        /// `NetworkError/Kind/responseTooLarge` naming this limit.
+        public var maxUnreadBytes = 16 << 20
 
         /// The defaults.
         public init() {}
@@ -249,7 +257,8 @@ public final class URLSessionTransport: Transport {
         // session).
         let pending = PendingTask()
         let state = TaskState(
-            recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, stagedBody: stagedBody, waiter: pending.waiter)
+            recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, maxUnreadBytes: configuration.maxUnreadBytes,
+            stagedBody: stagedBody, waiter: pending.waiter)
         let (delegate, session, queue, staged, recorder) = (delegate, session, queue, stagedBody, context.recorder)
         context.recorder.enter(.awaitingResponse)
         let response = try await withTaskCancellationHandler {

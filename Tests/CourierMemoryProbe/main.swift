@@ -7,7 +7,8 @@
 //
 // Directions: `down` and `up` through the transport and a file body; `stream-down` and `stream-up`
 // through NetworkClient.stream and a streamed request body (RequestBody.stream over the file);
-// `openapi-down` and `openapi-up` through the generated InventoryClient over CourierClientTransport.
+// `openapi-down` and `openapi-up` through the generated InventoryClient over CourierClientTransport;
+// `long-line`: a JSON Lines body of one line of `bytes` bytes, which must fail on the line cap.
 //
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
 import Courier
@@ -126,10 +127,15 @@ else {
     fail("usage: CourierMemoryProbe <curl|urlsession|ahc> <[stream-|openapi-]down|up> <base URL> <bytes>")
 }
 let (transportName, direction, baseURL) = (arguments[0], arguments[1], arguments[2])
+// URLSession cannot pause a body: a reader slower than the loopback needs a read-ahead as large as
+// the body (declared, `ConformanceTransport.DownloadBackpressure.none`). The long line keeps the
+// default read-ahead, whose cap is what that case measures.
+var session = URLSessionTransport.Configuration()
+if direction.hasSuffix("down") { session.maxUnreadBytes = max(session.maxUnreadBytes, bytes) }
 #if AsyncHTTPClient
-    let registry = TransportRegistry([.curl(), .urlSession(), .asyncHTTPClient()])
+    let registry = TransportRegistry([.curl(), .urlSession(session), .asyncHTTPClient()])
 #else
-    let registry = TransportRegistry([.curl(), .urlSession()])
+    let registry = TransportRegistry([.curl(), .urlSession(session)])
 #endif
 var configuration = ClientConfiguration(baseURL: baseURL, transport: transportName)
 configuration.requestTimeout = .seconds(120)
@@ -223,8 +229,26 @@ do {
             moved = digest.bodyLength
             intact = digest.crc32 == Int64(expected)
         }
+    case "long-line":
+        // One line of `bytes` bytes, far past the JSON Lines cap (1 MiB): it must fail as
+        // invalid_response having held about the cap, not the line.
+        struct Record: Decodable, Sendable {}
+        func readLine(_ count: Int) async throws -> NetworkError? {
+            do {
+                for try await _ in client.jsonLines(Pattern(path: "bytes/\(count)"), as: Record.self) {}
+                return nil
+            } catch let error as NetworkError {
+                return error
+            }
+        }
+        _ = try await readLine(4 << 20)
+        baseline = residentBytes()
+        sampler.start()
+        let error = try await readLine(bytes)
+        intact = error?.kind == .invalidResponse && error?.message.contains("longer than") == true
+        if !intact { fail("\(transportName) long-line: \(String(describing: error))") }
     default:
-        fail("direction must be down, up, stream-down, stream-up, openapi-down or openapi-up")
+        fail("direction must be down, up, stream-down, stream-up, openapi-down, openapi-up or long-line")
     }
     let peak = sampler.stop()
     await client.shutdown()

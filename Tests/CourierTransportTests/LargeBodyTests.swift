@@ -54,7 +54,9 @@ struct LargeBodyTests {
                 "\(transport) \(direction): \(measurement.moved >> 20) MiB moved, intact: \(measurement.intact), grew by \(grown >> 20) MiB"
             )
             if direction.hasSuffix("down"), conformance.downloadBackpressure == .none {
-                // Declared: the body is buffered ahead of a slow consumer. Nothing to bound.
+                // Declared: the body is buffered ahead of a slow consumer, up to the read-ahead the
+                // probe gives it (the body's size). Nothing to bound; `longLine` checks that the
+                // default read-ahead bounds it.
                 return
             }
             if direction.hasSuffix("up"), conformance.uploadBackpressure == .pausedLate {
@@ -65,6 +67,24 @@ struct LargeBodyTests {
                 return
             }
             #expect(grown < Self.allowance, "\(transport) \(direction): grew by \(grown >> 20) MiB moving \(Self.bytes >> 20) MiB")
+        }
+    }
+
+    /// A JSON Lines body of one 64 MiB line fails on the line cap (1 MiB) as `invalid_response`,
+    /// and the process grows by far less than the line: curl and ahc pause the transfer, and
+    /// URLSession, which cannot, stops it once its read-ahead is full.
+    @Test(
+        "a line far past the JSON Lines cap fails as invalid_response, holding far less than the line", arguments: ConformanceTransport.all)
+    func longLine(conformance: ConformanceTransport) async throws {
+        try await withServer { server in
+            let outcome = try await ChildProcess.run(
+                try Self.probe(), [conformance.name, "long-line", server.baseURL, String(Self.bytes)], timeout: .seconds(600))
+            try #require(outcome.status == 0 && !outcome.timedOut, "probe failed: \(outcome.errors)")
+            let measurement = try JSONDecoder().decode(Measurement.self, from: Data(outcome.output.utf8))
+            #expect(measurement.intact)
+            let grown = measurement.peak - measurement.baseline
+            print("\(conformance.name) long-line: grew by \(grown >> 20) MiB for a \(Self.bytes >> 20) MiB line")
+            #expect(grown < Self.allowance, "\(conformance.name): grew by \(grown >> 20) MiB for a \(Self.bytes >> 20) MiB line")
         }
     }
 }
