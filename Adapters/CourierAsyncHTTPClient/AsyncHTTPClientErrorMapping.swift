@@ -67,8 +67,12 @@
                 return (.dnsFailure, .dns)
             case let error as IOError:
                 switch error.errnoCode {
-                // (ENOENT, ENOTSOCK, EACCES: a Unix socket path with no socket there, or not ours to use.)
-                case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENOENT, ENOTSOCK, EACCES: return (.connectFailure, .connect)
+                case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH: return (.connectFailure, .connect)
+                // A Unix socket path with no socket there, or not ours to use: only connecting
+                // finds that, before any byte of the request went out.
+                case ENOENT where phase != .sending && phase != .receiving, ENOTSOCK where phase != .sending && phase != .receiving,
+                    EACCES where phase != .sending && phase != .receiving:
+                    return (.connectFailure, .connect)
                 case ETIMEDOUT: return (.timedOut, phase)
                 default: return (.connectionClosed, phase)
                 }

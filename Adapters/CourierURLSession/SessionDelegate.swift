@@ -21,8 +21,9 @@ struct TaskState {
     let maxUnreadBytes: Int
     /// Where body chunks go once the head was delivered.
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
-    /// Counts what the reader took, so that the bytes waiting for it stay under ``maxUnreadBytes``.
-    var reader: BodyReadCounter?
+    /// What the reader took, so that the bytes waiting for it stay under ``maxUnreadBytes``. (Only
+    /// the count: the reader's iterator belongs to the body, whose release stops the transfer.)
+    var taken: ByteTally?
     var receivedHead = false
     var receivedBytes = 0
     /// The body length the head announced, if any: an error before that many bytes arrived is a
@@ -36,27 +37,36 @@ struct TaskState {
         self.waiter = waiter
         self.recorder = recorder
         self.maxResponseBytes = maxResponseBytes
-        self.maxUnreadBytes = maxUnreadBytes
+        self.maxUnreadBytes = max(URLSessionTransport.Configuration.minUnreadBytes, maxUnreadBytes)
         self.stagedBody = stagedBody
     }
 }
 
-/// The reader's side of a body: passes the chunks on and counts the bytes taken, which the
-/// delegate compares with the bytes delivered.
+/// A count of bytes shared between a body's reader and the delegate.
+final class ByteTally: Sendable {
+    private let count = Mutex<Int64>(0)
+
+    var value: Int64 { count.withLock { $0 } }
+
+    func add(_ bytes: Int64) { count.withLock { $0 += bytes } }
+}
+
+/// The reader's side of a body: passes the chunks on and counts the bytes taken in `taken`, which
+/// the delegate compares with the bytes delivered. Held by the body alone: releasing it releases
+/// the delivered stream's iterator, which stops the transfer.
 final class BodyReadCounter: @unchecked Sendable {
-    // Only the one reader calls `next()` (a body is read once); `taken` is read by the delegate.
+    // Only the one reader calls `next()` (a body is read once).
     private var iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator
-    private let count = Mutex(0)
+    private let taken: ByteTally
 
-    init(_ stream: AsyncThrowingStream<Data, any Error>) {
+    init(_ stream: AsyncThrowingStream<Data, any Error>, taken: ByteTally) {
         iterator = stream.makeAsyncIterator()
+        self.taken = taken
     }
-
-    var taken: Int { count.withLock { $0 } }
 
     func next() async throws -> Data? {
         let chunk = try await iterator.next()
-        if let chunk { count.withLock { $0 += chunk.count } }
+        if let chunk { taken.add(Int64(chunk.count)) }
         return chunk
     }
 }
@@ -254,18 +264,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
         let (delivered, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
-        let reader = BodyReadCounter(delivered)
+        let taken = ByteTally()
+        let reader = BodyReadCounter(delivered, taken: taken)
         let stream = AsyncThrowingStream<Data, any Error> { try await reader.next() }
         continuation.onTermination = { [weak self, weak dataTask] termination in
             // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
             if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
         }
-        // FoundationNetworking hands over the body decoded; its progress counts the bytes off the
-        // wire (libcurl's, before decoding), which the chain's ratio check reads when no length
-        // was announced. (Sent bytes count there too: an upload only loosens the check.)
-        let wireBytes: @Sendable () -> Int64 = { [weak dataTask] in dataTask?.progress.completedUnitCount ?? 0 }
-        let response = TransportResponse(
-            head: head, body: ResponseBody(stream: stream, expectedLength: announced, wireBytes: wireBytes))
+        let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
         let (waiter, tooLarge): (HeadWaiter?, NetworkError?) = tasks.withLock { tasks in
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
             if let announced, announced > state.maxResponseBytes {
@@ -277,7 +283,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             state.receivedHead = true
             state.announcedBytes = announced
             state.body = continuation
-            state.reader = reader
+            state.taken = taken
             state.recorder.enter(.receiving)
             tasks[dataTask.taskIdentifier] = state
             return (state.waiter, nil)
@@ -297,7 +303,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard var state = tasks[dataTask.taskIdentifier] else { return (nil, false) }
             guard state.failure == nil else { return (nil, false) }  // stopped: later chunks are dropped
             state.receivedBytes += data.count
-            let unread = state.receivedBytes - (state.reader?.taken ?? 0)
+            let unread = state.receivedBytes - Int(state.taken?.value ?? 0)
             if state.receivedBytes > state.maxResponseBytes || unread > state.maxUnreadBytes {
                 // Cancelled once; the reader still gets what was delivered, then this failure.
                 state.failure =
@@ -349,13 +355,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    /// The failure for a reader that fell more than `limit` bytes behind the network.
+    /// The failure for a reader that fell more than `limit` bytes behind the network: the
+    /// transport closed the connection, as a server may; what a reader can go on from (a
+    /// download resumes with `Range`, an event stream reconnects) it goes on from.
     static func fellBehind(unread: Int, limit: Int) -> NetworkError {
         NetworkError(
-            kind: .responseTooLarge, phase: .receiving,
-            message: "the body's reader fell \(unread) bytes behind the network, more than URLSession's read-ahead of \(limit) "
-                + "(FoundationNetworking cannot pause a transfer): read faster, raise URLSessionTransport.Configuration.maxUnreadBytes, "
-                + "or use the curl or ahc transport, which pause")
+            kind: .connectionClosed, phase: .receiving,
+            message: "the transport closed the connection: the body's reader fell \(unread) bytes behind the network, "
+                + "more than URLSession's read-ahead of \(limit) (FoundationNetworking cannot pause a transfer); read faster, "
+                + "raise URLSessionTransport.Configuration.maxUnreadBytes, or use the curl or ahc transport, which pause")
     }
 
     /// Why a task failed: Courier's own reason if it stopped the task, else URLSession's error,

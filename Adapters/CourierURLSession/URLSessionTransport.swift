@@ -21,7 +21,7 @@ import Synchronization
 /// - backpressure: a body arrives as fast as the network delivers it and waits in memory for a
 ///   slow consumer (FoundationNetworking offers no way to pause a task), up to
 ///   `Configuration/maxUnreadBytes` (16 MiB): a reader further behind stops the transfer and gets
-///   `NetworkError/Kind/responseTooLarge` after the bytes that arrived;
+///   `NetworkError/Kind/connectionClosed` after the bytes that arrived;
 /// - `1xx` interim responses: FoundationNetworking takes one for the final response, so such a
 ///   call fails at once as `NetworkError/Kind/unsupported`;
 /// - TLS settings, a total connection limit and an HTTP version choice: a client configuration
@@ -57,12 +57,15 @@ public final class URLSessionTransport: Transport {
         /// `NetworkError/Kind/timedOut` (URLSession's `timeoutIntervalForRequest`, an idle
         /// timeout); 30 s by default.
         public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
-        /// The most body bytes that may wait for a slow reader: 16 MiB by default.
-        /// FoundationNetworking delivers a body as fast as the network does and cannot pause, so a
-        /// reader that falls further behind (or one that reads a line or an event past its cap
-        /// while the rest keeps coming) stops the transfer: the reader gets what arrived, then
-        /// `NetworkError/Kind/responseTooLarge` naming this limit.
+        /// The most bytes of a streamed body that may wait for a slow reader (a body read whole
+        /// may hold up to its cap): 16 MiB by default, at least ``minUnreadBytes``. FoundationNetworking delivers a body as fast as the network does
+        /// and cannot pause, so a reader that falls further behind (or one that reads a line or an
+        /// event past its cap while the rest keeps coming) stops the transfer: the reader gets
+        /// what arrived, then `NetworkError/Kind/connectionClosed` naming this limit (a download
+        /// then resumes with `Range`, an event stream reconnects).
         public var maxUnreadBytes = 16 << 20
+        /// The least ``maxUnreadBytes`` taken: 1 MiB (a smaller value counts as this).
+        public static let minUnreadBytes = 1 << 20
 
         /// The defaults.
         public init() {}
@@ -257,7 +260,10 @@ public final class URLSessionTransport: Transport {
         // session).
         let pending = PendingTask()
         let state = TaskState(
-            recorder: context.recorder, maxResponseBytes: context.maxResponseBytes, maxUnreadBytes: configuration.maxUnreadBytes,
+            recorder: context.recorder, maxResponseBytes: context.maxResponseBytes,
+            // A body read whole is bounded by its cap already; a streamed one by the read-ahead.
+            maxUnreadBytes: context.streamsBody
+                ? configuration.maxUnreadBytes : max(configuration.maxUnreadBytes, context.maxResponseBytes),
             stagedBody: stagedBody, waiter: pending.waiter)
         let (delegate, session, queue, staged, recorder) = (delegate, session, queue, stagedBody, context.recorder)
         context.recorder.enter(.awaitingResponse)

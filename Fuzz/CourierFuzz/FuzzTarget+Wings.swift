@@ -39,7 +39,12 @@ extension FuzzTarget {
         }
         let jar = CookieJar(clock: ManualTimeSource())
         jar.store(from: head, for: request)
+        // Checked apart from the jar's own rules: a cookie's domain is the host or a name the
+        // host is under, never a single label or one of these suffixes.
+        let suffixes: Set<String> = ["co.uk", "uk", "svc.cluster.local", "payments.svc.cluster.local", "myshopify.com", "com", "local"]
         for cookie in jar.cookies {
+            precondition(cookie.domain == host || host.hasSuffix("." + cookie.domain), "a cookie for another host")
+            precondition(cookie.isHostOnly || (cookie.domain.contains(".") && !suffixes.contains(cookie.domain)), "a public suffix")
             precondition(cookie.isHostOnly || !PublicSuffixes.standard.isPublicSuffix(cookie.domain), "a cookie for a public suffix")
             precondition(!cookie.isSecure || scheme == "https", "a Secure cookie from http")
             precondition(cookie.name.utf8.count + cookie.value.utf8.count <= CookieJar.maxCookieBytes)
@@ -56,12 +61,13 @@ extension FuzzTarget {
         _ = jar.header(for: request)
     }
 
-    /// An event stream in chunks: every event's data and every line within the cap.
+    /// An event stream in chunks: every event's data within the cap (as received).
     static let eventStream = FuzzTarget(name: "event-stream") { bytes in
         var parser = ServerSentEventParser(maxEventBytes: 512)
         for chunk in chunks(bytes) {
             guard let events = try? parser.feed(chunk) else { return }
-            for event in events { precondition(event.data.utf8.count <= 512, "an event past the cap") }
+            // The cap counts bytes received; each invalid UTF-8 byte becomes U+FFFD (3 bytes).
+            for event in events { precondition(event.data.utf8.count <= 3 * 512, "an event past the cap") }
         }
     }
 

@@ -1,6 +1,7 @@
 import Courier
 import CourierTestServer
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Downloads to disk: streamed into a temporary file beside the destination, resumed with `Range`
@@ -147,14 +148,17 @@ extension ConformanceCases {
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["across.bin"])
                 #expect(try mode(of: target) == 0o600, "a new destination is 0600 by default")
 
-                // Another URL to the same destination never continues the part file.
-                try Data(repeating: 7, count: 5000).write(to: part)
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: part.path)
-                try Data("\(String(repeating: "0", count: 64))\n\"v1\"\n300000".utf8).write(
-                    to: directory.appendingPathComponent(".across.bin.part-info"))
+                // Another URL to the same destination never continues the part file a cut of the
+                // first one left (with its genuine note).
+                let first = RawEndpoint(
+                    path: "download/\(key)-first", query: [QueryItem("bytes", "\(size)"), QueryItem("cutAt", "100000")])
+                let cutLeft = (try? await client.download(first, to: target, options: noResume)) == nil
+                let noted = try FileManager.default.contentsOfDirectory(atPath: directory.path).contains(".across.bin.part-info")
+                #expect(!cutLeft || noted, "the cut left no note")
                 let other = RawEndpoint(path: "download/\(key)-other", query: [QueryItem("bytes", "\(size)")])
                 let fresh = try await client.download(other, to: target)
                 #expect(fresh.resumed == 0 && fresh.restarted == 0, "\(fresh)")
+                #expect(fresh.head.headerFields[HTTPField.Name("X-Range-Seen")!] == "", "asked another URL for a range")
                 #expect(try holdsPattern(target, count: size))
 
                 // The destination keeps its mode; a link in the part file's place is not followed.

@@ -190,6 +190,10 @@ public struct ConformanceTransport: Sendable, CustomTestStringConvertible {
     public var interimResponses: InterimResponses = .skipped
     /// Whether it can trust a private CA.
     public var privateCA: PrivateCA = .trusted
+    /// Whether a compressed body with no `Content-Length` is held to ``Decompression/maxRatio``
+    /// (`false`: only to the body cap, on a transport whose library decodes and counts no bytes
+    /// before decoding: URLSession).
+    public var checksRatioWithoutLength = true
     /// Whether the transport sees a TLS `close_notify`, so a body that ends where the connection
     /// closes is whole after a clean close (`false`: every such body over HTTPS fails, since its
     /// end cannot be proven; curl on libcurl 7).

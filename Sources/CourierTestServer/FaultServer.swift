@@ -105,6 +105,10 @@ public final class FaultServer: Sendable {
     /// The size of ``Encoded/bomb`` decoded.
     public static let bombBytes = 32 << 20
 
+    /// The size of `/chunked-text` decoded: hex digits of a fixed pseudo-random sequence, gzipped
+    /// (a ratio of about 2) and sent chunked, with no `Content-Length`.
+    public static let chunkedTextBytes = 8 << 20
+
     /// The port it listens on (127.0.0.1).
     public let port: Int
     private let channel: any Channel
@@ -226,6 +230,10 @@ private final class FaultHandler: ChannelInboundHandler {
             answer(context, encoded: encoded, requestHead: head)
             return
         }
+        if target == "/chunked-text" {
+            answerChunked(context, bytes: Self.chunkedText, headers: "Content-Type: text/plain\r\nContent-Encoding: gzip\r\n")
+            return
+        }
         if target.hasPrefix("/script/") {
             play(scripts.nextStep(String(target.dropFirst("/script/".count))), context, headEnd: end, head: head)
             return
@@ -298,6 +306,15 @@ private final class FaultHandler: ChannelInboundHandler {
     private static let text = Array(FaultServer.decodedText.utf8)
     private static let gzipped = TestCompression.compress(text, .gzip)
     private static let bomb = TestCompression.compress([UInt8](repeating: 0, count: FaultServer.bombBytes), .gzip)
+    private static let chunkedText: [UInt8] = {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let digits = Array("0123456789abcdef".utf8)
+        let text = (0..<FaultServer.chunkedTextBytes).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return digits[Int(state >> 60)]
+        }
+        return TestCompression.compress(text, .gzip)
+    }()
 
     /// Sends an encoded body (see ``FaultServer/Encoded``).
     private func answer(_ context: ChannelHandlerContext, encoded: FaultServer.Encoded, requestHead: String) {

@@ -37,6 +37,8 @@ extension ConformanceTransport {
         transport.alwaysDecodes = true
         // ...and ends a truncated gzip stream quietly, so the call gets the part that arrived.
         transport.detectsTruncatedCoding = false
+        // ...and counts no bytes before decoding: a body with no length is held to the cap alone.
+        transport.checksRatioWithoutLength = false
         // FoundationNetworking delivers the body as fast as the network; a slow consumer buffers.
         transport.downloadBackpressure = .none
         // ...and, with libcurl 7, sends a request a dead reused connection swallowed again,
@@ -203,6 +205,13 @@ struct ConformanceTests {
     @Test("a decompression bomb under a raised body cap fails on the ratio limit", .serialized, arguments: ConformanceTransport.all)
     func decompressionRatio(transport: ConformanceTransport) async throws {
         try await ConformanceCases.decompressionRatio(transport)
+    }
+
+    @Test(
+        "a chunked gzip body with no length, read after its transfer ended, decodes whole under the ratio",
+        .serialized, arguments: ConformanceTransport.all)
+    func decompressionUnannounced(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.decompressionUnannounced(transport)
     }
 
     @Test("a call that sets its own Accept-Encoding gets the raw bytes", arguments: ConformanceTransport.all)

@@ -50,12 +50,12 @@ struct URLSessionProxyTests {
     func noProxyReadAlike() throws {
         let proxied = ["https_proxy": "http://corp:8080"]
         for list in [
-            "a,*", "*.localhost", "*.example.com", "..example.com", "0.0.0.0/0", "127.1", "2130706433", "127.0.0.1.",
-            "[127.0.0.1]", "[::1]", "0:0:0:0:0:0:0:1", "::1/128", "fd00::/8", "10.0.0.0/33",
+            "a,*", "*.localhost", "*.example.com", "..example.com", "0.0.0.0/0", "127.0.0.1.", "[127.0.0.1]", "[::1]",
+            "0:0:0:0:0:0:0:1", "::1/128", "fd00::/8",
         ] {
             let environment = proxied.merging(["no_proxy": list]) { $1 }
-            // Courier reads it (or the variable would be refused as unreadable): the refusal is this rule's.
-            guard let followed = try? ProxyConfiguration.environment(environment) else { continue }
+            // Courier reads it: the refusal is this rule's, not the variable's.
+            let followed = try #require(try? ProxyConfiguration.environment(environment), "\(list)")
             let error = problem(followed, environment)
             #expect(
                 error?.key == "proxy" && error?.allowed.contains("otherwise than Courier") == true, "\(list): \(String(describing: error))")

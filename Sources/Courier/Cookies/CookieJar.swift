@@ -16,13 +16,14 @@ import Synchronization
 /// label), is refused; `Secure` cookies are stored only from `https` and sent only over it;
 /// `HttpOnly` is kept (a server client has no scripts to hide it from); `SameSite` is ignored;
 /// `Max-Age` wins over `Expires`, and both count on the client's clock. One `Set-Cookie` field is
-/// one cookie (a comma never starts another: the URLSession transport undoes its library's joining
-/// itself).
+/// one cookie (a comma never starts another; the URLSession transport, whose library joins the
+/// fields, refuses a jar).
 ///
 /// Caps: 4096 bytes per cookie, 50 per domain, 150 per site (``PublicSuffixes/site(of:)``), 3000
 /// in all. Past a cap, cookies without `Secure` go before `Secure` ones, then the least recently
-/// used; past the whole jar's cap, from the site that holds the most, so one site's flood cannot
-/// push out another site's cookies while it holds more than that site.
+/// used. Past the whole jar's cap, cookies without `Secure` go first from the site that holds the
+/// most; a `Secure` cookie goes only to make room for its own site's, so no flood, from one site
+/// or many, pushes out another site's `Secure` cookie.
 public final class CookieJar: Sendable {
     /// One stored cookie.
     public struct Cookie: Sendable, Hashable {
@@ -46,8 +47,8 @@ public final class CookieJar: Sendable {
         var created: UInt64
         /// The order of last use, for eviction.
         var used: UInt64
-        /// The site of ``domain``, for the caps.
-        var site: String = ""
+        /// The site of ``domain``, for the caps (set when the cookie is read).
+        var site: String
     }
 
     /// The most bytes of name and value one cookie may have.
@@ -186,12 +187,28 @@ public final class CookieJar: Sendable {
         }
         let kept = cookies.indices.filter { !dropped.contains($0) }
         if kept.count > maxCookies {
-            var bySite = Dictionary(grouping: kept, by: { cookies[$0].site }).mapValues { evictionOrder($0)[...] }
-            for _ in 0..<(kept.count - maxCookies) {
-                guard let largest = bySite.max(by: { $0.value.count < $1.value.count })?.key,
-                    let first = bySite[largest]?.popFirst()
-                else { break }
+            // In all: cookies without Secure first, each from the site that holds the most (ties:
+            // the one whose cookie was used longest ago); then Secure cookies only of the sites
+            // this answer stored for, so no flood, from one site or many, takes another site's
+            // Secure cookie.
+            var excess = kept.count - maxCookies
+            var held = Dictionary(grouping: kept, by: { cookies[$0].site }).mapValues(\.count)
+            var plain = Dictionary(grouping: kept.filter { !cookies[$0].isSecure }, by: { cookies[$0].site })
+                .mapValues { evictionOrder($0)[...] }
+            while excess > 0 {
+                let next = plain.filter { !$0.value.isEmpty }.max { one, other in
+                    let (a, b) = (held[one.key] ?? 0, held[other.key] ?? 0)
+                    guard a == b, let x = one.value.first, let y = other.value.first else { return a < b }
+                    return cookies[x].used > cookies[y].used
+                }
+                guard let site = next?.key, let first = plain[site]?.popFirst() else { break }
                 dropped.insert(first)
+                held[site, default: 1] -= 1
+                excess -= 1
+            }
+            let touched = Set(stored.map(\.site))
+            for index in evictionOrder(kept.filter { !dropped.contains($0) && touched.contains(cookies[$0].site) }).prefix(excess) {
+                dropped.insert(index)
             }
         }
         if !dropped.isEmpty { cookies = cookies.indices.filter { !dropped.contains($0) }.map { cookies[$0] } }
@@ -240,7 +257,7 @@ struct CookieTarget {
         guard !host.isEmpty else { return nil }
         if host.hasSuffix(".") { host.removeLast() }
         self.host = host
-        isAddress = host.hasPrefix("[") || host.split(separator: ".").last.map { $0.allSatisfy(\.isNumber) } == true
+        isAddress = PublicSuffixes.isAddress(host)
         isSecure = request.scheme?.lowercased() == "https"
         let full = request.path ?? "/"
         path = String(full.prefix { $0 != "?" && $0 != "#" })

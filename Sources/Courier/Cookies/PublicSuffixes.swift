@@ -15,12 +15,13 @@ import CPSL
 public struct PublicSuffixes: Sendable, Equatable {
     /// Rules for names that service infrastructure hands to different owners and the list does not
     /// hold: each Kubernetes namespace (`payments.svc.cluster.local`), each Consul datacenter's
-    /// service, node and query names (`service.dc1.consul`), each EC2 region's instance names
-    /// (`us-west-2.compute.internal`).
+    /// service, node, query, connect, ingress and virtual names (`service.dc1.consul`), each EC2
+    /// region's instance names (`us-west-2.compute.internal`), each Google Cloud project's zones
+    /// (`us-central1-a.c.project.internal`).
     public static let infrastructureRules = [
         "cluster.local", "svc.cluster.local", "*.svc.cluster.local", "pod.cluster.local", "*.pod.cluster.local", "svc", "*.svc", "consul",
-        "*.consul", "service.*.consul", "node.*.consul", "query.*.consul", "internal", "compute.internal",
-        "*.compute.internal", "ec2.internal",
+        "*.consul", "service.*.consul", "node.*.consul", "query.*.consul", "connect.*.consul", "ingress.*.consul",
+        "virtual.*.consul", "internal", "compute.internal", "*.compute.internal", "ec2.internal", "c.*.internal", "*.c.*.internal",
     ]
 
     /// The list plus ``infrastructureRules``: what a client's jar uses by default.
@@ -38,11 +39,12 @@ public struct PublicSuffixes: Sendable, Equatable {
     /// - Parameter extraRules: More suffixes (`tenants.acme.internal`), where `*` stands for any one
     ///   label (`*.tenants.acme.internal`: every tenant's name is a suffix).
     /// - Throws: ``ConfigurationError`` naming a rule that is not dot-separated labels of letters,
-    ///   digits, `-` and `_`, or `*`.
+    ///   digits, `-` and `_`, or `*`, or one whose last label or every label is `*` (it would make
+    ///   every name a suffix).
     public init(extraRules: [String] = []) throws(ConfigurationError) {
         for rule in extraRules where !Self.isValidRule(rule) {
             throw ConfigurationError(
-                key: "cookieSuffixes", value: rule, allowed: "dot-separated labels of letters, digits, `-`, `_` or `*`",
+                key: "cookieSuffixes", value: rule, allowed: "dot-separated labels of letters, digits, `-`, `_` or `*`, not ending in `*`",
                 source: "code")
         }
         self.init(rules: Self.infrastructureRules + extraRules)
@@ -59,7 +61,7 @@ public struct PublicSuffixes: Sendable, Equatable {
     /// Whether `rule` is one a jar can read.
     static func isValidRule(_ rule: String) -> Bool {
         let labels = rule.split(separator: ".", omittingEmptySubsequences: false)
-        return rule.utf8.count <= maxRuleBytes && labels.count <= maxLabels
+        return rule.utf8.count <= maxRuleBytes && labels.count <= maxLabels && labels.last != "*"
             && labels.allSatisfy { label in
                 label == "*"
                     || (!label.isEmpty
@@ -67,9 +69,9 @@ public struct PublicSuffixes: Sendable, Equatable {
             }
     }
 
-    /// Whether a cookie may name `domain` in its `Domain` attribute: not a public suffix, or one
-    /// that holds no name (a single label is always a suffix). `domain` is lowercased, without
-    /// leading or trailing dots.
+    /// Whether `domain` is a public suffix, which a cookie's `Domain` attribute may not name (unless
+    /// it is the host itself): by the list, by a rule, or as a single label. `domain` is
+    /// lowercased, without leading or trailing dots.
     public func isPublicSuffix(_ domain: String) -> Bool {
         guard domain.contains(".") else { return true }
         if matchesExtraRule(domain) { return true }
@@ -80,9 +82,7 @@ public struct PublicSuffixes: Sendable, Equatable {
     /// The site a host belongs to: its public suffix and one more label, or the host itself when it
     /// is a suffix or an IP address.
     public func site(of host: String) -> String {
-        guard host.contains("."), !host.hasPrefix("["), !host.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || $0.isASCIIDigit }) else {
-            return host
-        }
+        guard host.contains("."), !Self.isAddress(host) else { return host }
         // The shortest name under the host that is not a suffix, by any rule.
         let labels = host.split(separator: ".")
         for count in 1...labels.count {
@@ -90,6 +90,12 @@ public struct PublicSuffixes: Sendable, Equatable {
             if !isPublicSuffix(candidate) { return candidate }
         }
         return host
+    }
+
+    /// Whether a host is an IP address, not a name: an IPv6 literal, or a last label of digits
+    /// only (no top-level domain is numeric). The one rule the jar's matching and caps read.
+    static func isAddress(_ host: String) -> Bool {
+        host.hasPrefix("[") || host.split(separator: ".").last.map { $0.utf8.allSatisfy(\.isASCIIDigit) } == true
     }
 
     private func matchesExtraRule(_ domain: String) -> Bool {

@@ -25,13 +25,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// fixed size, for one allocation per streamed body.
     final class Chunks: Sendable {
         let stream: AsyncThrowingStream<Data, any Error>
-        /// The bytes the transport has taken off the wire for this body so far, when it decodes
-        /// the body itself (see ``init(stream:expectedLength:wireBytes:)``).
-        let wireBytes: (@Sendable () -> Int64)?
 
-        init(_ stream: AsyncThrowingStream<Data, any Error>, wireBytes: (@Sendable () -> Int64)? = nil) {
+        init(_ stream: AsyncThrowingStream<Data, any Error>) {
             self.stream = stream
-            self.wireBytes = wireBytes
         }
     }
 
@@ -57,23 +53,6 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public init(stream: AsyncThrowingStream<Data, any Error>, expectedLength: Int64?) {
         storage = .stream(Chunks(stream))
         self.expectedLength = expectedLength
-    }
-
-    /// A body fed by a transport that decodes content codings itself (``Transport/decodesContentCodings``),
-    /// with a count of the encoded bytes it has received: the chain holds the decoded body to
-    /// ``Decompression/maxRatio`` times that count when no length was announced.
-    /// - Parameters:
-    ///   - stream: The decoded chunks; finishing with an error fails the call.
-    ///   - expectedLength: The announced length, if any.
-    ///   - wireBytes: The body's bytes received so far, before decoding.
-    public init(stream: AsyncThrowingStream<Data, any Error>, expectedLength: Int64?, wireBytes: @escaping @Sendable () -> Int64) {
-        storage = .stream(Chunks(stream, wireBytes: wireBytes))
-        self.expectedLength = expectedLength
-    }
-
-    /// The count of ``init(stream:expectedLength:wireBytes:)``, when the transport gave one.
-    var wireBytes: (@Sendable () -> Int64)? {
-        if case .stream(let chunks) = storage { chunks.wireBytes } else { nil }
     }
 
     /// A body the reader pulls from `source`, one chunk per call of its ``ResponseBodySource/next()``

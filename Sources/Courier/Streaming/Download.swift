@@ -115,7 +115,7 @@ extension NetworkClient {
         defer { meter?.finish() }
         meter?.start(sending: 0)
         let terms = repeatTerms(of: endpoint)
-        let partial = try PartialFile.open(for: destination, resource: terms.resource, resumes: options.resumes)
+        var partial = try PartialFile.open(for: destination, resource: terms.resource, resumes: options.resumes)
         var download = DownloadRun(options: options, file: partial.handle)
         if let left = partial.left {
             do throws(NetworkError) {
@@ -146,9 +146,22 @@ extension NetworkClient {
                 break
             } catch {
                 let failure = NetworkError.converting(error, phase: .receiving)
-                guard terms.mayRepeat, download.mayResume(after: failure), bounds.end.map({ now() < $0 }) ?? true,
+                let inTime = bounds.end.map { now() < $0 } ?? true
+                // A range the server cannot satisfy (`416`): the bytes kept do not fit what it has
+                // now; the whole file once more, from the start.
+                if failure.status == 416, download.written > 0, terms.mayRepeat, inTime, download.mayStartOver(),
                     drawRetryBudget(host: terms.host)
-                else {
+                {
+                    do throws(NetworkError) {
+                        try download.startOver()
+                        partial.record(validator: nil, total: nil)
+                        continue
+                    } catch {
+                        partial.abandon(keeping: false)
+                        throw error
+                    }
+                }
+                guard terms.mayRepeat, download.mayResume(after: failure), inTime, drawRetryBudget(host: terms.host) else {
                     partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
                     throw failure
                 }
@@ -190,9 +203,30 @@ struct DownloadRun {
 
     /// Whether a later run may go on from the bytes written after the download failed this way:
     /// it has bytes and a validator, and the failure says nothing against them (not a checksum,
-    /// another version of the file, or a cap).
+    /// another version of the file, a cap, or a range the server cannot satisfy).
     func mayGoOnLater(after error: NetworkError) -> Bool {
         written > 0 && validator != nil && ![.invalidResponse, .responseTooLarge, .invalidRequest].contains(error.kind)
+            && error.status != 416
+    }
+
+    /// Whether the download may begin again from nothing (counted with the resumptions).
+    func mayStartOver() -> Bool {
+        options.resumes && resumed + restarted < options.maxResumes
+    }
+
+    /// Empties the file and forgets what the answers said: the next request asks for all of it.
+    mutating func startOver() throws(NetworkError) {
+        restarted += 1
+        do {
+            try file.truncate(atOffset: 0)
+            try file.seek(toOffset: 0)
+        } catch {
+            throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be reset: \(error)")
+        }
+        written = 0
+        digest = SHA256Digest()
+        validator = nil
+        total = nil
     }
 
     /// What asks for the rest of the file: `Range` from the bytes written, `If-Range` the
@@ -230,17 +264,7 @@ struct DownloadRun {
             resumed += 1
             return
         }
-        if written > 0 {
-            restarted += 1
-            do {
-                try file.truncate(atOffset: 0)
-                try file.seek(toOffset: 0)
-            } catch {
-                throw NetworkError(kind: .invalidRequest, phase: .receiving, message: "the download's file could not be reset: \(error)")
-            }
-            written = 0
-            digest = SHA256Digest()
-        }
+        if written > 0 { try startOver() }
         let tag = head.headerFields[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
         validator = tag ?? head.headerFields[.lastModified]
         total = head.headerFields[.contentLength].flatMap { Int64($0) }

@@ -33,9 +33,10 @@ struct LineFramer {
         // Read bytes are dropped once they are most of the buffer (amortised: each byte moves a
         // bounded number of times).
         if consumed > 0, consumed - pending.startIndex >= (pending.endIndex - pending.startIndex) / 2 {
+            let scanned = scanFrom - consumed
             pending = Data(pending[consumed...])
             consumed = pending.startIndex
-            scanFrom = pending.endIndex
+            scanFrom = consumed + scanned
         }
         pending.append(chunk)
     }

@@ -32,7 +32,9 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// Every buffer has a cap: a line, or an event's data, longer than ``maxEventBytes`` fails as
 /// ``NetworkError/Kind/invalidResponse``.
 public struct ServerSentEventParser: Sendable {
-    /// The longest line, and the most data one event may gather, in bytes.
+    /// The longest line, and the most data one event may gather, in bytes as received. (The
+    /// event's text may be longer: an invalid UTF-8 byte becomes U+FFFD, three bytes, so at most
+    /// three times this.)
     public let maxEventBytes: Int
     /// The last event ID: the `id` in force when the last event was dispatched, or `nil`. (An `id`
     /// line counts only once its event is dispatched, so a reconnection never skips an event the

@@ -78,21 +78,14 @@ struct BridgeLink: Sendable {
 }
 
 /// A body the transport already decoded, counted against the ratio to the encoded length it
-/// announced, or, with none, to the encoded bytes it has received (``ResponseBody/wireBytes``).
-/// The cap itself applies when the body is collected.
+/// announced (the cap itself applies when the body is collected). With no length announced there
+/// is nothing to count against: such a transport (URLSession, whose library counts no bytes before
+/// decoding) holds the body to the cap alone.
 enum RatioCheckedBody {
     static func wrap(_ body: ResponseBody, encodedLength: Int64?, names: String, limits: DecodedBody.Limits) -> ResponseBody {
-        let encoded: @Sendable () -> Int64
-        let what: String
-        if let encodedLength, encodedLength > 0 {
-            encoded = { encodedLength }
-            what = "announced"
-        } else if let wire = body.wireBytes {
-            encoded = wire
-            what = "received"
-        } else {
-            return body
-        }
+        guard let encodedLength, encodedLength > 0 else { return body }
+        let encoded: @Sendable () -> Int64 = { encodedLength }
+        let what = "announced"
         let counter = Counter(body.makeAsyncIterator())
         let stream = AsyncThrowingStream<Data, any Error>(unfolding: {
             guard let chunk = try await counter.next() else { return nil }
