@@ -56,7 +56,7 @@ let package = Package(
         // The system zlib (Debian: zlib1g-dev): the core decodes gzip and deflate bodies with it.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libpsl (Debian: libpsl-dev), the Public Suffix List as curl reads it: the cookie jar's domain rule.
-        .systemLibrary(name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"]), .brew(["libpsl"])]),
         .target(
             name: "Courier",
             dependencies: [

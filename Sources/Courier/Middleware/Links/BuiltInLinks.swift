@@ -39,6 +39,9 @@ struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
+        #if DEBUG
+            ChainTrace.pass("FollowUpLink")
+        #endif
         let response = try await next.run(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
         return try await FollowUpLink().follow(response, of: request, body: body, context: context, next: next.asNext)
@@ -58,6 +61,9 @@ struct CookieStep<Next: BuiltInLink>: BuiltInLink {
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
+        #if DEBUG
+            ChainTrace.pass("CookieJar")
+        #endif
         var sent = request
         if let cookie = jar.header(for: request) {
             let own = request.headerFields[values: .cookie]
@@ -89,6 +95,9 @@ struct CacheStep<Next: BuiltInLink>: BuiltInLink {
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
+        #if DEBUG
+            ChainTrace.pass("CacheLink")
+        #endif
         guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await next.run(request, body, context) }
         return try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next.asNext)
     }
@@ -106,6 +115,9 @@ struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
+        #if DEBUG
+            ChainTrace.pass("BridgeLink")
+        #endif
         let response = try await next.run(request, body, context)
         guard bridge.decodes(response.head, of: request) else { return response }
         return try bridge.decodedIfEncoded(response, to: request, context: context)
@@ -125,6 +137,9 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
+        #if DEBUG
+            ChainTrace.pass("QueueGate")
+        #endif
         guard let placement = context.placement else { return try await next.run(request, body, context) }
         return try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(request, body, context, placement, next.asNext)
     }

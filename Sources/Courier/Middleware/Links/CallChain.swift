@@ -108,16 +108,34 @@ struct CallChain: Sendable {
             + ["transport \(transport.name)"]
     }
 
-    /// One attempt on the transport, the end of the chain: counted, sent (with the time left in
-    /// `deadlineHeader`, when there is one), and its head checked (`ResponseHeadChecks`), so a
-    /// malformed head fails the same way on every transport. An attempt that never reached the
-    /// server is sent once more (``resendUnsent(_:_:_:_:on:deadlineHeader:)``).
+    /// One attempt on the transport, the end of the chain, in three named steps: the request
+    /// rules (``requestRules(_:_:deadlineHeader:)``), the send (counted, and once more when it never
+    /// reached the server: ``resendUnsent(_:_:_:_:on:deadlineHeader:)``), and the response checks
+    /// (``responseChecks(_:to:_:on:)``), so a malformed head fails the same way on every transport.
     static func attempt(
         _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, on transport: any Transport,
         deadlineHeader: HTTPField.Name?, resendsUnsent: Bool = true
     ) async throws -> TransportResponse {
-        // What reaches a transport passes the one target rule and carries no framing header,
-        // whichever middleware wrote it last.
+        let sent = try requestRules(request, context, deadlineHeader: deadlineHeader)
+        context.recorder.update { $0.attempts += 1 }
+        // Each attempt that sends a body sends it from the first byte (a redirect that drops the
+        // body keeps the count of the hop that sent it).
+        if body != nil { context.internals.progress?.sent(0) }
+        let response: TransportResponse
+        do {
+            response = try await transport.send(sent, body: body, context: context)
+        } catch let error as NetworkError where resendsUnsent && error.neverReachedServer {
+            return try await resendUnsent(error, request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        }
+        return try responseChecks(response, to: sent, context, on: transport)
+    }
+
+    /// What reaches a transport: the one target rule passed, no framing header (whichever
+    /// middleware wrote it last), one `Cookie` field, and the time left in `deadlineHeader` when
+    /// the client sends one.
+    static func requestRules(_ request: HTTPRequest, _ context: RequestContext, deadlineHeader: HTTPField.Name?) throws
+        -> HTTPRequest
+    {
         if let problem = RequestTarget.problem(in: request) { throw problem }
         // One pass over the fields: framing refused, cookies counted.
         var cookieFields = 0
@@ -125,22 +143,19 @@ struct CallChain: Sendable {
             if HeaderValidation.isFraming(field.name) { throw HeaderValidation.framingRefused(field.name) }
             if field.name == .cookie { cookieFields += 1 }
         }
-        context.recorder.update { $0.attempts += 1 }
         var sent = deadlineHeader.map { stamped(request, $0, context) } ?? request
         if cookieFields > 1 { joinCookies(&sent) }
-        let progress = context.internals.progress
-        // Each attempt that sends a body sends it from the first byte (a redirect that drops the
-        // body keeps the count of the hop that sent it).
-        if body != nil { progress?.sent(0) }
-        let response: TransportResponse
-        do {
-            response = try await transport.send(sent, body: body, context: context)
-        } catch let error as NetworkError where resendsUnsent && error.neverReachedServer {
-            return try await resendUnsent(error, request, body, context, on: transport, deadlineHeader: deadlineHeader)
-        }
-        // Throwing drops the body, which stops the transfer.
+        return sent
+    }
+
+    /// What a transport's answer passes: the head's limits and `Content-Length`
+    /// (`ResponseHeadChecks`; throwing drops the body, which stops the transfer), and the
+    /// counting of the body's bytes for the call's progress.
+    static func responseChecks(_ response: TransportResponse, to sent: HTTPRequest, _ context: RequestContext, on transport: any Transport)
+        throws -> TransportResponse
+    {
         if let problem = ResponseHeadChecks.problem(in: response.head, limits: context.responseHeadLimits) { throw problem }
-        guard let progress else { return response }
+        guard let progress = context.internals.progress else { return response }
         // The one place a call's received bytes are counted: each response's body as the server
         // sends it (before decoding), from its head on.
         let hasBody = BridgeLink.framesBody(status: response.head.status.code, method: sent.method)
@@ -200,7 +215,12 @@ struct CallChain: Sendable {
 
     /// One layer of the fold: the link with the rest of the chain after it.
     private static func bind(_ link: any Middleware, to next: @escaping Middleware.Next) -> Middleware.Next {
-        { request, body, context in try await link.intercept(request, body: body, context: context, next: next) }
+        { request, body, context in
+            #if DEBUG
+                ChainTrace.pass(String(describing: type(of: (link as? NetworkLink)?.wrapped ?? link)))
+            #endif
+            return try await link.intercept(request, body: body, context: context, next: next)
+        }
     }
 }
 
@@ -212,6 +232,9 @@ struct Attempt: Sendable {
     let proxy: ProxyConfiguration
 
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
+        #if DEBUG
+            ChainTrace.pass("transport \(transport.name)")
+        #endif
         let response = try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
         // A proxy that forwards plain http answers `407` itself; over a tunnel (https, and every
         // call on a transport that only tunnels) the transport reports it as the same error, and a
