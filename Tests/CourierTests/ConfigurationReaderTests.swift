@@ -179,7 +179,8 @@ struct ConfigurationReaderTests {
     /// A valid value, not the default, for every key: a new key without one fails the test below.
     static let samples: [String: String] = [
         "transport": "mock", "baseURL": "https://env.test", "timeouts.request": "7", "timeouts.connect": "4", "timeouts.stall": "9",
-        "maxResponseBytes": "4096", "maxRedirects": "3", "secretHeaders": "X-A,X-B", "headers": "X-Team: pay",
+        "maxResponseBytes": "4096", "responseHead.maxFields": "50", "responseHead.maxBytes": "4096",
+        "responseHead.maxInterimResponses": "3", "decompression.maxRatio": "50", "decompression.maxCodings": "1", "maxRedirects": "3", "secretHeaders": "X-A,X-B", "headers": "X-Team: pay",
         "headerRules": #"[{"team": "pay", "headers": {"X-Id": "{requestID}"}}]"#, "failureLogLevel": "error", "metrics": "false",
         "httpVersion": "1.1", "connections.maxTotal": "20", "connections.maxPerHost": "3",
         "connections.unixSocket": "",

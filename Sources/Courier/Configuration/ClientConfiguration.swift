@@ -156,26 +156,16 @@ public struct ClientConfiguration: Sendable {
         (self.baseURL, connectionOverrides.unixSocket, socketFromBaseURL) = Self.reading(baseURL, socket: nil, fromBase: false)
     }
 
-    /// Checks every value's range.
+    /// Checks every value: each key's range, from the key table (``ConfigurationKey/all``, the one
+    /// place ranges are written), then what ranges cannot say (values that depend on one another,
+    /// files, pins, overrides).
     /// - Parameter source: Where the values came from, for the error.
-    /// - Throws: ``ConfigurationError`` naming the first value out of range.
+    /// - Throws: ``ConfigurationError`` naming the first key whose value is not allowed.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        try ConfigurationError.check(
-            requestTimeout, in: Self.requestTimeoutRange, key: ConfigurationKey.timeoutsRequest.name, allowed: "0.001 to 86400 seconds",
-            source: source)
-        try ConfigurationError.check(
-            connectTimeout, in: Self.connectTimeoutRange, key: ConfigurationKey.timeoutsConnect.name, allowed: "0.001 to 3600 seconds",
-            source: source)
-        try ConfigurationError.check(
-            maxResponseBytes, in: Self.maxResponseBytesRange, key: ConfigurationKey.maxResponseBytes.name, allowed: "1 to \(16 << 30)",
-            source: source)
-        try ConfigurationError.check(
-            maxRedirects, in: Self.maxRedirectsRange, key: ConfigurationKey.maxRedirects.name, allowed: "0 to 50", source: source)
-        try responseHeadLimits.validate(source: source)
-        try decompression.validate(source: source)
+        try ConfigurationKey.checkBounds(of: self, source: source)
         try validateTransportSettings(source: source)
-        try retry?.validate(source: source)
-        try resilience.validate(source: source)
-        try queue?.validate(source: source)
+        try retry?.checkRelations(source: source)
+        try queue?.checkRelations(source: source)
+        try resilience.checkRelations(source: source)
     }
 }

@@ -38,19 +38,3 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equa
         return text
     }
 }
-
-extension ConfigurationError {
-    /// Throws unless `value` lies in `range`: the one shape of every range check in `validate`.
-    /// - Parameters:
-    ///   - value: The configured value.
-    ///   - range: What is allowed.
-    ///   - key: The configuration key, for the error.
-    ///   - allowed: The range as the error says it.
-    ///   - source: Where the value came from.
-    /// - Throws: ``ConfigurationError`` naming the key and the value.
-    package static func check<Value: Comparable>(
-        _ value: Value, in range: ClosedRange<Value>, key: String, allowed: String, source: String
-    ) throws(ConfigurationError) {
-        if !range.contains(value) { throw ConfigurationError(key: key, value: "\(value)", allowed: allowed, source: source) }
-    }
-}

@@ -7,7 +7,9 @@ import Logging
 extension ConfigurationKey {
     /// Every key, in the order the documentation lists them.
     public static let all: [ConfigurationKey] = [
-        transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, maxRedirects, secretHeaders, headers,
+        transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, responseHeadMaxFields,
+        responseHeadMaxBytes, responseHeadMaxInterimResponses, decompressionMaxRatio, decompressionMaxCodings, maxRedirects,
+        secretHeaders, headers,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
         connectionsAddresses, tlsCAFile, tlsCAPEM,
         tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, cookieSuffixes, retry,
@@ -32,15 +34,34 @@ extension ConfigurationKey {
         load.configuration.transport = transport.lowercased()
     }
     public static let baseURL = text("baseURL", \.baseURL, default: "none", "The URL calls are relative to.")
-    public static let timeoutsRequest = seconds("timeouts.request", \.requestTimeout, default: "60", "Each call's deadline.")
+    public static let timeoutsRequest = seconds(
+        "timeouts.request", \.requestTimeout, default: "60", range: ClientConfiguration.requestTimeoutRange, "Each call's deadline.")
     public static let timeoutsConnect = seconds(
-        "timeouts.connect", \.connectTimeout, default: "10", "The longest a transport may take to connect.")
+        "timeouts.connect", \.connectTimeout, default: "10", range: ClientConfiguration.connectTimeoutRange,
+        "The longest a transport may take to connect.")
     public static let timeoutsStall = optionalSeconds(
-        "timeouts.stall", \.stallTimeout, default: "30",
+        "timeouts.stall", \.stallTimeout, default: "30", range: ClientConfiguration.stallTimeoutRange,
         "How long a transfer may receive nothing (downloads' and event streams' bodies included).")
     public static let maxResponseBytes = integer(
-        "maxResponseBytes", \.maxResponseBytes, default: "16777216", "The largest response body a call accepts.")
-    public static let maxRedirects = integer("maxRedirects", \.maxRedirects, default: "10", "The most redirects a call follows.")
+        "maxResponseBytes", \.maxResponseBytes, default: "16777216", range: ClientConfiguration.maxResponseBytesRange,
+        "The largest response body a call accepts.")
+    public static let responseHeadMaxFields = integer(
+        "responseHead.maxFields", \.responseHeadLimits.maxFields, default: "100", range: ResponseHeadLimits.maxFieldsRange,
+        "The most fields a response head may have.")
+    public static let responseHeadMaxBytes = integer(
+        "responseHead.maxBytes", \.responseHeadLimits.maxBytes, default: "65536", range: ResponseHeadLimits.maxBytesRange,
+        "The most bytes of fields a response head may have.")
+    public static let responseHeadMaxInterimResponses = integer(
+        "responseHead.maxInterimResponses", \.responseHeadLimits.maxInterimResponses, default: "10",
+        range: ResponseHeadLimits.maxInterimResponsesRange, "The most `1xx` answers before the final one.")
+    public static let decompressionMaxRatio = integer(
+        "decompression.maxRatio", \.decompression.maxRatio, default: "100", range: Decompression.maxRatioRange,
+        "How many times the bytes received a decoded body may grow.")
+    public static let decompressionMaxCodings = integer(
+        "decompression.maxCodings", \.decompression.maxCodings, default: "2", range: Decompression.maxCodingsRange,
+        "The most content codings one body may chain.")
+    public static let maxRedirects = integer(
+        "maxRedirects", \.maxRedirects, default: "10", range: ClientConfiguration.maxRedirectsRange, "The most redirects a call follows.")
     public static let secretHeaders = ConfigurationKey(
         "secretHeaders", .strings, default: "none", "More header names that carry credentials (added to the standard ones)."
     ) { load, value, name throws(ConfigurationError) in
@@ -89,9 +110,11 @@ extension ConfigurationKey {
         load.configuration.httpVersion = version
     }
     public static let connectionsMaxTotal = optionalInteger(
-        "connections.maxTotal", \.maxConnections, default: "the transport's", "The most connections open at once.")
+        "connections.maxTotal", \.maxConnections, default: "the transport's", range: ClientConfiguration.connectionLimitRange,
+        "The most connections open at once.")
     public static let connectionsMaxPerHost = optionalInteger(
-        "connections.maxPerHost", \.maxConnectionsPerHost, default: "the transport's", "The most connections to one host.")
+        "connections.maxPerHost", \.maxConnectionsPerHost, default: "the transport's", range: ClientConfiguration.connectionLimitRange,
+        "The most connections to one host.")
     public static let connectionsUnixSocket = text(
         "connections.unixSocket", \.connectionOverrides.unixSocket, default: "none",
         "A Unix socket every call connects to (the URL's host stays in `Host`).")
@@ -173,12 +196,16 @@ extension ConfigurationKey {
 
     public static let retry = section("retry", \.retry, "Retries failed idempotent calls (see `RetryPolicy`).")
     public static let retryMaxAttempts = integer(
-        "retry.maxAttempts", \.retry.orDefault.maxAttempts, default: "3", "Attempts per call, the first included.")
+        "retry.maxAttempts", \.retry.orDefault.maxAttempts, default: "3", range: RetryPolicy.maxAttemptsRange,
+        "Attempts per call, the first included.")
     public static let retryBaseDelay = seconds(
-        "retry.baseDelay", \.retry.orDefault.baseDelay, default: "0.1", "The first backoff's ceiling.")
-    public static let retryMaxDelay = seconds("retry.maxDelay", \.retry.orDefault.maxDelay, default: "5", "The largest backoff.")
+        "retry.baseDelay", \.retry.orDefault.baseDelay, default: "0.1", range: .zero ... .seconds(60), aboveLower: true,
+        "The first backoff's ceiling.")
+    public static let retryMaxDelay = seconds(
+        "retry.maxDelay", \.retry.orDefault.maxDelay, default: "5", range: .zero ... .seconds(300), "The largest backoff.")
     public static let retryMaxRetryAfter = seconds(
-        "retry.maxRetryAfter", \.retry.orDefault.maxRetryAfter, default: "30", "The longest `Retry-After` honoured.")
+        "retry.maxRetryAfter", \.retry.orDefault.maxRetryAfter, default: "30", range: .zero ... .seconds(3600),
+        "The longest `Retry-After` honoured.")
     public static let retryStatuses = statuses(
         "retry.statuses", \.retry.orDefault.retryableStatuses, default: "408, 429, 500, 502, 503, 504", "The statuses retried.")
 
@@ -186,11 +213,14 @@ extension ConfigurationKey {
 
     public static let queue = section("queue", \.queue, "Gives the client a default `RequestQueue`.")
     public static let queueMaxConcurrent = integer(
-        "queue.maxConcurrent", \.queue.orDefault.maxConcurrent, default: "16", "Calls running at once, all hosts.")
+        "queue.maxConcurrent", \.queue.orDefault.maxConcurrent, default: "16", range: RequestQueue.Limits.concurrencyRange,
+        "Calls running at once, all hosts.")
     public static let queueMaxConcurrentPerHost = integer(
-        "queue.maxConcurrentPerHost", \.queue.orDefault.maxConcurrentPerHost, default: "6", "Calls running at once per host.")
+        "queue.maxConcurrentPerHost", \.queue.orDefault.maxConcurrentPerHost, default: "6", range: RequestQueue.Limits.concurrencyRange,
+        "Calls running at once per host.")
     public static let queueMaxWaiting = integer(
-        "queue.maxWaiting", \.queue.orDefault.maxWaiting, default: "1000", "Calls waiting; more fail as `queue_full`.")
+        "queue.maxWaiting", \.queue.orDefault.maxWaiting, default: "1000", range: RequestQueue.Limits.waitingRange,
+        "Calls waiting; more fail as `queue_full`.")
     public static let queueDeduplicates = flag(
         "queue.deduplicates", \.queue.orDefault.deduplicates, default: "true", "Whether identical calls share one transfer.")
     public static let queueShedsLateCalls = flag(
@@ -203,10 +233,10 @@ extension ConfigurationKey {
     public static let adaptiveMinimumLimit = integer(
         "queue.adaptive.minimumLimit", \.queue.orDefault.adaptive.orDefault.minimumLimit, default: "1", "The lowest limit.")
     public static let adaptiveLatencyTolerance = number(
-        "queue.adaptive.latencyTolerance", \.queue.orDefault.adaptive.orDefault.latencyTolerance, default: "2",
+        "queue.adaptive.latencyTolerance", \.queue.orDefault.adaptive.orDefault.latencyTolerance, default: "2", range: 1.1...100,
         "How far above its best latency a host may go before its limit falls.")
     public static let adaptiveBackoffRatio = number(
-        "queue.adaptive.backoffRatio", \.queue.orDefault.adaptive.orDefault.backoffRatio, default: "0.9",
+        "queue.adaptive.backoffRatio", \.queue.orDefault.adaptive.orDefault.backoffRatio, default: "0.9", range: 0.5...0.99,
         "What a falling limit is multiplied by.")
 
     // MARK: Cache
@@ -256,26 +286,33 @@ extension ConfigurationKey {
     // MARK: Resilience
 
     public static let budgetShare = number(
-        "resilience.retryBudget.share", \.resilience.retryBudget.share, default: "0.2", "Retries as a share of each host's calls.")
+        "resilience.retryBudget.share", \.resilience.retryBudget.share, default: "0.2", range: 0...1,
+        "Retries as a share of each host's calls.")
     public static let budgetMinPerSecond = integer(
-        "resilience.retryBudget.minPerSecond", \.resilience.retryBudget.minPerSecond, default: "10", "Retries a host may always get.")
+        "resilience.retryBudget.minPerSecond", \.resilience.retryBudget.minPerSecond, default: "10", range: 0...1000,
+        "Retries a host may always get.")
     public static let budgetWindow = seconds(
-        "resilience.retryBudget.window", \.resilience.retryBudget.window, default: "10", "The window the share is counted over.")
+        "resilience.retryBudget.window", \.resilience.retryBudget.window, default: "10", range: .seconds(1) ... .seconds(300),
+        "The window the share is counted over.")
     public static let breaker = section(
         "resilience.circuitBreaker", \.resilience.circuitBreaker, "Fails calls to a failing host at once (see `CircuitBreakerPolicy`).")
     public static let breakerConsecutiveFailures = integer(
         "resilience.circuitBreaker.consecutiveFailures", \.resilience.circuitBreaker.orDefault.consecutiveFailures, default: "5",
+        range: 1...1000,
         "Failures in a row that open the circuit.")
     public static let breakerFailureRatio = number(
-        "resilience.circuitBreaker.failureRatio", \.resilience.circuitBreaker.orDefault.failureRatio, default: "0.5",
+        "resilience.circuitBreaker.failureRatio", \.resilience.circuitBreaker.orDefault.failureRatio, default: "0.5", range: 0...1,
+        aboveLower: true,
         "The share of failures in the window that opens it.")
     public static let breakerMinimumCalls = integer(
-        "resilience.circuitBreaker.minimumCalls", \.resilience.circuitBreaker.orDefault.minimumCalls, default: "20",
+        "resilience.circuitBreaker.minimumCalls", \.resilience.circuitBreaker.orDefault.minimumCalls, default: "20", range: 1...100_000,
         "Calls in the window before the ratio counts.")
     public static let breakerWindow = seconds(
-        "resilience.circuitBreaker.window", \.resilience.circuitBreaker.orDefault.window, default: "30", "The window calls are counted in.")
+        "resilience.circuitBreaker.window", \.resilience.circuitBreaker.orDefault.window, default: "30",
+        range: .seconds(1) ... .seconds(3600), "The window calls are counted in.")
     public static let breakerOpenDuration = seconds(
         "resilience.circuitBreaker.openDuration", \.resilience.circuitBreaker.orDefault.openDuration, default: "5",
+        range: .milliseconds(100) ... .seconds(3600),
         "How long an open circuit fails calls before it tries one.")
     public static let breakerStatuses = statuses(
         "resilience.circuitBreaker.statuses", \.resilience.circuitBreaker.orDefault.failingStatuses, default: "500, 502, 503, 504",
@@ -283,14 +320,16 @@ extension ConfigurationKey {
     public static let hedging = section(
         "resilience.hedging", \.resilience.hedging, "Sends a slow idempotent call's second copy (see `HedgingPolicy`).")
     public static let hedgingPercentile = number(
-        "resilience.hedging.percentile", \.resilience.hedging.orDefault.percentile, default: "0.95", "The latency a copy waits for.")
+        "resilience.hedging.percentile", \.resilience.hedging.orDefault.percentile, default: "0.95", range: 0.5...0.999,
+        "The latency a copy waits for.")
     public static let hedgingWindow = integer(
-        "resilience.hedging.window", \.resilience.hedging.orDefault.window, default: "100", "The latencies kept, per endpoint (a count).")
+        "resilience.hedging.window", \.resilience.hedging.orDefault.window, default: "100", range: 20...10_000,
+        "The latencies kept, per endpoint (a count).")
     public static let hedgingMinimumSamples = integer(
-        "resilience.hedging.minimumSamples", \.resilience.hedging.orDefault.minimumSamples, default: "20",
+        "resilience.hedging.minimumSamples", \.resilience.hedging.orDefault.minimumSamples, default: "20", range: 10...10_000,
         "Latencies needed before hedging starts.")
     public static let hedgingMaxExtraShare = number(
-        "resilience.hedging.maxExtraShare", \.resilience.hedging.orDefault.maxExtraShare, default: "0.05",
+        "resilience.hedging.maxExtraShare", \.resilience.hedging.orDefault.maxExtraShare, default: "0.05", range: 0.001...0.5,
         "The most extra traffic hedging may add.")
     public static let hedgingMinimumDelay = ConfigurationKey(
         "resilience.hedging.minimumDelayMs", .milliseconds, default: "1", "The shortest wait before a copy (0 to 60000)."
@@ -300,7 +339,7 @@ extension ConfigurationKey {
             throw load.error(name, "\(milliseconds)", allowed: "0 to 60000")
         }
         load.configuration.resilience.hedging.orDefault.minimumDelay = .milliseconds(Int64(milliseconds))
-    }
+    }.bounded(.within(.zero ... .seconds(60), \.resilience.hedging.orDefault.minimumDelay))
     public static let deadlineHeader = text(
         "resilience.deadlineHeader", \.resilience.deadlineHeader, default: "none",
         "A header each attempt carries the time left in, in milliseconds.")

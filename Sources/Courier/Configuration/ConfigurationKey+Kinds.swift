@@ -47,32 +47,56 @@ extension ConfigurationKey {
         typed(name, .string, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.text(name, load) }
     }
 
-    static func integer(_ name: String, _ path: Path<Int>, default value: String, _ summary: String) -> Self {
-        typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+    static func integer(
+        _ name: String, _ path: Path<Int>, default value: String, range: ClosedRange<Int>? = nil, _ summary: String
+    ) -> Self {
+        var key = typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.wholeNumber(name, load)
         }
+        key.bound = range.map { Bound.within($0, path) }
+        return key
     }
 
-    static func optionalInteger(_ name: String, _ path: Path<Int?>, default value: String, _ summary: String) -> Self {
-        typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+    static func optionalInteger(
+        _ name: String, _ path: Path<Int?>, default value: String, range: ClosedRange<Int>? = nil, _ summary: String
+    ) -> Self {
+        var key = typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.wholeNumber(name, load)
         }
+        key.bound = range.map { Bound.within($0, path) }
+        return key
     }
 
-    static func number(_ name: String, _ path: Path<Double>, default value: String, _ summary: String) -> Self {
-        typed(name, .number, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.number(name, load) }
+    static func number(
+        _ name: String, _ path: Path<Double>, default value: String, range: ClosedRange<Double>? = nil, aboveLower: Bool = false,
+        _ summary: String
+    ) -> Self {
+        var key = typed(name, .number, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            try value.number(name, load)
+        }
+        key.bound = range.map { Bound.within($0, aboveLower: aboveLower, path) }
+        return key
     }
 
-    static func seconds(_ name: String, _ path: Path<Duration>, default value: String, _ summary: String) -> Self {
-        typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+    static func seconds(
+        _ name: String, _ path: Path<Duration>, default value: String, range: ClosedRange<Duration>? = nil, aboveLower: Bool = false,
+        _ summary: String
+    ) -> Self {
+        var key = typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.seconds(name, load)
         }
+        key.bound = range.map { Bound.within($0, aboveLower: aboveLower, path) }
+        return key
     }
 
-    static func optionalSeconds(_ name: String, _ path: Path<Duration?>, default value: String, _ summary: String) -> Self {
-        typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
+    static func optionalSeconds(
+        _ name: String, _ path: Path<Duration?>, default value: String, range: ClosedRange<Duration>? = nil, _ summary: String
+    ) -> Self {
+        var key = typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.seconds(name, load)
         }
+        key.bound = range.map { Bound.within($0, path) }
+        return key
     }
 
     static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {

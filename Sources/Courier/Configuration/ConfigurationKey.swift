@@ -30,6 +30,8 @@ public struct ConfigurationKey: Sendable {
     /// that is not one typed value, or not set): `ConfigurationKeysTests` checks that the
     /// documented defaults are the real ones.
     package var current: (@Sendable (ClientConfiguration) -> String?)? = nil
+    /// The values the key allows, when it has a range (``Bound``).
+    package var bound: Bound? = nil
     /// Sets the key's value on a configuration being loaded (given the key's name, for errors).
     let set: @Sendable (inout ConfigurationLoad, ConfigurationValue, String) throws(ConfigurationError) -> Void
 
@@ -245,10 +247,13 @@ extension ConfigurationKey {
     /// The keys as a Markdown table (name, environment variable, kind, default, meaning): the
     /// list in the documentation, generated from ``all`` (see `ConfigurationKeys.md`).
     public static var markdownTable: String {
-        var lines = ["| key | environment variable | value | default | what it sets |", "| --- | --- | --- | --- | --- |"]
+        var lines = [
+            "| key | environment variable | value | allowed | default | what it sets |", "| --- | --- | --- | --- | --- | --- |",
+        ]
         for key in all {
             lines.append(
-                "| `\(key.name)` | `\(key.environmentVariable)` | \(key.kind.description) | \(key.defaultValue) | \(key.summary) |")
+                "| `\(key.name)` | `\(key.environmentVariable)` | \(key.kind.description) | \(key.bound?.allowed ?? "") | "
+                    + "\(key.defaultValue) | \(key.summary) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

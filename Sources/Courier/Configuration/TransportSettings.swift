@@ -158,20 +158,9 @@ extension ClientConfiguration {
         ConfigurationError(key: key, value: value, allowed: "no value with the \(transport) transport: \(reason)", source: "configuration")
     }
 
-    /// Checks the transport settings (HTTP version needs none).
+    /// Checks what the key table's ranges cannot say of the transport settings: TLS files and
+    /// pins, the connection overrides, and no override with a proxy.
     func validateTransportSettings(source: String) throws(ConfigurationError) {
-        for (key, limit) in [
-            (ConfigurationKey.connectionsMaxTotal.name, maxConnections),
-            (ConfigurationKey.connectionsMaxPerHost.name, maxConnectionsPerHost),
-        ] {
-            if let limit, !Self.connectionLimitRange.contains(limit) {
-                throw ConfigurationError(key: key, value: "\(limit)", allowed: "1 to 100000", source: source)
-            }
-        }
-        if let stallTimeout, !Self.stallTimeoutRange.contains(stallTimeout) {
-            throw ConfigurationError(
-                key: ConfigurationKey.timeoutsStall.name, value: "\(stallTimeout)", allowed: "1 to 86400 seconds", source: source)
-        }
         try tls.validate(source: source)
         try connectionOverrides.validate(source: source)
         if !proxy.isNone, let key = connectionOverrides.setKeys.first {

@@ -31,6 +31,15 @@ public struct AdaptiveConcurrency: Sendable, Hashable {
     ///   - source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `queue.adaptive.*` key out of range.
     public func validate(maximum: Int, source: String = "code") throws(ConfigurationError) {
+        var configuration = ClientConfiguration()
+        configuration.queue = RequestQueue.Limits()
+        configuration.queue?.adaptive = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "queue.adaptive.", source: source)
+        try checkRelations(maximum: maximum, source: source)
+    }
+
+    /// What the key table's ranges cannot say: the lowest and first limits within the maximum.
+    func checkRelations(maximum: Int, source: String) throws(ConfigurationError) {
         func bad(_ key: ConfigurationKey, _ value: String, _ allowed: String) -> ConfigurationError {
             ConfigurationError(key: key.name, value: value, allowed: allowed, source: source)
         }
@@ -40,10 +49,6 @@ public struct AdaptiveConcurrency: Sendable, Hashable {
         guard initialLimit >= minimumLimit, initialLimit <= maximum else {
             throw bad(.adaptiveInitialLimit, "\(initialLimit)", "minimumLimit to maxConcurrentPerHost (\(maximum))")
         }
-        guard latencyTolerance >= 1.1, latencyTolerance <= 100 else {
-            throw bad(.adaptiveLatencyTolerance, "\(latencyTolerance)", "1.1 to 100")
-        }
-        guard backoffRatio >= 0.5, backoffRatio <= 0.99 else { throw bad(.adaptiveBackoffRatio, "\(backoffRatio)", "0.5 to 0.99") }
     }
 }
 

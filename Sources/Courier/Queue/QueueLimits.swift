@@ -65,22 +65,15 @@ extension RequestQueue {
         /// - Parameter source: Where the values came from, for the error.
         /// - Throws: ``ConfigurationError`` naming the first value out of range.
         public func validate(source: String = "code") throws(ConfigurationError) {
-            let allowed = "\(Self.concurrencyRange.lowerBound) to \(Self.concurrencyRange.upperBound)"
-            if !Self.concurrencyRange.contains(maxConcurrent) {
-                throw ConfigurationError(
-                    key: ConfigurationKey.queueMaxConcurrent.name, value: "\(maxConcurrent)", allowed: allowed, source: source)
-            }
-            if !Self.concurrencyRange.contains(maxConcurrentPerHost) {
-                throw ConfigurationError(
-                    key: ConfigurationKey.queueMaxConcurrentPerHost.name, value: "\(maxConcurrentPerHost)", allowed: allowed, source: source
-                )
-            }
-            try adaptive?.validate(maximum: maxConcurrentPerHost, source: source)
-            if !Self.waitingRange.contains(maxWaiting) {
-                throw ConfigurationError(
-                    key: ConfigurationKey.queueMaxWaiting.name, value: "\(maxWaiting)", allowed: "0 to \(Self.waitingRange.upperBound)",
-                    source: source)
-            }
+            var configuration = ClientConfiguration()
+            configuration.queue = self
+            try ConfigurationKey.checkBounds(of: configuration, prefix: "queue.", source: source)
+            try checkRelations(source: source)
+        }
+
+        /// What the key table's ranges cannot say: the adaptive limits within the per-host maximum.
+        func checkRelations(source: String) throws(ConfigurationError) {
+            try adaptive?.checkRelations(maximum: maxConcurrentPerHost, source: source)
         }
     }
 }

@@ -50,27 +50,14 @@ public struct CircuitBreakerPolicy: Sendable, Hashable {
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `resilience.circuitBreaker.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        if !(1...1000).contains(consecutiveFailures) {
-            throw ConfigurationError(
-                key: ConfigurationKey.breakerConsecutiveFailures.name, value: "\(consecutiveFailures)", allowed: "1 to 1000", source: source
-            )
-        }
-        if !(failureRatio > 0 && failureRatio <= 1) {
-            throw ConfigurationError(
-                key: ConfigurationKey.breakerFailureRatio.name, value: "\(failureRatio)", allowed: "above 0, at most 1", source: source)
-        }
-        if !(1...100_000).contains(minimumCalls) {
-            throw ConfigurationError(
-                key: ConfigurationKey.breakerMinimumCalls.name, value: "\(minimumCalls)", allowed: "1 to 100000", source: source)
-        }
-        if window < .seconds(1) || window > .seconds(3600) {
-            throw ConfigurationError(
-                key: ConfigurationKey.breakerWindow.name, value: "\(window)", allowed: "1 to 3600 seconds", source: source)
-        }
-        if openDuration < .milliseconds(100) || openDuration > .seconds(3600) {
-            throw ConfigurationError(
-                key: ConfigurationKey.breakerOpenDuration.name, value: "\(openDuration)", allowed: "0.1 to 3600 seconds", source: source)
-        }
+        var configuration = ClientConfiguration()
+        configuration.resilience.circuitBreaker = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "resilience.circuitBreaker.", source: source)
+        try checkRelations(source: source)
+    }
+
+    /// What the key table's ranges cannot say: every status is an HTTP status.
+    func checkRelations(source: String) throws(ConfigurationError) {
         if let bad = failingStatuses.first(where: { !(100...599).contains($0) }) {
             throw ConfigurationError(
                 key: ConfigurationKey.breakerStatuses.name, value: "\(bad)", allowed: "HTTP statuses 100 to 599", source: source)

@@ -38,17 +38,18 @@ public struct HedgingPolicy: Sendable, Hashable {
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `resilience.hedging.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        func bad(_ key: ConfigurationKey, _ value: String, _ allowed: String) -> ConfigurationError {
-            ConfigurationError(key: key.name, value: value, allowed: allowed, source: source)
-        }
-        guard percentile >= 0.5, percentile <= 0.999 else { throw bad(.hedgingPercentile, "\(percentile)", "0.5 to 0.999") }
-        guard (20...10_000).contains(window) else { throw bad(.hedgingWindow, "\(window)", "20 to 10000") }
-        guard minimumSamples >= 10, minimumSamples <= window else {
-            throw bad(.hedgingMinimumSamples, "\(minimumSamples)", "10 to the window (\(window))")
-        }
-        guard maxExtraShare >= 0.001, maxExtraShare <= 0.5 else { throw bad(.hedgingMaxExtraShare, "\(maxExtraShare)", "0.001 to 0.5") }
-        guard minimumDelay >= .zero, minimumDelay <= .seconds(60) else {
-            throw bad(.hedgingMinimumDelay, "\(minimumDelay)", "0 to 60000 milliseconds")
+        var configuration = ClientConfiguration()
+        configuration.resilience.hedging = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "resilience.hedging.", source: source)
+        try checkRelations(source: source)
+    }
+
+    /// What the key table's ranges cannot say: the samples needed fit in the window.
+    func checkRelations(source: String) throws(ConfigurationError) {
+        guard minimumSamples <= window else {
+            throw ConfigurationError(
+                key: ConfigurationKey.hedgingMinimumSamples.name, value: "\(minimumSamples)", allowed: "10 to the window (\(window))",
+                source: source)
         }
     }
 }

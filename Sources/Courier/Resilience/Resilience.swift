@@ -41,9 +41,16 @@ public struct Resilience: Sendable, Hashable {
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `resilience.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        try retryBudget.validate(source: source)
-        try circuitBreaker?.validate(source: source)
-        try hedging?.validate(source: source)
+        var configuration = ClientConfiguration()
+        configuration.resilience = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "resilience.", source: source)
+        try checkRelations(source: source)
+    }
+
+    /// What the key table's ranges cannot say: the sections' relations, and the deadline header.
+    func checkRelations(source: String) throws(ConfigurationError) {
+        try circuitBreaker?.checkRelations(source: source)
+        try hedging?.checkRelations(source: source)
         if let deadlineHeader, deadlineHeaderName == nil {
             throw ConfigurationError(
                 key: ConfigurationKey.deadlineHeader.name, value: deadlineHeader,

@@ -40,17 +40,9 @@ public struct RetryBudget: Sendable, Hashable {
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `resilience.retryBudget.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        if !(0...1).contains(share) {
-            throw ConfigurationError(key: ConfigurationKey.budgetShare.name, value: "\(share)", allowed: "0 to 1", source: source)
-        }
-        if !(0...1000).contains(minPerSecond) {
-            throw ConfigurationError(
-                key: ConfigurationKey.budgetMinPerSecond.name, value: "\(minPerSecond)", allowed: "0 to 1000", source: source)
-        }
-        if window < .seconds(1) || window > .seconds(300) {
-            throw ConfigurationError(
-                key: ConfigurationKey.budgetWindow.name, value: "\(window)", allowed: "1 to 300 seconds", source: source)
-        }
+        var configuration = ClientConfiguration()
+        configuration.resilience.retryBudget = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "resilience.retryBudget.", source: source)
     }
 
     /// The retries allowed in one window with `calls` calls in it.

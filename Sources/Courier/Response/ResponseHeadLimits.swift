@@ -35,12 +35,8 @@ public struct ResponseHeadLimits: Sendable, Hashable {
     /// - Parameter source: Where the values came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the first value out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        try ConfigurationError.check(
-            maxFields, in: Self.maxFieldsRange, key: "responseHead.maxFields", allowed: "1 to 10000", source: source)
-        try ConfigurationError.check(
-            maxBytes, in: Self.maxBytesRange, key: "responseHead.maxBytes", allowed: "1024 to \(1 << 20)", source: source)
-        try ConfigurationError.check(
-            maxInterimResponses, in: Self.maxInterimResponsesRange, key: "responseHead.maxInterimResponses", allowed: "0 to 1000",
-            source: source)
+        var configuration = ClientConfiguration()
+        configuration.responseHeadLimits = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "responseHead.", source: source)
     }
 }

@@ -43,21 +43,18 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `retry.*` key out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        if !Self.maxAttemptsRange.contains(maxAttempts) {
-            throw ConfigurationError(
-                key: ConfigurationKey.retryMaxAttempts.name, value: "\(maxAttempts)", allowed: "1 to 10", source: source)
-        }
-        if baseDelay <= .zero || baseDelay > .seconds(60) {
-            throw ConfigurationError(
-                key: ConfigurationKey.retryBaseDelay.name, value: "\(baseDelay)", allowed: "above 0, at most 60 seconds", source: source)
-        }
-        if maxDelay < baseDelay || maxDelay > .seconds(300) {
+        var configuration = ClientConfiguration()
+        configuration.retry = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "retry.", source: source)
+        try checkRelations(source: source)
+    }
+
+    /// What the key table's ranges cannot say: the largest backoff is not below the first, and
+    /// every status is an HTTP status.
+    func checkRelations(source: String) throws(ConfigurationError) {
+        if maxDelay < baseDelay {
             throw ConfigurationError(
                 key: ConfigurationKey.retryMaxDelay.name, value: "\(maxDelay)", allowed: "baseDelay to 300 seconds", source: source)
-        }
-        if maxRetryAfter < .zero || maxRetryAfter > .seconds(3600) {
-            throw ConfigurationError(
-                key: ConfigurationKey.retryMaxRetryAfter.name, value: "\(maxRetryAfter)", allowed: "0 to 3600 seconds", source: source)
         }
         if let bad = retryableStatuses.first(where: { !(100...599).contains($0) }) {
             throw ConfigurationError(

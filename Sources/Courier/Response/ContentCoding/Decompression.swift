@@ -38,10 +38,9 @@ public struct Decompression: Sendable, Hashable {
     /// - Parameter source: Where the values came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the first value out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
-        try ConfigurationError.check(
-            maxRatio, in: Self.maxRatioRange, key: "decompression.maxRatio", allowed: "2 to 100000", source: source)
-        try ConfigurationError.check(
-            maxCodings, in: Self.maxCodingsRange, key: "decompression.maxCodings", allowed: "1 to 4", source: source)
+        var configuration = ClientConfiguration()
+        configuration.decompression = self
+        try ConfigurationKey.checkBounds(of: configuration, prefix: "decompression.", source: source)
     }
 
     /// The `Accept-Encoding` value Courier sends: the codings it decodes.
