@@ -166,4 +166,32 @@ struct ConfigurationKeysTests {
         }
         #expect(checked >= 30)
     }
+
+    @Test("a value out of the key table's range fails naming its key, from a file, from code, or as NaN")
+    func tableRanges() throws {
+        let cases: [(String, String)] = [
+            (#"{"responseHead": {"maxBytes": 100}}"#, "responseHead.maxBytes"),
+            (#"{"decompression": {"maxRatio": 1}}"#, "decompression.maxRatio"),
+            (#"{"decompression": {"maxCodings": 9}}"#, "decompression.maxCodings"),
+            (#"{"timeouts": {"request": 0}}"#, "timeouts.request"),
+            (#"{"retry": {"baseDelay": 0}}"#, "retry.baseDelay"),
+            (#"{"resilience": {"circuitBreaker": {"failureRatio": 0}}}"#, "resilience.circuitBreaker.failureRatio"),
+        ]
+        for (json, key) in cases {
+            let error = #expect(throws: ConfigurationError.self) {
+                try ClientConfiguration().applyingJSON(Data(json.utf8), source: "test").validate(source: "test")
+            }
+            #expect(error?.key == key, "\(json): \(String(describing: error))")
+        }
+        var budget = RetryBudget()
+        budget.share = .nan
+        #expect(throws: ConfigurationError.self) { try budget.validate() }
+        var limits = ResponseHeadLimits()
+        limits.maxFields = 0
+        let error = #expect(throws: ConfigurationError.self) { try limits.validate() }
+        #expect(error?.key == "responseHead.maxFields" && error?.allowed == "1 to 10000")
+        var hedging = HedgingPolicy()
+        hedging.minimumDelay = .seconds(-1)
+        #expect((try? hedging.validate()) == nil)
+    }
 }

@@ -202,7 +202,8 @@ extension ConfigurationKey {
         "retry.baseDelay", \.retry.orDefault.baseDelay, default: "0.1", range: .zero ... .seconds(60), aboveLower: true,
         "The first backoff's ceiling.")
     public static let retryMaxDelay = seconds(
-        "retry.maxDelay", \.retry.orDefault.maxDelay, default: "5", range: .zero ... .seconds(300), "The largest backoff.")
+        "retry.maxDelay", \.retry.orDefault.maxDelay, default: "5", range: .zero ... .seconds(300), allowed: "baseDelay to 300 seconds",
+        "The largest backoff.")
     public static let retryMaxRetryAfter = seconds(
         "retry.maxRetryAfter", \.retry.orDefault.maxRetryAfter, default: "30", range: .zero ... .seconds(3600),
         "The longest `Retry-After` honoured.")
@@ -229,9 +230,11 @@ extension ConfigurationKey {
     public static let queueAdaptive = section(
         "queue.adaptive", \.queue.orDefault.adaptive, "Adapts each host's limit to its latency (see `AdaptiveConcurrency`).")
     public static let adaptiveInitialLimit = integer(
-        "queue.adaptive.initialLimit", \.queue.orDefault.adaptive.orDefault.initialLimit, default: "4", "Each host's first limit.")
+        "queue.adaptive.initialLimit", \.queue.orDefault.adaptive.orDefault.initialLimit, default: "4",
+        range: RequestQueue.Limits.concurrencyRange, allowed: "minimumLimit to maxConcurrentPerHost", "Each host's first limit.")
     public static let adaptiveMinimumLimit = integer(
-        "queue.adaptive.minimumLimit", \.queue.orDefault.adaptive.orDefault.minimumLimit, default: "1", "The lowest limit.")
+        "queue.adaptive.minimumLimit", \.queue.orDefault.adaptive.orDefault.minimumLimit, default: "1",
+        range: RequestQueue.Limits.concurrencyRange, allowed: "1 to maxConcurrentPerHost", "The lowest limit.")
     public static let adaptiveLatencyTolerance = number(
         "queue.adaptive.latencyTolerance", \.queue.orDefault.adaptive.orDefault.latencyTolerance, default: "2", range: 1.1...100,
         "How far above its best latency a host may go before its limit falls.")
@@ -327,6 +330,7 @@ extension ConfigurationKey {
         "The latencies kept, per endpoint (a count).")
     public static let hedgingMinimumSamples = integer(
         "resilience.hedging.minimumSamples", \.resilience.hedging.orDefault.minimumSamples, default: "20", range: 10...10_000,
+        allowed: "10 to the window (at most 10000)",
         "Latencies needed before hedging starts.")
     public static let hedgingMaxExtraShare = number(
         "resilience.hedging.maxExtraShare", \.resilience.hedging.orDefault.maxExtraShare, default: "0.05", range: 0.001...0.5,
@@ -335,11 +339,13 @@ extension ConfigurationKey {
         "resilience.hedging.minimumDelayMs", .milliseconds, default: "1", "The shortest wait before a copy (0 to 60000)."
     ) { load, value, name throws(ConfigurationError) in
         let milliseconds = try value.number(name, load)
-        guard milliseconds.isFinite, (0...60_000).contains(milliseconds) else {
-            throw load.error(name, "\(milliseconds)", allowed: "0 to 60000")
+        let most = Double(HedgingPolicy.minimumDelayRange.upperBound / .milliseconds(1))
+        // (Checked before the conversion, which a value past Int64 would trap in.)
+        guard milliseconds.isFinite, (0...most).contains(milliseconds) else {
+            throw load.error(name, "\(milliseconds)", allowed: "0 to \(Int(most)) milliseconds")
         }
         load.configuration.resilience.hedging.orDefault.minimumDelay = .milliseconds(Int64(milliseconds))
-    }.bounded(.within(.zero ... .seconds(60), \.resilience.hedging.orDefault.minimumDelay))
+    }.bounded(.within(milliseconds: HedgingPolicy.minimumDelayRange, \.resilience.hedging.orDefault.minimumDelay))
     public static let deadlineHeader = text(
         "resilience.deadlineHeader", \.resilience.deadlineHeader, default: "none",
         "A header each attempt carries the time left in, in milliseconds.")

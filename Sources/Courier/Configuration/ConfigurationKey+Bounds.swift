@@ -50,6 +50,20 @@ extension ConfigurationKey {
             }
         }
 
+        /// A duration key written in whole milliseconds (`resilience.hedging.minimumDelayMs`).
+        static func within(milliseconds range: ClosedRange<Duration>, _ path: Path<Duration>) -> Self {
+            @Sendable func text(_ duration: Duration) -> String { documented(duration / .milliseconds(1)) ?? "" }
+            return Bound(allowed: "\(text(range.lowerBound)) to \(text(range.upperBound)) milliseconds") { configuration in
+                let value = configuration[keyPath: path]
+                return range.contains(value) ? nil : "\(text(value)) milliseconds"
+            }
+        }
+
+        /// The same check, stated as `allowed` (for a range another key narrows: `baseDelay to 300 seconds`).
+        func saying(_ allowed: String) -> Self {
+            Bound(allowed: allowed, problem: problem)
+        }
+
         private static func text(_ range: ClosedRange<Duration>, aboveLower: Bool) -> String {
             let (lower, upper) = (documented(range.lowerBound) ?? "", documented(range.upperBound) ?? "")
             return aboveLower ? "above \(lower), at most \(upper) seconds" : "\(lower) to \(upper) seconds"

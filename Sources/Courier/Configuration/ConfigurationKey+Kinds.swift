@@ -48,12 +48,13 @@ extension ConfigurationKey {
     }
 
     static func integer(
-        _ name: String, _ path: Path<Int>, default value: String, range: ClosedRange<Int>? = nil, _ summary: String
+        _ name: String, _ path: Path<Int>, default value: String, range: ClosedRange<Int>? = nil, allowed: String? = nil,
+        _ summary: String
     ) -> Self {
         var key = typed(name, .integer, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.wholeNumber(name, load)
         }
-        key.bound = range.map { Bound.within($0, path) }
+        key.bound = range.map { Bound.within($0, path) }.map { bound in allowed.map(bound.saying) ?? bound }
         return key
     }
 
@@ -80,12 +81,12 @@ extension ConfigurationKey {
 
     static func seconds(
         _ name: String, _ path: Path<Duration>, default value: String, range: ClosedRange<Duration>? = nil, aboveLower: Bool = false,
-        _ summary: String
+        allowed: String? = nil, _ summary: String
     ) -> Self {
         var key = typed(name, .seconds, path, default: value, summary) { value, name, load throws(ConfigurationError) in
             try value.seconds(name, load)
         }
-        key.bound = range.map { Bound.within($0, aboveLower: aboveLower, path) }
+        key.bound = range.map { Bound.within($0, aboveLower: aboveLower, path) }.map { bound in allowed.map(bound.saying) ?? bound }
         return key
     }
 

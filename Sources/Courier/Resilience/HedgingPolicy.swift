@@ -34,6 +34,9 @@ public struct HedgingPolicy: Sendable, Hashable {
     /// The defaults: p95 of the last 100 calls, after 20, at most 5% extra.
     public init() {}
 
+    /// The allowed range of ``minimumDelay``: 0 to 60 seconds.
+    public static let minimumDelayRange: ClosedRange<Duration> = .zero ... .seconds(60)
+
     /// Checks the values.
     /// - Parameter source: Where they came from, for the error.
     /// - Throws: ``ConfigurationError`` naming the `resilience.hedging.*` key out of range.

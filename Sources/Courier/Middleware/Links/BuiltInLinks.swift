@@ -33,14 +33,17 @@ extension BuiltInLink {
 struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
     let next: Next
 
-    var names: [String] { ["FollowUpLink"] + next.names }
+    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    static var name: String { "FollowUpLink" }
+
+    var names: [String] { [Self.name] + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass("FollowUpLink")
+            ChainTrace.pass(Self.name)
         #endif
         let response = try await next.run(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
@@ -55,14 +58,17 @@ struct CookieStep<Next: BuiltInLink>: BuiltInLink {
     let jar: CookieJar
     let next: Next
 
-    var names: [String] { ["CookieJar"] + next.names }
+    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    static var name: String { "CookieJar" }
+
+    var names: [String] { [Self.name] + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass("CookieJar")
+            ChainTrace.pass(Self.name)
         #endif
         var sent = request
         if let cookie = jar.header(for: request) {
@@ -89,14 +95,17 @@ struct CacheStep<Next: BuiltInLink>: BuiltInLink {
     let networkMiddlewareBelow: Bool
     let next: Next
 
-    var names: [String] { ["CacheLink"] + next.names }
+    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    static var name: String { "CacheLink" }
+
+    var names: [String] { [Self.name] + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass("CacheLink")
+            ChainTrace.pass(Self.name)
         #endif
         guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await next.run(request, body, context) }
         return try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next.asNext)
@@ -109,14 +118,17 @@ struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
     let bridge: BridgeLink
     let next: Next
 
-    var names: [String] { ["BridgeLink"] + next.names }
+    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    static var name: String { "BridgeLink" }
+
+    var names: [String] { [Self.name] + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass("BridgeLink")
+            ChainTrace.pass(Self.name)
         #endif
         let response = try await next.run(request, body, context)
         guard bridge.decodes(response.head, of: request) else { return response }
@@ -131,14 +143,17 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
     let networkMiddlewareBelow: Bool
     let next: Next
 
-    var names: [String] { ["QueueGate"] + next.names }
+    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    static var name: String { "QueueGate" }
+
+    var names: [String] { [Self.name] + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass("QueueGate")
+            ChainTrace.pass(Self.name)
         #endif
         guard let placement = context.placement else { return try await next.run(request, body, context) }
         return try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(request, body, context, placement, next.asNext)

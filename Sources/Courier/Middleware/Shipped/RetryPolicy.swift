@@ -54,7 +54,8 @@ public struct RetryPolicy: Sendable, Hashable {
     func checkRelations(source: String) throws(ConfigurationError) {
         if maxDelay < baseDelay {
             throw ConfigurationError(
-                key: ConfigurationKey.retryMaxDelay.name, value: "\(maxDelay)", allowed: "baseDelay to 300 seconds", source: source)
+                key: ConfigurationKey.retryMaxDelay.name, value: (ConfigurationKey.documented(maxDelay) ?? "\(maxDelay)") + " seconds",
+                allowed: "baseDelay to 300 seconds", source: source)
         }
         if let bad = retryableStatuses.first(where: { !(100...599).contains($0) }) {
             throw ConfigurationError(
