@@ -119,6 +119,30 @@ extension ConformanceCases {
         }
     }
 
+    /// A certificate the client does not trust fails the call as `tls_failure` in phase `tls`
+    /// through the proxy's tunnel, as it does without a proxy: one kind for one failure.
+    public static func proxyTLSFailure(_ transport: ConformanceTransport) async throws {
+        try await withServer(mode: .tls) { server in
+            try await withProxy { proxy in
+                let settings = try ProxyConfiguration(server: proxy.url)
+                // (URLSession takes only the environment's proxy: `URLSessionProxyTests.tlsFailureThroughProxy`
+                // checks it in a child process.)
+                guard transport.proxying != .environmentOnly else { return }
+                for proxied in [true, false] {
+                    // No test CA: the server's certificate is not trusted.
+                    let client = try transport.makeClient(baseURL: server.baseURL) {
+                        if proxied { $0.proxy = settings }
+                        $0.connectTimeout = .seconds(30)
+                    }
+                    let error = await expectNetworkError(.tlsFailure) { try await client.send(EchoEndpoint()) }
+                    #expect(error?.phase == .tls, "proxied \(proxied): \(String(describing: error))")
+                    await client.shutdown()
+                }
+                #expect(!proxy.requests.isEmpty, "the proxied call did not reach the proxy")
+            }
+        }
+    }
+
     /// Runs `body` with a fresh loopback proxy, and shuts it down afterwards.
     private static func withProxy(
         credentials: (user: String, password: String)? = nil, _ body: (ForwardProxy) async throws -> Void

@@ -376,6 +376,13 @@ struct ConformanceTests {
     }
 
     @Test(
+        "a certificate not trusted is tls_failure in phase tls, through the proxy's tunnel as without it",
+        arguments: ConformanceTransport.all)
+    func proxyTLSFailure(transport: ConformanceTransport) async throws {
+        try await ConformanceCases.proxyTLSFailure(transport)
+    }
+
+    @Test(
         "a base URL that names a Unix socket sends every call through it, with the URL's host in Host",
         arguments: ConformanceTransport.overHTTP1AndTLS)
     func unixSocket(transport: ConformanceTransport) async throws {
