@@ -51,8 +51,12 @@ struct CallLifecycleTests {
                 let runs = Runs()
                 _ = machine.register(runs.handler)
                 if passesFirst { _ = machine.pass(byShutdown: byShutdown) }
-                let dropped = machine.end()
-                #expect(dropped?.count == (passesFirst ? 0 : 1), "the first end releases (and drops what is left)")
+                machine.admit(.init(slot: 3, alarm: TimeSourceAlarm(id: 9)))
+                #expect(machine.alarm == TimeSourceAlarm(id: 9))
+                let released = machine.end()
+                #expect(released?.handlers.count == (passesFirst ? 0 : 1), "the first end releases (and drops what is left)")
+                #expect(released?.holdings == .init(slot: 3, alarm: TimeSourceAlarm(id: 9)), "and names what the call held")
+                #expect(machine.alarm == nil)
                 #expect(machine.end() == nil, "a second end releases nothing")
                 #expect(machine.stage == .ended(passed: passesFirst, byShutdown: passesFirst && byShutdown))
                 #expect(machine.hasPassed == passesFirst)
@@ -74,6 +78,8 @@ struct CallLifecycleTests {
         #expect(machine.pass(byShutdown: false).count == 0)
         #expect(!machine.hasPassed)
         #expect(machine.end() == nil)
+        machine.admit(.init(slot: 1, alarm: TimeSourceAlarm(id: 1)))
+        #expect(machine.holdings == nil, "never holds nothing")
         #expect(machine.stage == .running)
     }
 
@@ -81,9 +87,11 @@ struct CallLifecycleTests {
     func deadlineEndsOnce() async throws {
         let recorder = TransferRecorder(transport: "test")
         let signal = CallDeadline(recordedBy: recorder)
-        #expect(signal.end())
-        #expect(!signal.end())
-        #expect(!CallDeadline.never.end())
+        signal.admit(.init(slot: 7, alarm: TimeSourceAlarm(id: 5)), entering: .sending) { $0.bytesSent = 1 }
+        #expect(recorder.phase == .sending && recorder.metrics.bytesSent == 1 && signal.alarm == TimeSourceAlarm(id: 5))
+        #expect(signal.end() == .some(.init(slot: 7, alarm: TimeSourceAlarm(id: 5))))
+        #expect(signal.end() == nil)
+        #expect(CallDeadline.never.end() == nil)
         #expect(CallDeadline.never.isNever && !signal.isNever)
         #expect(CallDeadline.never.register({}) == nil)
     }

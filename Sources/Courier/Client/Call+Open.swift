@@ -12,17 +12,19 @@ extension Call {
             throw NetworkError(
                 kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
         }
-        // The phase moves on before anything else, so a deadline that strikes before the transport
-        // runs does not report the call as still being built.
-        recorder.update(entering: context.placement == nil ? .sending : .queued) { $0.bytesSent = body?.length ?? 0 }
-        if logger.logLevel <= .trace { traceStart(request) }
-        progress?.start(sending: body == nil ? 0 : body?.length)
-
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
         // the body until the caller has read it (a long transfer's body: its ``BodyWatch``).
         let alarm = Deadline.arm(signal, at: context.deadlineMoment, on: client.onSystemClock ? nil : context.clock, now: networkStart)
-        let scope = CallScope(self, signal: signal, slot: slot, alarm: alarm, networkStart: networkStart)
+        // One lock on the call's record: what it holds (its place and its alarm, which its end
+        // releases), the bytes it sends, and its phase, before the chain runs, so a deadline that
+        // strikes before the transport does not report the call as still being built.
+        signal.admit(.init(slot: slot, alarm: alarm), entering: context.placement == nil ? .sending : .queued) {
+            $0.bytesSent = body?.length ?? 0
+        }
+        if logger.logLevel <= .trace { traceStart(request) }
+        progress?.start(sending: body == nil ? 0 : body?.length)
+        let scope = CallScope(self, signal: signal, networkStart: networkStart)
         do {
             return OpenedCall(response: try await client.chain.run(request, body, context), scope: scope)
         } catch {

@@ -58,15 +58,24 @@ struct CallDeadline: Sendable {
     /// come later. A handler may therefore hold the transfer that holds the call's context: the
     /// cycle ends here, with no weak reference (a weak reference gives the object a side table,
     /// and every later retain and release of it takes the slow path).
-    /// - Returns: `true` the first time (the caller then releases the call: its alarm and its
-    ///   place), `false` after, and always on ``never``.
+    /// - Returns: The first time, what the call held (the caller removes the alarm and leaves the
+    ///   place), as `.some` (`.some(nil)` for a call never admitted); `nil` after, and always on
+    ///   ``never``.
     @discardableResult
-    func end() -> Bool {
-        guard let dropped = withState({ $0.end() }) else { return false }
-        // Released outside the lock: a handler's captures may run deinitializers.
-        _ = consume dropped
-        return true
+    func end() -> CallLifecycle.Holdings?? {
+        guard let release = withState({ $0.end() }) else { return nil }
+        // The handlers are released outside the lock: their captures may run deinitializers.
+        return .some(release.holdings)
     }
+
+    /// The call is admitted, holding `holdings` until it ends; one lock with `change` to its
+    /// metrics and its phase (see ``CallLifecycle/admit(_:)``).
+    func admit(_ holdings: CallLifecycle.Holdings, entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
+        record.admit(holdings, entering: phase, change)
+    }
+
+    /// The deadline's alarm while the call holds one.
+    var alarm: TimeSourceAlarm? { withState { $0.alarm } }
 
     /// Runs `handler` when the deadline passes, or at once when it has (never, for ``never``, nor
     /// once the call has ended).

@@ -1,8 +1,9 @@
 /// A running call's life as a value state machine: whether its deadline has passed and whether the
-/// call has ended, with the handlers that stop its waits. Kept in the call's record (see
-/// ``TransferRecorder``), under the record's one lock; each transition returns what to do, and the
-/// caller does it after the lock is released (run or drop handlers, remove the alarm, leave the
-/// client's running calls).
+/// call has ended, with the handlers that stop its waits and what the call holds while it runs
+/// (its place among the client's running calls and its deadline's alarm, ``Holdings``). Kept in
+/// the call's record (see ``TransferRecorder``), under the record's one lock; each transition
+/// returns what to do, and the caller does it after the lock is released (run or drop handlers,
+/// remove the alarm, leave the client's running calls).
 ///
 /// ```
 /// running ──pass──▶ passed ──end──▶ ended
@@ -11,7 +12,8 @@
 ///
 /// The call ends exactly once, by construction: ``end()`` returns the release only on the first
 /// call, and every exit of a call (a failure before the head, a refused status, a body read whole,
-/// a streamed body ended, failed or dropped) calls it (``CallScope/end()``).
+/// a streamed body ended, failed or dropped) calls it (``CallScope/end()``), which then removes the
+/// alarm and leaves the place the release names: no other copy of them exists.
 struct CallLifecycle {
     /// Where a call is.
     enum Stage: Equatable {
@@ -30,6 +32,22 @@ struct CallLifecycle {
         var run: @Sendable () -> Void
     }
 
+    /// What a running call holds, which its end releases: its place among the client's running
+    /// calls (``CallAdmission``) and its deadline's alarm.
+    struct Holdings: Equatable {
+        var slot: Int
+        var alarm: TimeSourceAlarm
+    }
+
+    /// What the first ``end()`` hands back, to be done outside the lock.
+    struct Release {
+        /// The handlers to drop (their captures may run deinitializers).
+        var handlers: Handlers
+        /// What to release: the alarm to remove and the place to leave (`nil` for a call that
+        /// was never admitted).
+        var holdings: Holdings?
+    }
+
     /// What ``register(_:)`` did with a handler.
     enum Registration: Equatable {
         /// Kept under this token, for ``remove(_:)``.
@@ -41,6 +59,8 @@ struct CallLifecycle {
     }
 
     private(set) var stage = Stage.running
+    /// What the call holds once admitted (see ``admit(_:)``), until it ends.
+    private(set) var holdings: Holdings?
     /// Set only on the process's ``CallDeadline/never``: it never passes and keeps nothing.
     var isNever = false
     private var nextID: UInt64 = 0
@@ -91,11 +111,25 @@ struct CallLifecycle {
         handlers.remove(id)
     }
 
+    /// The call is admitted: it holds `holdings` until it ends. (Its deadline may have passed
+    /// already, if its alarm rang at once; it still holds them, for its end to release.)
+    mutating func admit(_ holdings: Holdings) {
+        guard !isNever, self.holdings == nil else { return }
+        switch stage {
+        case .running, .passed: self.holdings = holdings
+        case .ended: break
+        }
+    }
+
+    /// The call's deadline alarm, while the call holds one (a long transfer removes it once its
+    /// head is in: its body has bounds of its own).
+    var alarm: TimeSourceAlarm? { holdings?.alarm }
+
     /// The call ends.
-    /// - Returns: The handlers to drop (outside the lock: a handler's captures may run
-    ///   deinitializers) the first time, meaning the caller must release the call (its alarm, its
-    ///   place); `nil` when it had ended already, or on ``CallDeadline/never``.
-    mutating func end() -> Handlers? {
+    /// - Returns: The first time, what to do outside the lock: drop the handlers, remove the alarm
+    ///   and leave the place (``Release``); `nil` when it had ended already, or on
+    ///   ``CallDeadline/never``.
+    mutating func end() -> Release? {
         guard !isNever else { return nil }
         switch stage {
         case .running:
@@ -105,7 +139,8 @@ struct CallLifecycle {
         case .ended:
             return nil
         }
-        return handlers.takeAll()
+        defer { holdings = nil }
+        return Release(handlers: handlers.takeAll(), holdings: holdings)
     }
 
     /// The registered handlers by token. A call has one or two at a time (the transfer's, a

@@ -97,7 +97,8 @@ public final class NetworkClient: Sendable {
         let breaker = configuration.resilience.circuitBreaker.map {
             CircuitBreaker(policy: $0, exports: configuration.exportsMetrics)
         }
-        let jar = configuration.keepsCookies ? CookieJar(clock: configuration.timeSource, publicSuffixes: configuration.cookieSuffixes) : nil
+        let jar =
+            configuration.keepsCookies ? CookieJar(clock: configuration.timeSource, publicSuffixes: configuration.cookieSuffixes) : nil
         cookieJar = jar
         let chain = CallChain(
             configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,

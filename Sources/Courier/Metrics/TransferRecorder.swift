@@ -32,6 +32,16 @@ public struct TransferRecorder: Sendable {
         state.withLock { body(&$0.lifecycle) }
     }
 
+    /// Admits the call (``CallLifecycle/admit(_:)``), moves it to `phase` and changes its
+    /// metrics, under one lock.
+    func admit(_ holdings: CallLifecycle.Holdings, entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
+        state.withLock { state in
+            state.lifecycle.admit(holdings)
+            change(&state.metrics)
+            state.phase = phase
+        }
+    }
+
     /// The phase the call is in now.
     public var phase: NetworkError.Phase { state.withLock { $0.phase } }
 
