@@ -68,10 +68,10 @@ extension NetworkClient {
     ///
     /// When a connection fails part-way (closed, timed out, cut), the download resumes from the
     /// bytes it has with `Range: bytes=N-` and `If-Range` (the first answer's strong `ETag`, else
-    /// its `Last-Modified`), drawing on the host's retry budget, at most
-    /// ``DownloadOptions/maxResumes`` times, only for a request that may go again (``RepeatRule``:
-    /// an idempotent method or an `Idempotency-Key`), and only before ``DownloadOptions/maxDuration``
-    /// when it sets one. A `206` whose range starts where the file ends is appended; a `200` (the
+    /// its `Last-Modified`), at most ``DownloadOptions/maxResumes`` times, as the one repeat policy
+    /// allows (`RepeatPlan`: a request that may go again, ``RepeatRule``; the host's retry budget;
+    /// the retry policy's backoff, full jitter, on the client's clock; before
+    /// ``DownloadOptions/maxDuration`` when it sets one). A `206` whose range starts where the file ends is appended; a `200` (the
     /// server ignored the range, or the file changed) starts over.
     ///
     /// Time: each connection's head comes within the endpoint's timeout; its body is bounded by the
@@ -114,8 +114,11 @@ extension NetworkClient {
         }
         defer { meter?.finish() }
         meter?.start(sending: 0)
-        let terms = repeatTerms(of: endpoint)
-        var partial = try PartialFile.open(for: destination, resource: terms.resource, resumes: options.resumes)
+        // Every connection within the download's one end, when it has one; each body within the stall limit.
+        let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
+        // Resuming or starting over: the one repeat policy, with the retry policy's backoff.
+        let plan = RepeatPlan(endpoint, on: self, end: bounds.end)
+        var partial = try PartialFile.open(for: destination, resource: plan.resource, resumes: options.resumes)
         var download = DownloadRun(options: options, file: partial.handle)
         if let left = partial.left {
             do throws(NetworkError) {
@@ -125,8 +128,7 @@ extension NetworkClient {
                 throw error
             }
         }
-        // Every connection within the download's one end, when it has one; each body within the stall limit.
-        let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
+        var repetitions = 0
         while true {
             do {
                 if let end = bounds.end, now() >= end {
@@ -146,24 +148,24 @@ extension NetworkClient {
                 break
             } catch {
                 let failure = NetworkError.converting(error, phase: .receiving)
-                let inTime = bounds.end.map { now() < $0 } ?? true
                 // A range the server cannot satisfy (`416`): the bytes kept do not fit what it has
                 // now; the whole file once more, from the start.
-                if failure.status == 416, download.written > 0, terms.mayRepeat, inTime, download.mayStartOver(),
-                    drawRetryBudget(host: terms.host)
-                {
+                let startsOver = failure.status == 416 && download.written > 0 && download.mayStartOver()
+                repetitions += 1
+                guard startsOver || download.mayResume(after: failure),
+                    (try? await plan.again(after: plan.backoff(before: repetitions))) != nil
+                else {
+                    partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
+                    throw failure
+                }
+                if startsOver {
                     do throws(NetworkError) {
                         try download.startOver()
                         partial.record(validator: nil, total: nil)
-                        continue
                     } catch {
                         partial.abandon(keeping: false)
                         throw error
                     }
-                }
-                guard terms.mayRepeat, download.mayResume(after: failure), inTime, drawRetryBudget(host: terms.host) else {
-                    partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
-                    throw failure
                 }
             }
         }

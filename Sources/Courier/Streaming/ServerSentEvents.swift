@@ -80,11 +80,10 @@ extension NetworkClient {
         // An event stream reports no progress: its reporter ends at once.
         endpoint.progress?.finishUnused()
         let streaming = StreamingEndpoint(base: endpoint, accept: "text/event-stream")
-        let terms = repeatTerms(of: streaming)
         // Each connection's body is bounded by the stall limit, never by the request timeout.
         let bounds = TransferBounds(stall: bodyStallLimit, end: nil)
         return ServerSentEvents(
-            client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, host: terms.host, mayRepeat: terms.mayRepeat
+            client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, plan: RepeatPlan(streaming, on: self)
         ) { lastEventID async throws(NetworkError) in
             try await self.stream(
                 StreamingEndpoint(
@@ -103,10 +102,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let client: NetworkClient
     let reconnection: EventStreamReconnection
     let maxEventBytes: Int
-    /// The host whose retry budget pays for reconnections (as the first connection's request names it).
-    let host: String
-    /// Whether the request may go again at all (``RepeatRule``).
-    let mayRepeat: Bool
+    /// When a reconnection may happen: the request may go again, the host's budget pays, after the wait.
+    let plan: RepeatPlan
     /// Opens one connection, sending the last event ID when there is one.
     let open: @Sendable (_ lastEventID: String?) async throws(NetworkError) -> StreamedResponse
 
@@ -121,12 +118,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// Whether a connection that ended is opened again: reconnection is on and the request may go again.
-    var reconnects: Bool { reconnection.isEnabled && mayRepeat }
-
-    /// Takes one retry from the host's budget (``Resilience/retryBudget``).
-    func drawRetryBudget() -> Bool {
-        client.drawRetryBudget(host: host)
-    }
+    var reconnects: Bool { reconnection.isEnabled && plan.mayRepeat }
 
     /// Starts reading: the first connection opens on the first `next()`.
     public func makeAsyncIterator() -> Iterator {
@@ -217,17 +209,21 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                             kind: .connectionClosed, phase: .receiving,
                             message: "the event stream's connections ended \(attemptsWithoutEvent + 1) times in a row without an event")
                 }
-                guard stream.drawRetryBudget() else {
+                // The server's `retry` (or the default), doubled after each connection without an
+                // event: the wait the one repeat policy waits, after the host's budget paid.
+                let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime, emptyInARow: attemptsWithoutEvent)
+                attemptsWithoutEvent += 1
+                do throws(RepeatPlan.Refusal) {
+                    try await stream.plan.again(after: wait)
+                } catch .cancelled {
+                    throw NetworkError.cancelled(phase: .connect)
+                } catch {
                     finished = true
                     throw lastFailure
                         ?? NetworkError(
                             kind: .connectionClosed, phase: .receiving,
                             message: "the event stream's connection ended and the host's retry budget refused a reconnection")
                 }
-                let clock = stream.client.configuration.timeSource
-                let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime, emptyInARow: attemptsWithoutEvent)
-                attemptsWithoutEvent += 1
-                if wait > .zero, !(await clock.sleep(until: clock.now + wait)) { throw NetworkError.cancelled(phase: .connect) }
             }
             connections += 1
             parser.restart()

@@ -1,0 +1,64 @@
+/// Whether, and when, a reading over several connections goes again: a download resuming or
+/// starting over, an event stream reconnecting. The one policy both ask, after their own reason
+/// (a cut a download can resume from; a stream that ended): the request may go again at all
+/// (``RepeatRule``, after a failure: an idempotent method or an `Idempotency-Key`), the host's
+/// retry budget pays for it (``Resilience/retryBudget``, as for retry and hedging), and it waits
+/// the given backoff on the client's clock, within the reading's end when it has one.
+struct RepeatPlan: Sendable {
+    /// Why it does not go again.
+    enum Refusal: Error, Equatable {
+        /// The request may not go again (``RepeatRule``).
+        case notRepeatable
+        /// The reading's end has come (before or during the wait).
+        case pastEnd
+        /// The host's retry budget refused one more.
+        case budget
+        /// The reading's task was cancelled during the wait.
+        case cancelled
+    }
+
+    let client: NetworkClient
+    /// The host whose budget pays, as the first connection's request names it.
+    let host: String
+    /// Whether the request may go again at all.
+    let mayRepeat: Bool
+    /// The reading's end, when it has one (a download's ``DownloadOptions/maxDuration``).
+    let end: Moment?
+    /// A fingerprint of the request's method and URL (what a download's part file belongs to).
+    let resource: String
+
+    /// The plan for `endpoint`'s request as the client composes it (``RequestBuilder``); one that
+    /// cannot be built never goes again (its call fails as `invalid_request` itself).
+    init(_ endpoint: some Endpoint, on client: NetworkClient, end: Moment? = nil) {
+        let terms = client.repeatTerms(of: endpoint)
+        self.client = client
+        host = terms.host
+        mayRepeat = terms.mayRepeat
+        resource = terms.resource
+        self.end = end
+    }
+
+    /// Whether the reading's end has come.
+    var isPastEnd: Bool { end.map { client.now() >= $0 } ?? false }
+
+    /// Goes again after `wait`, or says why not: checked in this order, the budget drawn only for
+    /// a repetition that may happen, the wait cut short by the end.
+    /// - Throws: ``Refusal``.
+    func again(after wait: Duration) async throws(Refusal) {
+        guard mayRepeat else { throw .notRepeatable }
+        guard !isPastEnd else { throw .pastEnd }
+        guard client.drawRetryBudget(host: host) else { throw .budget }
+        guard wait > .zero else { return }
+        let clock = client.configuration.timeSource
+        var wake = client.now().advanced(by: wait)
+        if let end, end < wake { wake = end }
+        guard await clock.sleep(until: wake.instant) else { throw .cancelled }
+        guard !isPastEnd else { throw .pastEnd }
+    }
+
+    /// The backoff before repetition number `count` (1 for the first): the client's retry policy's
+    /// (``RetryPolicy/backoff(beforeRetry:random:)``, full jitter), or the default policy's.
+    func backoff(before count: Int) -> Duration {
+        (client.configuration.retry ?? RetryPolicy()).backoff(beforeRetry: count, random: Double.random(in: 0..<1))
+    }
+}
