@@ -135,7 +135,7 @@ struct CallDeadlineTests {
 
         let finished = CallDeadline(recordedBy: TransferRecorder(transport: "test"))
         _ = finished.register { ran.withLock { $0.append(7) } }
-        finished.end()
+        _ = finished.end()
         #expect(finished.register { ran.withLock { $0.append(8) } } == nil)
         finished.pass()
         #expect(!ran.withLock { $0.contains(7) || $0.contains(8) })

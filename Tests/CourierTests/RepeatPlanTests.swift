@@ -44,7 +44,7 @@ struct RepeatPlanTests {
         await broke.shutdown()
     }
 
-    @Test("the wait is on the client's clock, and an end during it stops it")
+    @Test("the wait is on the client's clock; a wait that would reach the end is refused at once, spending no budget")
     func waitsOnTheClock() async throws {
         let clock = ManualTimeSource()
         let client = try client(clock)
@@ -54,10 +54,13 @@ struct RepeatPlanTests {
         clock.advance(by: .seconds(2))
         try await waiting.value
         let bounded = RepeatPlan(Get(), on: client, end: client.now().advanced(by: .seconds(1)))
-        let cut = Task { try await bounded.again(after: .seconds(5)) }
+        await #expect(throws: RepeatPlan.Refusal.pastEnd) { try await bounded.again(after: .seconds(5)) }
+        #expect(clock.pendingAlarms == 0)
+        // Within the end: it waits.
+        let within = Task { try await bounded.again(after: .milliseconds(500)) }
         #expect(await eventually { clock.pendingAlarms > 0 })
-        clock.advance(by: .seconds(1))
-        await #expect(throws: RepeatPlan.Refusal.pastEnd) { try await cut.value }
+        clock.advance(by: .milliseconds(500))
+        try await within.value
         await client.shutdown()
     }
 }

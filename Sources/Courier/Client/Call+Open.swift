@@ -2,9 +2,10 @@ import HTTPTypes
 import Logging
 
 extension Call {
-    /// Opens the call: its deadline, its place among the client's running calls, and the chain up
-    /// to the response head. The scope it returns holds the deadline and the place until it is
-    /// ended, after the body (a buffered call reads it at once; a streamed call hands it over).
+    /// Opens the call: its deadline, its place among the client's running calls (both held in the
+    /// call's record, ``CallLifecycle/Holdings``), and the chain up to the response head. The scope
+    /// it returns ends the call, releasing them, after the body (a buffered call reads it at once;
+    /// a streamed call hands it over).
     /// - Throws: ``NetworkError`` (the call has ended already).
     func open() async throws(NetworkError) -> OpenedCall {
         let signal = context.deadlineSignal

@@ -61,7 +61,6 @@ struct CallDeadline: Sendable {
     /// - Returns: The first time, what the call held (the caller removes the alarm and leaves the
     ///   place), as `.some` (`.some(nil)` for a call never admitted); `nil` after, and always on
     ///   ``never``.
-    @discardableResult
     func end() -> CallLifecycle.Holdings?? {
         guard let release = withState({ $0.end() }) else { return nil }
         // The handlers are released outside the lock: their captures may run deinitializers.

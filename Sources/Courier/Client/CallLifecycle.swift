@@ -117,12 +117,12 @@ struct CallLifecycle {
         guard !isNever, self.holdings == nil else { return }
         switch stage {
         case .running, .passed: self.holdings = holdings
-        case .ended: break
+        case .ended: break  // (cannot happen: a call ends through its scope, made after its admission)
         }
     }
 
-    /// The call's deadline alarm, while the call holds one (a long transfer removes it once its
-    /// head is in: its body has bounds of its own).
+    /// The call's deadline alarm, from its admission to its end (a long transfer cancels it once
+    /// its head is in, its body having bounds of its own; the end cancels it again, harmlessly).
     var alarm: TimeSourceAlarm? { holdings?.alarm }
 
     /// The call ends.

@@ -23,7 +23,7 @@ struct RepeatPlan: Sendable {
     /// Whether the request may go again at all.
     let mayRepeat: Bool
     /// The reading's end, when it has one (a download's ``DownloadOptions/maxDuration``).
-    let end: Moment?
+    private(set) var end: Moment?
     /// A fingerprint of the request's method and URL (what a download's part file belongs to).
     let resource: String
 
@@ -41,19 +41,25 @@ struct RepeatPlan: Sendable {
     /// Whether the reading's end has come.
     var isPastEnd: Bool { end.map { client.now() >= $0 } ?? false }
 
-    /// Goes again after `wait`, or says why not: checked in this order, the budget drawn only for
-    /// a repetition that may happen, the wait cut short by the end.
+    /// Goes again after `wait`, or says why not: the rule, then the end (refused at once when the
+    /// wait would reach it), then the budget, drawn only for a repetition that will happen, then
+    /// the wait on the client's clock.
     /// - Throws: ``Refusal``.
     func again(after wait: Duration) async throws(Refusal) {
         guard mayRepeat else { throw .notRepeatable }
-        guard !isPastEnd else { throw .pastEnd }
+        let wake = client.now().advanced(by: max(.zero, wait))
+        // An end that comes before the wait is over refuses now: no budget spent, no wait.
+        if let end, wake >= end { throw .pastEnd }
         guard client.drawRetryBudget(host: host) else { throw .budget }
         guard wait > .zero else { return }
-        let clock = client.configuration.timeSource
-        var wake = client.now().advanced(by: wait)
-        if let end, end < wake { wake = end }
-        guard await clock.sleep(until: wake.instant) else { throw .cancelled }
-        guard !isPastEnd else { throw .pastEnd }
+        guard await client.configuration.timeSource.sleep(until: wake.instant) else { throw .cancelled }
+    }
+
+    /// This plan with the reading's end `end`.
+    func ending(at end: Moment?) -> RepeatPlan {
+        var plan = self
+        plan.end = end
+        return plan
     }
 
     /// The backoff before repetition number `count` (1 for the first): the client's retry policy's

@@ -7,7 +7,9 @@ import HTTPTypes
 /// auth-refresh repeat after a `401`, download resumption, event-stream reconnection and a
 /// transport's own resend of a request whose connection died all decide "again" here, and nowhere
 /// else. What they add on top is their own trigger (a status, a transient error, a `401`), the
-/// host's retry budget (``RequestContext/drawRetryBudget(host:)``) and the call's deadline.
+/// host's retry budget (``RequestContext/drawRetryBudget(host:)``) and the call's deadline; a
+/// download and an event stream add theirs through one plan (`RepeatPlan`: the budget, the wait on
+/// the client's clock, the reading's end).
 ///
 /// Use it in a middleware or a transport that sends a request more than once:
 ///

@@ -114,10 +114,8 @@ extension NetworkClient {
         }
         defer { meter?.finish() }
         meter?.start(sending: 0)
-        // Every connection within the download's one end, when it has one; each body within the stall limit.
-        let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
         // Resuming or starting over: the one repeat policy, with the retry policy's backoff.
-        let plan = RepeatPlan(endpoint, on: self, end: bounds.end)
+        var plan = RepeatPlan(endpoint, on: self)
         var partial = try PartialFile.open(for: destination, resource: plan.resource, resumes: options.resumes)
         var download = DownloadRun(options: options, file: partial.handle)
         if let left = partial.left {
@@ -128,12 +126,14 @@ extension NetworkClient {
                 throw error
             }
         }
+        // Every connection within the download's one end, when it has one (counted from here,
+        // after a previous run's bytes were read again); each body within the stall limit.
+        let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
+        plan = plan.ending(at: bounds.end)
         var repetitions = 0
         while true {
             do {
-                if let end = bounds.end, now() >= end {
-                    throw NetworkError(kind: .timedOut, phase: .receiving, message: "the download did not end within its maxDuration")
-                }
+                if let end = bounds.end, now() >= end { throw Self.downloadPastEnd }
                 let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
                 let response = try await stream(wrapped, bounds: bounds)
                 try download.take(response.head)
@@ -152,11 +152,21 @@ extension NetworkClient {
                 // now; the whole file once more, from the start.
                 let startsOver = failure.status == 416 && download.written > 0 && download.mayStartOver()
                 repetitions += 1
-                guard startsOver || download.mayResume(after: failure),
-                    (try? await plan.again(after: plan.backoff(before: repetitions))) != nil
-                else {
+                var refusal: RepeatPlan.Refusal? = startsOver || download.mayResume(after: failure) ? nil : .notRepeatable
+                if refusal == nil {
+                    do throws(RepeatPlan.Refusal) {
+                        try await plan.again(after: plan.backoff(before: repetitions))
+                    } catch {
+                        refusal = error
+                    }
+                }
+                if let refusal {
                     partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
-                    throw failure
+                    switch refusal {
+                    case .cancelled: throw NetworkError.cancelled(phase: .receiving)
+                    case .pastEnd: throw Self.downloadPastEnd
+                    case .notRepeatable, .budget: throw failure
+                    }
                 }
                 if startsOver {
                     do throws(NetworkError) {
@@ -172,6 +182,12 @@ extension NetworkClient {
         try partial.commit(to: destination, mode: options.newFileMode)
         return download.result(file: destination)
     }
+}
+
+extension NetworkClient {
+    /// The failure of a download whose ``DownloadOptions/maxDuration`` has passed.
+    static let downloadPastEnd = NetworkError(
+        kind: .timedOut, phase: .receiving, message: "the download did not end within its maxDuration")
 }
 
 /// One download's progress across its connections.
