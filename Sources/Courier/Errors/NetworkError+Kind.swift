@@ -1,7 +1,7 @@
 extension NetworkError {
     /// What went wrong. Compare with `==` against the static members; new kinds may be added.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        private enum Code: String, Sendable {
+        private enum Code: String, Sendable, CaseIterable {
             case invalidRequest = "invalid_request"
             case alreadyStarted = "already_started"
             case cancelled
@@ -97,11 +97,14 @@ extension NetworkError {
 
         /// The snake_case name of the kind, for example `timed_out`.
         public var description: String { code.rawValue }
+
+        /// Every kind, in the order they are declared (the errors article lists each).
+        public static var all: [Kind] { Code.allCases.map(Kind.init) }
     }
 
     /// The part of a call that was running when it failed.
     public struct Phase: Hashable, Sendable, CustomStringConvertible {
-        private enum Code: String, Sendable {
+        private enum Code: String, Sendable, CaseIterable {
             case building, queued, dns, connect, tls, sending
             case awaitingResponse = "awaiting_response"
             case receiving, validating, decoding, transfer
