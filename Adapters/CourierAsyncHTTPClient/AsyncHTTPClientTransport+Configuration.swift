@@ -29,7 +29,7 @@
             /// How long a connection may go without a byte read before the call fails as
             /// `NetworkError/Kind/timedOut` (AsyncHTTPClient's read timeout): 30 s by default.
             public var stallTimeout: Duration = ClientConfiguration.defaultStallTimeout
-            /// The forward proxy; ``ProxyConfiguration/none`` by default. AsyncHTTPClient tunnels
+            /// The forward proxy; `ProxyConfiguration.none` by default. AsyncHTTPClient tunnels
             /// every call through it with `CONNECT`, plain http too (it has no forwarding mode).
             ///
             /// It must be the client's own (`ClientConfiguration.proxy`): the chain reads that one, so a

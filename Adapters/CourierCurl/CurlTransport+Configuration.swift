@@ -43,7 +43,7 @@ extension CurlTransport {
         public var handlePoolSize = 128
         /// Certificate verification, custom trust, client certificates and pinning.
         public var tls = TLSOptions()
-        /// The forward proxy; ``ProxyConfiguration/none`` by default, so libcurl never follows the
+        /// The forward proxy; `ProxyConfiguration.none` by default, so libcurl never follows the
         /// environment's `http_proxy` on its own.
         ///
         /// It must be the client's own (`ClientConfiguration.proxy`): the chain reads that one, so a

@@ -9,7 +9,7 @@ import Foundation
 /// ``Transport/checkSettings(of:)`` then runs ``check(running:honoured:skipping:by:)``: a key the
 /// configuration sets that the transport does not carry out is refused, naming it, and one it
 /// carries out must have the value the configuration asks for. The one table of keys is
-/// ``rows``: a new transport setting is a key entry, a property here, its row, and each honouring
+/// `rows`: a new transport setting is a key entry, a property here, its row, and each honouring
 /// transport's use.
 public struct TransportSettings: Sendable, Hashable {
     /// The HTTP version; `nil` keeps the transport's default.

@@ -2,7 +2,7 @@
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
 ///
 /// It is a view of the call's one record, which also keeps the call's life (whether its deadline
-/// has passed, whether it has ended: ``CallLifecycle``) under the same lock.
+/// has passed, whether it has ended: `CallLifecycle`) under the same lock.
 ///
 /// Thread-safe; every method is cheap and never throws. One recorder belongs to one call; copies
 /// of it share the same figures (it is a handle on one locked record, made with one allocation).
