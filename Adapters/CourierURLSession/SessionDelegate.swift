@@ -44,11 +44,11 @@ struct TaskState {
 
 /// A count of bytes shared between a body's reader and the delegate.
 final class ByteTally: Sendable {
-    private let count = Mutex<Int64>(0)
+    private let count = Atomic<Int64>(0)
 
-    var value: Int64 { count.withLock { $0 } }
+    var value: Int64 { count.load(ordering: .relaxed) }
 
-    func add(_ bytes: Int64) { count.withLock { $0 += bytes } }
+    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
 }
 
 /// The reader's side of a body: passes the chunks on and counts the bytes taken in `taken`, which
@@ -264,29 +264,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         let announced = http.expectedContentLength >= 0 ? http.expectedContentLength : nil
         let (delivered, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
-        let taken = ByteTally()
-        let reader = BodyReadCounter(delivered, taken: taken)
-        let stream = AsyncThrowingStream<Data, any Error> { try await reader.next() }
         continuation.onTermination = { [weak self, weak dataTask] termination in
             // The consumer stopped reading (cancelled or dropped the body): stop the transfer.
             if case .cancelled = termination, let dataTask { self?.cancelSoon(dataTask, because: nil) }
         }
-        let response = TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))
-        let (waiter, tooLarge): (HeadWaiter?, NetworkError?) = tasks.withLock { tasks in
-            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
+        let taken = ByteTally()
+        let (waiter, tooLarge, countsReads): (HeadWaiter?, NetworkError?, Bool) = tasks.withLock { tasks in
+            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil, false) }
             if let announced, announced > state.maxResponseBytes {
                 let error = NetworkError.responseTooLarge(limit: state.maxResponseBytes, announced: announced)
                 state.failure = error
                 tasks[dataTask.taskIdentifier] = state
-                return (nil, error)
+                return (nil, error, false)
             }
             state.receivedHead = true
             state.announcedBytes = announced
             state.body = continuation
-            state.taken = taken
+            // Reads are counted only where the read-ahead is below the body's cap (a streamed
+            // body): elsewhere the cap stops the transfer first.
+            let countsReads = state.maxUnreadBytes < state.maxResponseBytes
+            if countsReads { state.taken = taken }
             state.recorder.enter(.receiving)
             tasks[dataTask.taskIdentifier] = state
-            return (state.waiter, nil)
+            return (state.waiter, nil, countsReads)
         }
         if tooLarge != nil {
             continuation.finish()
@@ -294,7 +294,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             dataTask.cancel()
             return
         }
-        waiter?.resume(with: .success(response))
+        var stream = delivered
+        if countsReads {
+            let reader = BodyReadCounter(delivered, taken: taken)
+            stream = AsyncThrowingStream { try await reader.next() }
+        }
+        waiter?.resume(with: .success(TransportResponse(head: head, body: ResponseBody(stream: stream, expectedLength: announced))))
         completionHandler(.allow)
     }
 

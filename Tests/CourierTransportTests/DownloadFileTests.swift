@@ -34,7 +34,7 @@ struct DownloadFileTests {
     }
 
     private func resource(of client: NetworkClient) -> String {
-        client.repeatTerms(of: RawEndpoint(path: "file")).resource
+        RepeatPlan(RawEndpoint(path: "file"), on: client).resource
     }
 
     private func left(in directory: URL) throws -> [String] {

@@ -24,8 +24,16 @@ struct RepeatPlan: Sendable {
     let mayRepeat: Bool
     /// The reading's end, when it has one (a download's ``DownloadOptions/maxDuration``).
     private(set) var end: Moment?
-    /// A fingerprint of the request's method and URL (what a download's part file belongs to).
-    let resource: String
+    /// The request's method and URL (`GET https://…`).
+    let target: String
+
+    /// A fingerprint of ``target`` (a URL may carry a key in its query): what a download's part
+    /// file belongs to. Computed when asked: only a download asks.
+    var resource: String {
+        var digest = SHA256Digest()
+        digest.update(target.utf8)
+        return digest.hex()
+    }
 
     /// The plan for `endpoint`'s request as the client composes it (``RequestBuilder``); one that
     /// cannot be built never goes again (its call fails as `invalid_request` itself).
@@ -34,7 +42,7 @@ struct RepeatPlan: Sendable {
         self.client = client
         host = terms.host
         mayRepeat = terms.mayRepeat
-        resource = terms.resource
+        target = terms.target
         self.end = end
     }
 

@@ -133,7 +133,7 @@ extension NetworkClient {
         var repetitions = 0
         while true {
             do {
-                if let end = bounds.end, now() >= end { throw Self.downloadPastEnd }
+                if plan.isPastEnd { throw Self.downloadPastEnd }
                 let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
                 let response = try await stream(wrapped, bounds: bounds)
                 try download.take(response.head)
@@ -295,10 +295,8 @@ struct DownloadRun {
     func expectedSize(announcing announced: Int64?) -> Int64? {
         var total = announced
         if head?.status.code == 206 {
-            guard let range = head?.headerFields[.contentRange], let slash = range.lastIndex(of: "/") else { return nil }
-            let digits = range[range.index(after: slash)...]
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            total = Int64(digits)
+            // (The one Content-Range reader; `take` checked this head with it already.)
+            total = head?.headerFields[.contentRange].flatMap(Self.parts(ofRange:))?.total
         }
         guard let total, total >= written, total <= Int64(options.maxBytes) else { return nil }
         return total

@@ -5,13 +5,12 @@ extension NetworkClient {
     /// the first connection's request). From the request the client composes for the endpoint
     /// (``RequestBuilder``, the one place a request is built); `("", false)` when it cannot be
     /// built (the call itself then fails as `invalid_request`).
-    func repeatTerms(of endpoint: some Endpoint) -> (host: String, mayRepeat: Bool, resource: String) {
+    func repeatTerms(of endpoint: some Endpoint) -> (host: String, mayRepeat: Bool, target: String) {
         guard let built = try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get() else { return ("", false, "") }
-        // The resource as a fingerprint (a URL may carry a key in its query): what a download's
-        // part file belongs to.
-        var digest = SHA256Digest()
-        digest.update(built.request.urlText(after: built.request.method.rawValue + " ").utf8)
-        return (built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body), digest.hex())
+        return (
+            built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body),
+            built.request.urlText(after: built.request.method.rawValue + " ")
+        )
     }
 
     /// Takes one retry of `host` from the client's budget (``Resilience/retryBudget``), the one

@@ -84,16 +84,14 @@ struct BridgeLink: Sendable {
 enum RatioCheckedBody {
     static func wrap(_ body: ResponseBody, encodedLength: Int64?, names: String, limits: DecodedBody.Limits) -> ResponseBody {
         guard let encodedLength, encodedLength > 0 else { return body }
-        let encoded: @Sendable () -> Int64 = { encodedLength }
-        let what = "announced"
+        let ceiling = max(Int64(Decompression.ratioFloorBytes), encodedLength * Int64(limits.maxRatio))
         let counter = Counter(body.makeAsyncIterator())
         let stream = AsyncThrowingStream<Data, any Error>(unfolding: {
             guard let chunk = try await counter.next() else { return nil }
-            let bytes = encoded()
-            if counter.total > max(Int64(Decompression.ratioFloorBytes), bytes * Int64(limits.maxRatio)) {
+            if counter.total > ceiling {
                 throw NetworkError(
                     kind: .responseTooLarge, phase: .receiving,
-                    message: "the \(names) body decodes to more than \(limits.maxRatio) times its \(bytes) \(what) bytes")
+                    message: "the \(names) body decodes to more than \(limits.maxRatio) times its \(encodedLength) announced bytes")
             }
             return chunk
         })
