@@ -51,7 +51,8 @@ struct CallLifecycleTests {
                 let runs = Runs()
                 _ = machine.register(runs.handler)
                 if passesFirst { _ = machine.pass(byShutdown: byShutdown) }
-                machine.admit(.init(slot: 3, alarm: TimeSourceAlarm(id: 9)))
+                machine.admit(.init(slot: 3, alarm: TimeSourceAlarm(id: 9)), entering: .queued)
+                #expect(machine.phase == .queued)
                 #expect(machine.alarm == TimeSourceAlarm(id: 9))
                 let released = machine.end()
                 #expect(released?.handlers.count == (passesFirst ? 0 : 1), "the first end releases (and drops what is left)")
@@ -78,21 +79,92 @@ struct CallLifecycleTests {
         #expect(machine.pass(byShutdown: false).count == 0)
         #expect(!machine.hasPassed)
         #expect(machine.end() == nil)
-        machine.admit(.init(slot: 1, alarm: TimeSourceAlarm(id: 1)))
+        machine.admit(.init(slot: 1, alarm: TimeSourceAlarm(id: 1)), entering: .sending)
         #expect(machine.holdings == nil, "never holds nothing")
         #expect(machine.stage == .running)
     }
 
-    @Test("a call's deadline says 'first' to one end only (what CallScope.end releases the call on); never's to none")
-    func deadlineEndsOnce() async throws {
-        let recorder = TransferRecorder(transport: "test")
-        let signal = CallDeadline(recordedBy: recorder)
-        signal.admit(.init(slot: 7, alarm: TimeSourceAlarm(id: 5)), entering: .sending) { $0.bytesSent = 1 }
-        #expect(recorder.phase == .sending && recorder.metrics.bytesSent == 1 && signal.alarm == TimeSourceAlarm(id: 5))
-        #expect(signal.end() == .some(.init(slot: 7, alarm: TimeSourceAlarm(id: 5))))
-        #expect(signal.end() == nil)
-        #expect(CallDeadline.never.end() == nil)
-        #expect(CallDeadline.never.isNever && !signal.isNever)
-        #expect(CallDeadline.never.register({}) == nil)
+    @Test("phase: building until admitted, then what is entered, in every stage")
+    func phase() {
+        var machine = CallLifecycle()
+        #expect(machine.phase == .building)
+        machine.admit(.init(slot: 0, alarm: TimeSourceAlarm(id: 1)), entering: .sending)
+        #expect(machine.phase == .sending)
+        machine.enter(.awaitingResponse)
+        _ = machine.pass(byShutdown: false)
+        #expect(machine.phase == .awaitingResponse, "a deadline reports the phase it struck in")
+        _ = machine.end()
+        machine.enter(.validating)
+        #expect(machine.phase == .validating)
+    }
+}
+
+/// The call's owner, with no I/O: one end releases what it holds, once; its parts' records and
+/// deadlines are the ones the call's pieces need.
+@Suite("Running call: the one owner")
+struct RunningCallTests {
+    @Test("end: releases the place and the alarm once, whatever the number of ends")
+    func endsOnce() {
+        let admission = CallAdmission()
+        let clock = ManualTimeSource()
+        let call = RunningCall.call(transport: "test", internals: .none, admission: admission, clock: clock)
+        guard let slot = admission.enter(call.deadline) else {
+            Issue.record("an open client admits the call")
+            return
+        }
+        let alarm = clock.schedule(at: clock.now.advanced(by: .seconds(5))) { call.deadline.pass() }
+        call.admit(.init(slot: slot, alarm: alarm), entering: .sending) { $0.bytesSent = 1 }
+        let recorder = TransferRecorder(call)
+        #expect(recorder.phase == .sending && recorder.metrics.bytesSent == 1 && call.deadline.alarm == alarm)
+        let ran = Locked(0)
+        call.deadline.register { ran.withLock { $0 += 1 } }
+        call.end()
+        call.end()
+        #expect(!clock.cancelAlarm(alarm), "the end removed the alarm")
+        #expect(!admission.isClosed)
+        let other = admission.enter(CallDeadline.never)
+        #expect(other == slot, "the place was left (and is reused)")
+        clock.advance(by: .seconds(10))
+        #expect(ran.withLock { $0 } == 0, "an ended call's handlers are dropped, never run")
+        #expect(!call.deadline.hasPassed)
+    }
+
+    @Test("attempt: its own record, the call's deadline, no progress; its end releases nothing")
+    func attempt() {
+        let meter = ProgressMeter(reporter: nil, batch: nil, clock: ManualTimeSource())
+        let internals = ChainInternals.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
+        let call = RunningCall.call(transport: "test", internals: internals, admission: CallAdmission(), clock: ManualTimeSource())
+        let copy = call.attempt()
+        #expect(copy.internals.progress == nil && call.internals.progress != nil)
+        TransferRecorder(copy).update(entering: .receiving) { $0.attempts = 3 }
+        #expect(TransferRecorder(call).metrics.attempts == 0 && TransferRecorder(call).phase == .building)
+        let ran = Locked(false)
+        copy.deadline.register { ran.withLock { $0 = true } }
+        call.deadline.pass()
+        #expect(ran.withLock { $0 } && copy.deadline.hasPassed, "the copy's waits end at the call's deadline")
+        copy.end()
+        #expect(call.deadline.register({}) == nil && call.deadline.hasPassed, "the copy cannot end the call")
+    }
+
+    @Test("shared transfer: writes the first caller's record, has no deadline")
+    func shared() {
+        let call = RunningCall.call(transport: "test", internals: .none, admission: CallAdmission(), clock: ManualTimeSource())
+        let transfer = call.sharedTransfer()
+        TransferRecorder(transfer).update(entering: .receiving) { $0.attempts = 1 }
+        #expect(TransferRecorder(call).metrics.attempts == 1 && TransferRecorder(call).phase == .receiving)
+        #expect(transfer.deadline.isNever && transfer.deadline.register({}) == nil)
+        call.deadline.pass()
+        #expect(!transfer.deadline.hasPassed, "one caller's deadline does not end what the others share")
+    }
+
+    @Test("a context's recorder, deadline and internals all read its one running call")
+    func contextReadsTheCall() {
+        let recorder = TransferRecorder(transport: "t")
+        let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: recorder)
+        #expect(context.call == recorder.call)
+        #expect(context.deadlineSignal.isNever, "a context made outside a client has no deadline signal")
+        #expect(context.internals === ChainInternals.none)
+        context.recorder.enter(.dns)
+        #expect(recorder.phase == .dns)
     }
 }

@@ -160,11 +160,10 @@ struct CacheLink: Sendable {
         /// response in place.
         func revalidateInBackground(_ stored: CachedResponse, next: @escaping Middleware.Next) {
             guard cache.loads.tryLead(key) else { return }
-            // Its own recorder: the caller's metrics are final once it has its answer.
+            // A part of the call with its own record (the caller's metrics are final once it has
+            // its answer) and no progress (nor are its bytes the caller's).
             var copy = self
-            copy.context.recorder = TransferRecorder(transport: context.recorder.metrics.transport)
-            // Nor are its bytes the caller's progress.
-            copy.context.internals = context.internals.withoutProgress()
+            copy.context.call = context.call.attempt()
             let background = copy
             let clock = context.clock
             let deadline = clock.now.advanced(by: Self.backgroundLimit)

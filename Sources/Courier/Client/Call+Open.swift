@@ -20,12 +20,12 @@ extension Call {
         // One lock on the call's record: what it holds (its place and its alarm, which its end
         // releases), the bytes it sends, and its phase, before the chain runs, so a deadline that
         // strikes before the transport does not report the call as still being built.
-        signal.admit(.init(slot: slot, alarm: alarm), entering: context.placement == nil ? .sending : .queued) {
+        context.call.admit(.init(slot: slot, alarm: alarm), entering: context.placement == nil ? .sending : .queued) {
             $0.bytesSent = body?.length ?? 0
         }
         if logger.logLevel <= .trace { traceStart(request) }
         progress?.start(sending: body == nil ? 0 : body?.length)
-        let scope = CallScope(self, signal: signal, networkStart: networkStart)
+        let scope = CallScope(self, networkStart: networkStart)
         do {
             return OpenedCall(response: try await client.chain.run(request, body, context), scope: scope)
         } catch {

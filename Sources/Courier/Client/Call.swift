@@ -22,7 +22,7 @@ struct Call: Sendable {
     /// The client that runs the call: its configuration, chain, admission and observers.
     let client: NetworkClient
     /// The call's context as the chain receives it: its id, team, endpoint name, deadline,
-    /// limits, logger, recorder and the chain's internals (the deadline signal is added at open).
+    /// limits, logger, and its running call (``RunningCall``: record, deadline signal, internals).
     let context: RequestContext
     /// The request as built (see ``RequestBuilder``); meaningful only without a ``buildFailure``.
     let request: HTTPRequest
@@ -62,7 +62,6 @@ struct Call: Sendable {
         // A long transfer's deadline bounds its head (and its end, when that comes first).
         let deadline = start.advanced(by: settings.timeout)
         context.deadlineMoment = bounds?.end.map { min($0, deadline) } ?? deadline
-        context.recorder = TransferRecorder(transport: client.transport.name)
         if let logger = endpoint.logger { context.useLogger(logger) }
         context.endpointName = endpoint.endpointName
         context.httpVersion = endpoint.httpVersion
@@ -81,14 +80,16 @@ struct Call: Sendable {
                 queue: $0, priority: endpoint.priority, deduplication: streams || meter != nil ? .never : endpoint.deduplication,
                 onStart: assigned?.onStart)
         }
+        var internals = context.internals
         if placement != nil || streams || meter != nil {
             // What transports take as a long transfer's backstop: its own end, or a year.
             let transferEnd = bounds.map { $0.end ?? start.advanced(by: TransferBounds.noEnd) }
-            context.internals = context.internals.forCall(
-                placement: placement, streams: streams, progress: meter, transferEnd: transferEnd)
+            internals = internals.forCall(placement: placement, streams: streams, progress: meter, transferEnd: transferEnd)
         }
-        // The deadline's signal, which the chain's waits watch, is the call's from the start.
-        context.deadlineSignal = CallDeadline(recordedBy: context.recorder)
+        // The call's one owner: its record, its deadline's signal (which the chain's waits watch
+        // from the start) and these internals.
+        context.call = RunningCall.call(
+            transport: client.transport.name, internals: internals, admission: client.admission, clock: context.clock)
         switch reporterTaken ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context) {
         case .success(let built):
             request = built.request

@@ -9,39 +9,29 @@
 /// Handlers run once, outside the lock, on the thread that rings the alarm (or at once when the
 /// deadline has already passed).
 struct CallDeadline: Sendable {
-    /// The record it lives in: the call's ``CallLifecycle`` is kept there, under the recorder's
-    /// lock. One reference, never optional: a closure that captures only a `CallDeadline` (the
-    /// alarm that passes it) uses that reference as its context and allocates nothing.
-    private let record: TransferRecorder
+    /// The call it belongs to: its ``CallLifecycle`` is kept in the call's record, under the
+    /// record's lock. One reference, never optional: a closure that captures only a `CallDeadline`
+    /// (the alarm that passes it) uses that reference as its context and allocates nothing.
+    private let call: RunningCall
 
     /// A deadline that never passes (contexts made outside a client, shared transfers): one
     /// instance for the process, which stores nothing.
-    static let never: CallDeadline = {
-        var lifecycle = CallLifecycle()
-        lifecycle.isNever = true
-        return CallDeadline(record: TransferRecorder(transport: "", lifecycle: lifecycle))
-    }()
+    static let never = CallDeadline(RunningCall.never)
 
-    private init(record: TransferRecorder) {
-        self.record = record
-    }
-
-    /// The deadline of the call `recorder` records, which the client passes when its alarm
-    /// rings. It lives in the recorder's record (one allocation, one lock); give each call's
-    /// recorder one deadline.
-    init(recordedBy recorder: TransferRecorder) {
-        record = recorder
+    /// The deadline kept in `call`'s record (see ``RunningCall/deadline``).
+    init(_ call: RunningCall) {
+        self.call = call
     }
 
     private func withState<R>(_ body: (inout CallLifecycle) -> R) -> R {
-        record.withLifecycle(body)
+        call.withRecord { body(&$0.lifecycle) }
     }
 
     /// Whether the deadline has passed.
     var hasPassed: Bool { withState { $0.hasPassed } }
 
     /// Whether this is ``never``, which stores nothing and never ends.
-    var isNever: Bool { withState { $0.isNever } }
+    var isNever: Bool { call == RunningCall.never }
 
     /// Whether the client's shutdown, not the deadline, ended the call.
     var passedByShutdown: Bool { withState { $0.passedByShutdown } }
@@ -52,25 +42,6 @@ struct CallDeadline: Sendable {
     func pass(byShutdown: Bool = false) {
         let handlers = withState { $0.pass(byShutdown: byShutdown) }
         for handler in handlers.all { handler.run() }
-    }
-
-    /// The call has ended: drops every handler (and so whatever they hold), and keeps none that
-    /// come later. A handler may therefore hold the transfer that holds the call's context: the
-    /// cycle ends here, with no weak reference (a weak reference gives the object a side table,
-    /// and every later retain and release of it takes the slow path).
-    /// - Returns: The first time, what the call held (the caller removes the alarm and leaves the
-    ///   place), as `.some` (`.some(nil)` for a call never admitted); `nil` after, and always on
-    ///   ``never``.
-    func end() -> CallLifecycle.Holdings?? {
-        guard let release = withState({ $0.end() }) else { return nil }
-        // The handlers are released outside the lock: their captures may run deinitializers.
-        return .some(release.holdings)
-    }
-
-    /// The call is admitted, holding `holdings` until it ends; one lock with `change` to its
-    /// metrics and its phase (see ``CallLifecycle/admit(_:)``).
-    func admit(_ holdings: CallLifecycle.Holdings, entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
-        record.admit(holdings, entering: phase, change)
     }
 
     /// The deadline's alarm while the call holds one.
@@ -93,7 +64,7 @@ struct CallDeadline: Sendable {
     /// Removes a handler that has not run.
     func remove(_ id: UInt64?) {
         guard let id else { return }
-        // Released outside the lock, like `end()`'s.
+        // Released outside the lock, as the call's end releases its handlers.
         let removed = withState { $0.remove(id) }
         _ = consume removed
     }

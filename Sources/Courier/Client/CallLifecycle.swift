@@ -1,19 +1,25 @@
-/// A running call's life as a value state machine: whether its deadline has passed and whether the
-/// call has ended, with the handlers that stop its waits and what the call holds while it runs
-/// (its place among the client's running calls and its deadline's alarm, ``Holdings``). Kept in
-/// the call's record (see ``TransferRecorder``), under the record's one lock; each transition
+/// A running call's life as a value state machine: the phase it is in, whether its deadline has
+/// passed and whether it has ended, with the handlers that stop its waits and what the call holds
+/// while it runs (its place among the client's running calls and its deadline's alarm,
+/// ``Holdings``). Kept in the call's record (``RunningCall``), under its one lock; each transition
 /// returns what to do, and the caller does it after the lock is released (run or drop handlers,
 /// remove the alarm, leave the client's running calls).
 ///
 /// ```
-/// running ──pass──▶ passed ──end──▶ ended
-///    └────────────────end───────────▲
+/// built ─admit─▶ running(queued | sending … receiving) ──pass──▶ passed ──end──▶ ended
+///                   │  (enter: the phase moves on)                                ▲
+///                   └────────────────────────────end──────────────────────────────┘
 /// ```
+///
+/// The phase (``NetworkError/Phase``) is the stage's detail: `building` until the call is admitted,
+/// then what the chain and the transport enter (`queued`, `sending`, `awaitingResponse`,
+/// `receiving`), then `decoding` or `validating`; a deadline that passes reports the phase it
+/// struck in.
 ///
 /// The call ends exactly once, by construction: ``end()`` returns the release only on the first
 /// call, and every exit of a call (a failure before the head, a refused status, a body read whole,
-/// a streamed body ended, failed or dropped) calls it (``CallScope/end()``), which then removes the
-/// alarm and leaves the place the release names: no other copy of them exists.
+/// a streamed body ended, failed or dropped) calls it (``RunningCall/end()``), which then removes
+/// the alarm and leaves the place the release names: no other copy of them exists.
 struct CallLifecycle {
     /// Where a call is.
     enum Stage: Equatable {
@@ -59,6 +65,9 @@ struct CallLifecycle {
     }
 
     private(set) var stage = Stage.running
+    /// Where the call is within its stage: `building` until admitted, then what the chain and
+    /// its transport enter.
+    private(set) var phase = NetworkError.Phase.building
     /// What the call holds once admitted (see ``admit(_:)``), until it ends.
     private(set) var holdings: Holdings?
     /// Set only on the process's ``CallDeadline/never``: it never passes and keeps nothing.
@@ -111,14 +120,22 @@ struct CallLifecycle {
         handlers.remove(id)
     }
 
-    /// The call is admitted: it holds `holdings` until it ends. (Its deadline may have passed
-    /// already, if its alarm rang at once; it still holds them, for its end to release.)
-    mutating func admit(_ holdings: Holdings) {
+    /// The call is admitted: it holds `holdings` until it ends, and enters `phase` (`queued` or
+    /// `sending`). (Its deadline may have passed already, if its alarm rang at once; it still
+    /// holds them, for its end to release.)
+    mutating func admit(_ holdings: Holdings, entering phase: NetworkError.Phase) {
+        self.phase = phase
         guard !isNever, self.holdings == nil else { return }
         switch stage {
         case .running, .passed: self.holdings = holdings
-        case .ended: break  // (cannot happen: a call ends through its scope, made after its admission)
+        case .ended: break  // (cannot happen: a call ends through its owner, after its admission)
         }
+    }
+
+    /// The call moves on to `phase` (a deadline that passes now reports it). Allowed in every
+    /// stage: a transport may still record where it was while the call's end is reported.
+    mutating func enter(_ phase: NetworkError.Phase) {
+        self.phase = phase
     }
 
     /// The call's deadline alarm, from its admission to its end (a long transfer cancels it once

@@ -1,54 +1,35 @@
 /// Where a transport reports what it knows about one call while it runs: the current phase
 /// (so a timeout can say where it struck) and the figures for ``RequestMetrics``.
 ///
-/// It is a view of the call's one record, which also keeps the call's life (whether its deadline
-/// has passed, whether it has ended: `CallLifecycle`) under the same lock.
+/// A view of the call's one record (its owner, `RunningCall`), which also keeps the call's life
+/// (its stage, its deadline's handlers, what it holds: `CallLifecycle`) under the same lock. The
+/// transport writes the phase and the figures through it and nothing else.
 ///
 /// Thread-safe; every method is cheap and never throws. One recorder belongs to one call; copies
-/// of it share the same figures (it is a handle on one locked record, made with one allocation).
+/// of it share the same figures.
 public struct TransferRecorder: Sendable {
-    private struct State {
-        var phase: NetworkError.Phase = .building
-        var metrics: RequestMetrics
-        /// The call's life and deadline (``CallLifecycle``, ``CallDeadline``), kept here to share
-        /// the allocation and the lock.
-        var lifecycle: CallLifecycle
-    }
+    /// The call whose record this writes.
+    let call: RunningCall
 
-    private let state: Locked<State>
-
-    /// Creates a recorder for a call over the named transport.
+    /// Creates a recorder for a call over the named transport, made outside a client (a test, a
+    /// custom caller): its context has no deadline signal and no chain internals.
     /// - Parameter transport: The transport's name.
     public init(transport: String) {
-        self.init(transport: transport, lifecycle: CallLifecycle())
+        call = RunningCall.make(transport: transport, internals: .none)
     }
 
-    init(transport: String, lifecycle: CallLifecycle) {
-        state = Locked(State(metrics: RequestMetrics(transport: transport), lifecycle: lifecycle))
-    }
-
-    /// Runs `body` on the call's lifecycle, under the recorder's lock.
-    func withLifecycle<R>(_ body: (inout CallLifecycle) -> R) -> R {
-        state.withLock { body(&$0.lifecycle) }
-    }
-
-    /// Admits the call (``CallLifecycle/admit(_:)``), moves it to `phase` and changes its
-    /// metrics, under one lock.
-    func admit(_ holdings: CallLifecycle.Holdings, entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
-        state.withLock { state in
-            state.lifecycle.admit(holdings)
-            change(&state.metrics)
-            state.phase = phase
-        }
+    /// The recorder of `call`'s record (a shared transfer's writes its first caller's).
+    init(_ call: RunningCall) {
+        self.call = call.recordHolder
     }
 
     /// The phase the call is in now.
-    public var phase: NetworkError.Phase { state.withLock { $0.phase } }
+    public var phase: NetworkError.Phase { call.withRecord { $0.lifecycle.phase } }
 
     /// Marks the call as being in `phase`.
     /// - Parameter phase: The phase now running.
     public func enter(_ phase: NetworkError.Phase) {
-        state.withLock { $0.phase = phase }
+        call.withRecord { $0.lifecycle.enter(phase) }
     }
 
     /// Changes the metrics gathered so far.
@@ -56,7 +37,7 @@ public struct TransferRecorder: Sendable {
     ///   deadline shares that lock: the closure must not read the context's cancellation or
     ///   deadline, nor register a handler (the lock is not reentrant).
     public func update(_ change: (inout RequestMetrics) -> Void) {
-        state.withLock { change(&$0.metrics) }
+        call.withRecord { change(&$0.metrics) }
     }
 
     /// Changes the metrics and marks the call as being in `phase`, under one lock.
@@ -65,9 +46,9 @@ public struct TransferRecorder: Sendable {
     ///   - change: Edits the metrics; runs under a lock, so keep it short (and away from the
     ///     context's deadline, see ``update(_:)``).
     public func update(entering phase: NetworkError.Phase, _ change: (inout RequestMetrics) -> Void) {
-        state.withLock { state in
-            change(&state.metrics)
-            state.phase = phase
+        call.withRecord { record in
+            change(&record.metrics)
+            record.lifecycle.enter(phase)
         }
     }
 
@@ -76,12 +57,12 @@ public struct TransferRecorder: Sendable {
     ///   the context's deadline, see ``update(_:)``).
     /// - Returns: The metrics after the change.
     public func updated(_ change: (inout RequestMetrics) -> Void) -> RequestMetrics {
-        state.withLock { state in
-            change(&state.metrics)
-            return state.metrics
+        call.withRecord { record in
+            change(&record.metrics)
+            return record.metrics
         }
     }
 
     /// A copy of the metrics gathered so far.
-    public var metrics: RequestMetrics { state.withLock { $0.metrics } }
+    public var metrics: RequestMetrics { call.withRecord { $0.metrics } }
 }

@@ -29,10 +29,11 @@ struct QueueGate: Sendable {
         }
         // The transfer is everyone's: it runs until the last caller leaves (each at its own
         // deadline or cancellation), not until the first caller's deadline.
-        var shared = context
-        shared.deadlineSignal = .never
-        let outcome = try await queue.share(key: key, onJoin: placement.onStart, context: context) { [shared] in
-            try await exchange(request, body, shared, placement, next)
+        // (Made by the first caller only: the others join.)
+        let outcome = try await queue.share(key: key, onJoin: placement.onStart, context: context) { [context] in
+            var shared = context
+            shared.call = context.call.sharedTransfer()
+            return try await exchange(request, body, shared, placement, next)
         }
         guard outcome.joined else { return TransportResponse(head: outcome.head, body: ResponseBody(data: outcome.body)) }
         context.recorder.update { $0.deduplicated = true }

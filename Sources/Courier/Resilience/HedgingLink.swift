@@ -86,11 +86,11 @@ struct HedgingLink: Middleware {
                     hedged = true
                     running += 1
                     context.recorder.update { $0.hedges += 1 }
+                    // A part of the call: its own record, the call's deadline, and no progress
+                    // (the copy's bytes are not the call's unless it wins, see below).
                     var copyContext = context
-                    let recorder = TransferRecorder(transport: context.recorder.metrics.transport)
-                    copyContext.recorder = recorder
-                    // The copy's bytes are not the call's unless it wins (see below).
-                    copyContext.internals = context.internals.withoutProgress()
+                    copyContext.call = context.call.attempt()
+                    let recorder = copyContext.recorder
                     copyRecorder = recorder
                     group.addTask {
                         do {

@@ -10,13 +10,6 @@ extension RequestContext {
         var endpointName: String?
     }
 
-    /// When the call must be finished, and the signal its alarm passes then (``CallDeadline/never``
-    /// outside a client, and for a transfer shared by several callers).
-    struct Due: Sendable {
-        var moment: Moment
-        var signal = CallDeadline.never
-    }
-
     /// The call's limits, from the configuration or its endpoint.
     struct CallLimits: Sendable {
         var connectTimeout: Duration = .seconds(10)

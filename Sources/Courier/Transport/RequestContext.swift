@@ -5,14 +5,15 @@ import Logging
 ///
 /// Middleware may return a changed copy to `next` (for example with a different logger).
 public struct RequestContext: Sendable {
-    // What is stored: ten fields, each one concept (the call's identity, its deadline, its clock,
-    // its limits, its header scope, its logging, its recorder, its preferences, the values of
-    // `RequestContextKey`s, and the chain's internals). The public properties below read them.
+    // What is stored: nine fields, each one concept (the call's identity, its deadline, its clock,
+    // its limits, its header scope, its logging, its preferences, the values of
+    // `RequestContextKey`s, and the one reference to the running call). The public properties
+    // below read them.
 
     /// The call's id, team and endpoint name.
     private var identity: Identity
-    /// When the call must be finished, and the signal its alarm passes then.
-    private var due: Due
+    /// When the call must be finished (its signal is the running call's, ``deadlineSignal``).
+    private var due: Moment
     /// The clock the deadline is on, and that links wait on (retry backoff, the mock's delays):
     /// the configuration's ``ClientConfiguration/timeSource``.
     public var clock: any TimeSource = SystemTimeSource()
@@ -22,14 +23,13 @@ public struct RequestContext: Sendable {
     private var headerScope: HeaderScope
     /// The call's logger, and whether reading it adds the request id.
     private var logging: CallLogging
-    /// Where the transport reports the phase and the metrics of this call.
-    public var recorder: TransferRecorder
     /// The HTTP version and cache use the call asks for.
     private var preferences = Preferences()
     /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
     private var values: [ObjectIdentifier: any Sendable] = [:]
-    /// What only the chain's own links read, set by the client (see ``ChainInternals``).
-    var internals = ChainInternals.none
+    /// The running call this context belongs to, its one owner (``RunningCall``): its record,
+    /// its deadline's signal and the chain's internals are read through it.
+    var call: RunningCall
 
     /// A unique id for the call, for logs and tracing.
     public var requestID: String {
@@ -51,19 +51,22 @@ public struct RequestContext: Sendable {
     /// When the call must be finished, on ``clock``. The client ends the call there (cancelling
     /// the work under it); transports hand ``remaining`` to their library only as a backstop.
     public var deadline: ContinuousClock.Instant {
-        get { due.moment.instant }
-        set { due.moment = Moment(newValue) }
+        get { due.instant }
+        set { due = Moment(newValue) }
     }
     /// ``deadline`` as stored: a ``Moment`` keeps the context's size fixed (see there).
     var deadlineMoment: Moment {
-        get { due.moment }
-        set { due.moment = newValue }
+        get { due }
+        set { due = newValue }
     }
-    /// The deadline as a cancellation source, passed by the client's alarm on ``clock``.
-    var deadlineSignal: CallDeadline {
-        get { due.signal }
-        set { due.signal = newValue }
-    }
+    /// The deadline as a cancellation source, passed by the client's alarm on ``clock``: the
+    /// running call's (``CallDeadline/never`` outside a client, and for a shared transfer).
+    var deadlineSignal: CallDeadline { call.deadline }
+    /// Where the transport reports the phase and the metrics of this call: a view of the running
+    /// call's record.
+    public var recorder: TransferRecorder { TransferRecorder(call) }
+    /// What only the chain's own links read, fixed when the call is made (see ``ChainInternals``).
+    var internals: ChainInternals { call.internals }
     /// The longest a transport may spend establishing a connection.
     public var connectTimeout: Duration {
         get { limits.connectTimeout }
@@ -160,33 +163,30 @@ public struct RequestContext: Sendable {
         httpVersion: HTTPVersionPreference? = nil
     ) {
         identity = Identity(requestID: requestID, team: team)
-        due = Due(moment: Moment(deadline))
+        due = Moment(deadline)
         limits = CallLimits(maxResponseBytes: maxResponseBytes)
         headerScope = HeaderScope(secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }))
         logging = CallLogging(logger: logger, addsRequestID: false)
-        self.recorder = recorder
+        call = recorder.call
         preferences.httpVersion = httpVersion
     }
 
     /// The context every call of a client starts from (see ``NetworkClient/callTemplate``): the
     /// configuration's limits, credential names, clock, logger and cache policy, and the chain's
-    /// internals. A call sets its own id, deadline, recorder and what its endpoint names.
+    /// internals. A call sets its own id, deadline, running call and what its endpoint names.
     init(template configuration: ClientConfiguration, internals: ChainInternals) {
         identity = Identity(requestID: "")
-        due = Due(moment: Moment.now())
+        due = Moment.now()
         limits = CallLimits(
             connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes,
             responseHeadLimits: configuration.responseHeadLimits, maxRedirects: configuration.maxRedirects)
         headerScope = HeaderScope(secretHeaderNames: configuration.secretHeaderNames)
         clock = configuration.timeSource
         logging = CallLogging(logger: configuration.logger, addsRequestID: true)
-        recorder = Self.templateRecorder
+        // Replaced by each call's own (see ``Call``), which takes these internals.
+        call = RunningCall.make(transport: "", internals: internals)
         preferences.cachePolicy = configuration.cachePolicy
-        self.internals = internals
     }
-
-    /// The template's recorder, replaced by each call's own.
-    private static let templateRecorder = TransferRecorder(transport: "")
 
     /// Sets the logger a call's endpoint names, keeping the request id added when it is read.
     mutating func useLogger(_ logger: Logger) {
