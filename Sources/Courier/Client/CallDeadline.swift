@@ -18,20 +18,22 @@ struct CallDeadline: Sendable {
     /// instance for the process, which stores nothing.
     static let never = CallDeadline(RunningCall.never)
 
-    /// The deadline kept in `call`'s record (see ``RunningCall/deadline``).
+    /// The deadline `call`'s waits watch (see ``RunningCall/deadline``): its own, its parent's, or
+    /// none.
     init(_ call: RunningCall) {
         self.call = call
     }
 
+    @inline(__always)
     private func withState<R>(_ body: (inout CallLifecycle) -> R) -> R {
-        call.withRecord { body(&$0.lifecycle) }
+        call.withLifecycle(body)
     }
 
     /// Whether the deadline has passed.
     var hasPassed: Bool { withState { $0.hasPassed } }
 
     /// Whether this is ``never``, which stores nothing and never ends.
-    var isNever: Bool { call == RunningCall.never }
+    var isNever: Bool { call.hasNoDeadline }
 
     /// Whether the client's shutdown, not the deadline, ended the call.
     var passedByShutdown: Bool { withState { $0.passedByShutdown } }

@@ -80,10 +80,12 @@ struct RunningCall: @unchecked Sendable, Equatable {
         transport: String, internals: ChainInternals, admission: CallAdmission? = nil, clock: (any TimeSource)? = nil,
         deadlineOwner: RunningCall? = RunningCall.never, recordOwner: RunningCall? = nil, lifecycle: CallLifecycle = CallLifecycle()
     ) -> RunningCall {
-        let parts = Parts(
-            internals: internals, deadlineOwner: deadlineOwner, recordOwner: recordOwner, admission: admission, clock: clock,
-            record: Record(lifecycle: lifecycle, metrics: RequestMetrics(transport: transport)))
-        let buffer = Storage.create(minimumCapacity: 1) { _ in parts }
+        // (Built in the closure: the parts are made in place, not copied into the buffer.)
+        let buffer = Storage.create(minimumCapacity: 1) { _ in
+            Parts(
+                internals: internals, deadlineOwner: deadlineOwner, recordOwner: recordOwner, admission: admission, clock: clock,
+                record: Record(lifecycle: lifecycle, metrics: RequestMetrics(transport: transport)))
+        }
         let storage = unsafeDowncast(buffer, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
@@ -108,10 +110,12 @@ struct RunningCall: @unchecked Sendable, Equatable {
     }
 
     /// The chain's internals: fixed, read without the lock.
+    @inline(__always)
     var internals: ChainInternals { storage.header.internals }
 
-    /// Runs `body` on the record, under the lock. Never call out to unknown code inside.
-    func withRecord<R>(_ body: (inout Record) -> R) -> R {
+    /// Runs `body` on this owner's own record, under its lock.
+    @inline(__always)
+    private func withOwnRecord<R>(_ body: (inout Record) -> R) -> R {
         storage.withUnsafeMutablePointers { parts, mutex in
             let locked = pthread_mutex_lock(mutex)
             // A default mutex fails only when misused (destroyed, or not initialised): a bug here.
@@ -124,12 +128,31 @@ struct RunningCall: @unchecked Sendable, Equatable {
         }
     }
 
-    /// The call whose record this one's transport writes (its own, or the first caller's for a
-    /// shared transfer).
-    var recordHolder: RunningCall { storage.header.recordOwner ?? self }
+    /// Runs `body` on the record the call's transport writes (its own, or the first caller's for a
+    /// shared transfer), under its lock. Never call out to unknown code inside.
+    @inline(__always)
+    func withRecord<R>(_ body: (inout Record) -> R) -> R {
+        if let owner = storage.header.recordOwner { return owner.withOwnRecord(body) }
+        return withOwnRecord(body)
+    }
 
-    /// The call's deadline: its own, its parent's, or none (``never``'s).
-    var deadline: CallDeadline { CallDeadline(storage.header.deadlineOwner ?? self) }
+    /// Runs `body` on the life whose deadline the call's waits watch (its own, its parent's, or
+    /// ``never``'s), under that record's lock.
+    @inline(__always)
+    func withLifecycle<R>(_ body: (inout CallLifecycle) -> R) -> R {
+        if let owner = storage.header.deadlineOwner { return owner.withOwnRecord { body(&$0.lifecycle) } }
+        return withOwnRecord { body(&$0.lifecycle) }
+    }
+
+    /// Whether the call has no deadline (its waits watch ``never``'s).
+    var hasNoDeadline: Bool {
+        if let owner = storage.header.deadlineOwner { return owner == .never }
+        return self == .never
+    }
+
+    /// The call's deadline as a cancellation source (a view of this owner).
+    @inline(__always)
+    var deadline: CallDeadline { CallDeadline(self) }
 
     /// A part of this call run beside it (a hedged copy) or after its answer (a background
     /// revalidation): a record of its own (its figures are not the call's), this call's deadline,
@@ -144,7 +167,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// first caller's) and has no deadline: it runs until the last caller leaves, each at its own
     /// deadline.
     func sharedTransfer() -> RunningCall {
-        Self.make(transport: "", internals: internals, deadlineOwner: .never, recordOwner: recordHolder)
+        Self.make(transport: "", internals: internals, deadlineOwner: .never, recordOwner: storage.header.recordOwner ?? self)
     }
 
     /// The call is admitted: it holds its place and its alarm until it ends, and moves to `phase`
@@ -159,18 +182,20 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// Stops the deadline's alarm before the call ends: a long transfer's body goes on under its
     /// own bounds (``BodyWatch``). Idempotent.
     func disarm() {
-        guard let clock = storage.header.clock, let alarm = withRecord({ $0.lifecycle.alarm }) else { return }
-        _ = clock.cancelAlarm(alarm)
+        guard let alarm = withOwnRecord({ $0.lifecycle.alarm }) else { return }
+        storage.withUnsafeMutablePointerToHeader { _ = $0.pointee.clock?.cancelAlarm(alarm) }
     }
 
     /// Ends the call: the one place it ends. The first time, its lifecycle ends (handlers dropped,
     /// outside the lock), the alarm is removed and the place among the running calls left; later
     /// calls, and calls on an owner whose deadline is another's, do nothing.
     func end() {
-        guard storage.header.deadlineOwner == nil, let release = withRecord({ $0.lifecycle.end() }) else { return }
+        guard let release = withOwnRecord({ $0.lifecycle.end() }) else { return }
         // The handlers are released here, outside the lock: their captures may run deinitializers.
         guard let holdings = release.holdings else { return }
-        if let clock = storage.header.clock { _ = clock.cancelAlarm(holdings.alarm) }
-        storage.header.admission?.leave(holdings.slot)
+        storage.withUnsafeMutablePointerToHeader { parts in
+            _ = parts.pointee.clock?.cancelAlarm(holdings.alarm)
+            parts.pointee.admission?.leave(holdings.slot)
+        }
     }
 }

@@ -19,8 +19,9 @@ public struct TransferRecorder: Sendable {
     }
 
     /// The recorder of `call`'s record (a shared transfer's writes its first caller's).
+    @inline(__always)
     init(_ call: RunningCall) {
-        self.call = call.recordHolder
+        self.call = call
     }
 
     /// The phase the call is in now.
