@@ -84,7 +84,7 @@ struct CallLifecycleTests {
         #expect(machine.stage == .running)
     }
 
-    @Test("phase: building until admitted, then what is entered, in every stage")
+    @Test("phase: building until admitted, then what is entered; frozen where the deadline struck")
     func phase() {
         var machine = CallLifecycle()
         #expect(machine.phase == .building)
@@ -92,18 +92,27 @@ struct CallLifecycleTests {
         #expect(machine.phase == .sending)
         machine.enter(.awaitingResponse)
         _ = machine.pass(byShutdown: false)
+        machine.enter(.receiving)
         #expect(machine.phase == .awaitingResponse, "a deadline reports the phase it struck in")
         _ = machine.end()
         machine.enter(.validating)
-        #expect(machine.phase == .validating)
+        #expect(machine.phase == .awaitingResponse)
+
+        var ended = CallLifecycle()
+        _ = ended.end()
+        ended.enter(.decoding)
+        #expect(ended.phase == .decoding, "a call that ended in time moves on while it is reported")
     }
 }
+
+/// Something a handler holds, to see whether the handler was dropped.
+private final class Held: Sendable {}
 
 /// The call's owner, with no I/O: one end releases what it holds, once; its parts' records and
 /// deadlines are the ones the call's pieces need.
 @Suite("Running call: the one owner")
 struct RunningCallTests {
-    @Test("end: releases the place and the alarm once, whatever the number of ends")
+    @Test("end: releases the place, the alarm and the handlers once, whatever the number of ends")
     func endsOnce() {
         let admission = CallAdmission()
         let clock = ManualTimeSource()
@@ -116,34 +125,47 @@ struct RunningCallTests {
         call.admit(.init(slot: slot, alarm: alarm), entering: .sending) { $0.bytesSent = 1 }
         let recorder = TransferRecorder(call)
         #expect(recorder.phase == .sending && recorder.metrics.bytesSent == 1 && call.deadline.alarm == alarm)
-        let ran = Locked(0)
-        call.deadline.register { ran.withLock { $0 += 1 } }
+        weak var held: Held?
+        do {
+            let strong = Held()
+            held = strong
+            call.deadline.register { _ = strong }
+        }
+        #expect(held != nil, "a running call keeps its handlers")
         call.end()
         call.end()
+        #expect(held == nil, "the end dropped the handler")
         #expect(!clock.cancelAlarm(alarm), "the end removed the alarm")
-        #expect(!admission.isClosed)
-        let other = admission.enter(CallDeadline.never)
-        #expect(other == slot, "the place was left (and is reused)")
-        clock.advance(by: .seconds(10))
-        #expect(ran.withLock { $0 } == 0, "an ended call's handlers are dropped, never run")
-        #expect(!call.deadline.hasPassed)
+        let first = admission.enter(CallDeadline.never)
+        let second = admission.enter(CallDeadline.never)
+        #expect(first == slot, "the place was left (and is reused)")
+        #expect(second != slot, "left once: a second end did not free it again")
+        #expect(call.deadline.register({}) == nil, "an ended call keeps no handler")
     }
 
-    @Test("attempt: its own record, the call's deadline, no progress; its end releases nothing")
+    @Test("attempt: its own record, the call's deadline, no progress; its end releases nothing of the call's")
     func attempt() {
         let meter = ProgressMeter(reporter: nil, batch: nil, clock: ManualTimeSource())
         let internals = ChainInternals.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
-        let call = RunningCall.call(transport: "test", internals: internals, admission: CallAdmission(), clock: ManualTimeSource())
+        let admission = CallAdmission()
+        let call = RunningCall.call(transport: "test", internals: internals, admission: admission, clock: ManualTimeSource())
+        guard let slot = admission.enter(call.deadline) else {
+            Issue.record("an open client admits the call")
+            return
+        }
+        call.admit(.init(slot: slot, alarm: TimeSourceAlarm(id: 3)), entering: .sending) { _ in }
         let copy = call.attempt()
         #expect(copy.internals.progress == nil && call.internals.progress != nil)
         TransferRecorder(copy).update(entering: .receiving) { $0.attempts = 3 }
-        #expect(TransferRecorder(call).metrics.attempts == 0 && TransferRecorder(call).phase == .building)
+        #expect(TransferRecorder(call).metrics.attempts == 0 && TransferRecorder(call).phase == .sending)
+        copy.end()
+        #expect(call.deadline.alarm == TimeSourceAlarm(id: 3), "the copy's end left the call's alarm")
+        #expect(call.deadline.register({}) != nil, "and the call still running")
+        #expect(admission.enter(CallDeadline.never) != slot, "and its place held")
         let ran = Locked(false)
         copy.deadline.register { ran.withLock { $0 = true } }
         call.deadline.pass()
         #expect(ran.withLock { $0 } && copy.deadline.hasPassed, "the copy's waits end at the call's deadline")
-        copy.end()
-        #expect(call.deadline.register({}) == nil && call.deadline.hasPassed, "the copy cannot end the call")
     }
 
     @Test("shared transfer: writes the first caller's record, has no deadline")
@@ -157,14 +179,38 @@ struct RunningCallTests {
         #expect(!transfer.deadline.hasPassed, "one caller's deadline does not end what the others share")
     }
 
-    @Test("a context's recorder, deadline and internals all read its one running call")
-    func contextReadsTheCall() {
+    @Test("a context made outside a client has no deadline and no internals, whoever's recorder it is given")
+    func contextOutsideAClient() {
         let recorder = TransferRecorder(transport: "t")
         let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: recorder)
-        #expect(context.call == recorder.call)
-        #expect(context.deadlineSignal.isNever, "a context made outside a client has no deadline signal")
+        #expect(context.call == recorder.call, "a standalone recorder is used as it is")
+        #expect(context.deadlineSignal.isNever && context.deadlineSignal.register({}) == nil)
         #expect(context.internals === ChainInternals.none)
         context.recorder.enter(.dns)
         #expect(recorder.phase == .dns)
+
+        let meter = ProgressMeter(reporter: nil, batch: nil, clock: ManualTimeSource())
+        let internals = ChainInternals.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
+        let call = RunningCall.call(transport: "test", internals: internals, admission: CallAdmission(), clock: ManualTimeSource())
+        let borrowed = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(call))
+        #expect(borrowed.deadlineSignal.isNever && borrowed.deadlineSignal.register({}) == nil, "not the call's deadline")
+        #expect(borrowed.internals === ChainInternals.none, "nor its internals")
+        borrowed.recorder.update { $0.attempts = 2 }
+        #expect(TransferRecorder(call).metrics.attempts == 2, "only its record")
+    }
+
+    @Test("a context whose recorder is replaced keeps its deadline and internals")
+    func recorderReplaced() {
+        let call = RunningCall.call(transport: "test", internals: .none, admission: CallAdmission(), clock: ManualTimeSource())
+        var context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "t"))
+        context.call = call
+        let other = TransferRecorder(transport: "other")
+        context.recorder = other
+        context.recorder.update { $0.attempts = 4 }
+        #expect(other.metrics.attempts == 4 && TransferRecorder(call).metrics.attempts == 0)
+        let ran = Locked(false)
+        context.deadlineSignal.register { ran.withLock { $0 = true } }
+        call.deadline.pass()
+        #expect(ran.withLock { $0 }, "the call's deadline still ends its waits")
     }
 }

@@ -119,7 +119,7 @@ struct CallDeadlineTests {
     @Test("handlers beyond the two held inline run too; a removed one does not; after finish nothing is kept or run")
     func handlers() {
         let ran = Locked<[Int]>([])
-        let deadline = RunningCall.make(transport: "test", internals: .none, deadlineOwner: nil).deadline
+        let deadline = RunningCall.make(transport: "test", internals: .none, deadline: .own).deadline
         let tokens = (0..<5).map { label in deadline.register { ran.withLock { $0.append(label) } } }
         deadline.remove(tokens[0])  // an inline slot
         deadline.remove(tokens[3])  // one in the overflow
@@ -133,12 +133,13 @@ struct CallDeadlineTests {
         #expect(deadline.register { ran.withLock { $0.append(6) } } == nil)
         #expect(ran.withLock { $0.last } == 6)
 
-        let call = RunningCall.make(transport: "test", internals: .none, deadlineOwner: nil)
+        let call = RunningCall.make(transport: "test", internals: .none, deadline: .own)
         let finished = call.deadline
         _ = finished.register { ran.withLock { $0.append(7) } }
         call.end()
         #expect(finished.register { ran.withLock { $0.append(8) } } == nil)
         finished.pass()
         #expect(!ran.withLock { $0.contains(7) || $0.contains(8) })
+        #expect(finished.register({}) == nil, "an ended call keeps no handler")
     }
 }

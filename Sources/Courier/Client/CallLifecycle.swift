@@ -41,8 +41,11 @@ struct CallLifecycle {
     /// What a running call holds, which its end releases: its place among the client's running
     /// calls (``CallAdmission``) and its deadline's alarm.
     struct Holdings: Equatable {
+        /// Its place among the client's running calls (meaningless for a long call's connection,
+        /// whose owner has no admission: the long call holds the place).
         var slot: Int
-        var alarm: TimeSourceAlarm
+        /// `nil` for a call with no deadline of its own to ring (a long call without an end).
+        var alarm: TimeSourceAlarm?
     }
 
     /// What the first ``end()`` hands back, to be done outside the lock.
@@ -70,7 +73,7 @@ struct CallLifecycle {
     private(set) var phase = NetworkError.Phase.building
     /// What the call holds once admitted (see ``admit(_:)``), until it ends.
     private(set) var holdings: Holdings?
-    /// Set only on the process's ``CallDeadline/never``: it never passes and keeps nothing.
+    /// Set only on the process's ``RunningCall/never``: it never passes and keeps nothing.
     var isNever = false
     private var nextID: UInt64 = 0
     private var handlers = Handlers()
@@ -95,7 +98,7 @@ struct CallLifecycle {
 
     /// The deadline passes (`byShutdown`: the client's graceful shutdown ran out of time).
     /// - Returns: The handlers to run, once; none when it had passed, the call had ended, or on
-    ///   ``CallDeadline/never``.
+    ///   ``RunningCall/never``.
     mutating func pass(byShutdown: Bool) -> Handlers {
         guard !isNever, stage == .running else { return Handlers() }
         stage = .passed(byShutdown: byShutdown)
@@ -132,20 +135,22 @@ struct CallLifecycle {
         }
     }
 
-    /// The call moves on to `phase` (a deadline that passes now reports it). Allowed in every
-    /// stage: a transport may still record where it was while the call's end is reported.
+    /// The call moves on to `phase`. Once the deadline has passed the phase stays where it
+    /// struck (the error names it, whatever a transport enters while it stops); an ended call
+    /// that did not pass still moves on (`decoding`, `validating` while it is reported).
     mutating func enter(_ phase: NetworkError.Phase) {
+        guard !hasPassed else { return }
         self.phase = phase
     }
 
     /// The call's deadline alarm, from its admission to its end (a long transfer cancels it once
     /// its head is in, its body having bounds of its own; the end cancels it again, harmlessly).
-    var alarm: TimeSourceAlarm? { holdings?.alarm }
+    var alarm: TimeSourceAlarm? { holdings?.alarm ?? nil }
 
     /// The call ends.
     /// - Returns: The first time, what to do outside the lock: drop the handlers, remove the alarm
     ///   and leave the place (``Release``); `nil` when it had ended already, or on
-    ///   ``CallDeadline/never``.
+    ///   ``RunningCall/never``.
     mutating func end() -> Release? {
         guard !isNever else { return nil }
         switch stage {

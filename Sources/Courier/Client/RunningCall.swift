@@ -67,20 +67,38 @@ struct RunningCall: @unchecked Sendable, Equatable {
         var metrics: RequestMetrics
     }
 
+    /// Whose deadline a call's waits watch.
+    enum DeadlineSource {
+        /// Its own: an alarm the client sets passes it (a client's call, a long call's connection).
+        case own
+        /// Another call's (a part of that call: ``attempt()``).
+        case of(RunningCall)
+        /// None: it never passes and keeps no handler (contexts made outside a client, shared
+        /// transfers).
+        case none
+    }
+
     /// A call's owner.
     /// - Parameters:
     ///   - transport: The transport's name, for its metrics.
     ///   - internals: The chain's internals for the call.
+    ///   - deadline: Whose deadline its waits watch.
     ///   - admission: The client's running calls, which the call enters when it opens.
     ///   - clock: The deadline's clock.
-    ///   - deadlineOwner: Whose deadline it runs under, when not its own (``never``: none).
     ///   - recordOwner: Whose record it writes, when not its own.
     ///   - lifecycle: Its life's starting point (``never`` sets `isNever`).
     static func make(
-        transport: String, internals: ChainInternals, admission: CallAdmission? = nil, clock: (any TimeSource)? = nil,
-        deadlineOwner: RunningCall? = RunningCall.never, recordOwner: RunningCall? = nil, lifecycle: CallLifecycle = CallLifecycle()
+        transport: String, internals: ChainInternals, deadline: DeadlineSource, admission: CallAdmission? = nil,
+        clock: (any TimeSource)? = nil, recordOwner: RunningCall? = nil, lifecycle: CallLifecycle = CallLifecycle()
     ) -> RunningCall {
-        // (Built in the closure: the parts are made in place, not copied into the buffer.)
+        let deadlineOwner: RunningCall? =
+            switch deadline {
+            case .own: nil
+            case .of(let other): other
+            case .none: .never
+            }
+        // (Built in the factory closure, whose result is moved into the buffer: a value built
+        // outside and captured would be copied, a retain for each of its references.)
         let buffer = Storage.create(minimumCapacity: 1) { _ in
             Parts(
                 internals: internals, deadlineOwner: deadlineOwner, recordOwner: recordOwner, admission: admission, clock: clock,
@@ -101,17 +119,25 @@ struct RunningCall: @unchecked Sendable, Equatable {
     static let never: RunningCall = {
         var lifecycle = CallLifecycle()
         lifecycle.isNever = true
-        return make(transport: "", internals: .none, deadlineOwner: nil, lifecycle: lifecycle)
+        return make(transport: "", internals: .none, deadline: .own, lifecycle: lifecycle)
     }()
 
     /// A client's call: its own deadline, released at its end against `admission` and `clock`.
     static func call(transport: String, internals: ChainInternals, admission: CallAdmission, clock: any TimeSource) -> RunningCall {
-        make(transport: transport, internals: internals, admission: admission, clock: clock, deadlineOwner: nil)
+        make(transport: transport, internals: internals, deadline: .own, admission: admission, clock: clock)
+    }
+
+    /// Reads one of the fixed parts, without the lock: they are written once, before the owner
+    /// is shared, and never again (only ``Parts/record`` changes, under the lock). Read through
+    /// the header's pointer, so the access is to that field alone.
+    @inline(__always)
+    private func fixed<T>(_ read: (UnsafeMutablePointer<Parts>) -> T) -> T {
+        storage.withUnsafeMutablePointerToHeader(read)
     }
 
     /// The chain's internals: fixed, read without the lock.
     @inline(__always)
-    var internals: ChainInternals { storage.header.internals }
+    var internals: ChainInternals { fixed { $0.pointee.internals } }
 
     /// Runs `body` on this owner's own record, under its lock.
     @inline(__always)
@@ -132,7 +158,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// shared transfer), under its lock. Never call out to unknown code inside.
     @inline(__always)
     func withRecord<R>(_ body: (inout Record) -> R) -> R {
-        if let owner = storage.header.recordOwner { return owner.withOwnRecord(body) }
+        if let owner = fixed({ $0.pointee.recordOwner }) { return owner.withOwnRecord(body) }
         return withOwnRecord(body)
     }
 
@@ -140,13 +166,13 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// ``never``'s), under that record's lock.
     @inline(__always)
     func withLifecycle<R>(_ body: (inout CallLifecycle) -> R) -> R {
-        if let owner = storage.header.deadlineOwner { return owner.withOwnRecord { body(&$0.lifecycle) } }
+        if let owner = fixed({ $0.pointee.deadlineOwner }) { return owner.withOwnRecord { body(&$0.lifecycle) } }
         return withOwnRecord { body(&$0.lifecycle) }
     }
 
     /// Whether the call has no deadline (its waits watch ``never``'s).
     var hasNoDeadline: Bool {
-        if let owner = storage.header.deadlineOwner { return owner == .never }
+        if let owner = fixed({ $0.pointee.deadlineOwner }) { return owner == .never }
         return self == .never
     }
 
@@ -160,14 +186,42 @@ struct RunningCall: @unchecked Sendable, Equatable {
     func attempt() -> RunningCall {
         let transport = withRecord { $0.metrics.transport }
         return Self.make(
-            transport: transport, internals: internals.withoutProgress(), deadlineOwner: storage.header.deadlineOwner ?? self)
+            transport: transport, internals: internals.withoutProgress(), deadline: .of(fixed { $0.pointee.deadlineOwner } ?? self))
+    }
+
+    /// One connection of a long call (a download's, an event stream's: see ``LongCall``): a record
+    /// and a deadline of its own (its head's, then its body's stall limit), released against the
+    /// clock only (the long call holds the place among the running calls), with the call's
+    /// internals. ``LongCall`` ends it when the call's deadline passes.
+    func connection() -> RunningCall {
+        let transport = withRecord { $0.metrics.transport }
+        return Self.make(transport: transport, internals: internals, deadline: .own, clock: fixed { $0.pointee.clock })
+    }
+
+    /// An owner that writes `record`'s record and nothing more: no deadline, no internals. What a
+    /// context made outside a client (``RequestContext/init(requestID:team:deadline:maxResponseBytes:secretHeaderNames:logger:recorder:httpVersion:)``)
+    /// holds, whoever's recorder it was given: `record` itself when it is such an owner already.
+    static func standalone(writing record: RunningCall) -> RunningCall {
+        let isStandalone = record.fixed { $0.pointee.deadlineOwner == .never && $0.pointee.internals === ChainInternals.none }
+        if isStandalone { return record }
+        return make(transport: "", internals: .none, deadline: .none, recordOwner: record.fixed { $0.pointee.recordOwner } ?? record)
+    }
+
+    /// This owner writing `record`'s record instead of its own, with the same deadline and
+    /// internals (a context whose recorder is replaced, ``RequestContext/recorder``).
+    func writing(_ record: RunningCall) -> RunningCall {
+        fixed { parts in
+            Self.make(
+                transport: "", internals: parts.pointee.internals, deadline: .of(parts.pointee.deadlineOwner ?? self),
+                recordOwner: record.fixed { $0.pointee.recordOwner } ?? record)
+        }
     }
 
     /// The transfer identical calls share (see ``QueueGate``): it writes this call's record (the
     /// first caller's) and has no deadline: it runs until the last caller leaves, each at its own
     /// deadline.
     func sharedTransfer() -> RunningCall {
-        Self.make(transport: "", internals: internals, deadlineOwner: .never, recordOwner: storage.header.recordOwner ?? self)
+        Self.make(transport: "", internals: internals, deadline: .none, recordOwner: fixed { $0.pointee.recordOwner } ?? self)
     }
 
     /// The call is admitted: it holds its place and its alarm until it ends, and moves to `phase`
@@ -183,18 +237,19 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// own bounds (``BodyWatch``). Idempotent.
     func disarm() {
         guard let alarm = withOwnRecord({ $0.lifecycle.alarm }) else { return }
-        storage.withUnsafeMutablePointerToHeader { _ = $0.pointee.clock?.cancelAlarm(alarm) }
+        fixed { _ = $0.pointee.clock?.cancelAlarm(alarm) }
     }
 
     /// Ends the call: the one place it ends. The first time, its lifecycle ends (handlers dropped,
     /// outside the lock), the alarm is removed and the place among the running calls left; later
-    /// calls, and calls on an owner whose deadline is another's, do nothing.
+    /// calls do nothing. (An owner whose deadline is another's holds neither: its end only closes
+    /// its own lifecycle.)
     func end() {
         guard let release = withOwnRecord({ $0.lifecycle.end() }) else { return }
         // The handlers are released here, outside the lock: their captures may run deinitializers.
         guard let holdings = release.holdings else { return }
-        storage.withUnsafeMutablePointerToHeader { parts in
-            _ = parts.pointee.clock?.cancelAlarm(holdings.alarm)
+        fixed { parts in
+            if let alarm = holdings.alarm { _ = parts.pointee.clock?.cancelAlarm(alarm) }
             parts.pointee.admission?.leave(holdings.slot)
         }
     }

@@ -15,7 +15,7 @@ public struct TransferRecorder: Sendable {
     /// custom caller): its context has no deadline signal and no chain internals.
     /// - Parameter transport: The transport's name.
     public init(transport: String) {
-        call = RunningCall.make(transport: transport, internals: .none)
+        call = RunningCall.make(transport: transport, internals: .none, deadline: .none)
     }
 
     /// The recorder of `call`'s record (a shared transfer's writes its first caller's).

@@ -96,8 +96,8 @@ extension NetworkClient {
     public func download<E: Endpoint>(
         _ endpoint: E, to destination: URL, options: DownloadOptions = DownloadOptions()
     ) async throws(NetworkError) -> DownloadResult {
-        // The endpoint's reporter counts the whole file, across connections (each connection's
-        // own call counts nothing); it gets its last report however the download ends.
+        // The endpoint's reporter counts the whole file, across connections (the call itself
+        // counts nothing); it gets its last report however the download ends.
         guard destination.isFileURL, !destination.hasDirectoryPath else {
             throw .invalidRequest("the download's destination \(destination) is not a file path")
         }
@@ -130,12 +130,28 @@ extension NetworkClient {
         // after a previous run's bytes were read again); each body within the stall limit.
         let bounds = TransferBounds(stall: bodyStallLimit, end: options.maxDuration.map { now().advanced(by: $0) })
         plan = plan.ending(at: bounds.end)
+        // One call for the whole download; each connection is a resume step of it.
+        let call = LongCall(StreamingEndpoint(base: endpoint, maxBytes: options.maxBytes), on: self, bounds: bounds)
+        do throws(NetworkError) {
+            try await receive(into: &download, partial: &partial, call: call, plan: plan, meter: meter)
+            try partial.commit(to: destination, mode: options.newFileMode)
+        } catch {
+            throw call.finish(error) ?? error
+        }
+        call.finish(nil)
+        return download.result(file: destination)
+    }
+
+    /// Reads the download's body over as many connections as the repeat policy allows: resuming
+    /// from the bytes written after a cut, or from the start after a `416`.
+    private func receive(
+        into download: inout DownloadRun, partial: inout PartialFile, call: LongCall, plan: RepeatPlan, meter: ProgressMeter?
+    ) async throws(NetworkError) {
         var repetitions = 0
         while true {
             do {
                 if plan.isPastEnd { throw Self.downloadPastEnd }
-                let wrapped = StreamingEndpoint(base: endpoint, setting: download.rangeHeaders, maxBytes: options.maxBytes)
-                let response = try await stream(wrapped, bounds: bounds)
+                let response = try await call.connect(setting: download.rangeHeaders)
                 try download.take(response.head)
                 partial.record(validator: download.validator, total: download.total)
                 // The file so far (nothing after a restart) and the whole file's size.
@@ -145,7 +161,7 @@ extension NetworkClient {
                     meter?.received(Int64(chunk.count))
                 }
                 try download.finish()
-                break
+                return
             } catch {
                 let failure = NetworkError.converting(error, phase: .receiving)
                 // A range the server cannot satisfy (`416`): the bytes kept do not fit what it has
@@ -161,7 +177,7 @@ extension NetworkClient {
                     }
                 }
                 if let refusal {
-                    partial.abandon(keeping: options.resumes && download.mayGoOnLater(after: failure))
+                    partial.abandon(keeping: download.options.resumes && download.mayGoOnLater(after: failure))
                     switch refusal {
                     case .cancelled: throw NetworkError.cancelled(phase: .receiving)
                     case .pastEnd: throw Self.downloadPastEnd
@@ -179,8 +195,6 @@ extension NetworkClient {
                 }
             }
         }
-        try partial.commit(to: destination, mode: options.newFileMode)
-        return download.result(file: destination)
     }
 }
 

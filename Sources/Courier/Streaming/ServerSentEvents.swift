@@ -45,8 +45,10 @@ extension NetworkClient {
     /// The events of a `text/event-stream` endpoint, read as they arrive, reconnecting when the
     /// connection ends.
     ///
-    /// Each connection is one call through the chain (headers, middleware, the deadline, metrics),
-    /// asking for `Accept: text/event-stream` and, after the first, sending `Last-Event-ID`. The
+    /// An iterator's reading is one call (one request id, one log line and report, with every
+    /// connection's metrics); each connection is a resume step of it through the whole chain
+    /// (headers, middleware, its own head deadline), asking for `Accept: text/event-stream` and,
+    /// after the first, sending `Last-Event-ID`. The
     /// sequence ends when the server answers `204 No Content`; it fails with a ``NetworkError``
     /// when an answer is not a `text/event-stream` (`invalid_response`), when a status is refused
     /// (`http_status`), or when reconnecting is refused: after ``EventStreamReconnection/maxAttempts``
@@ -84,11 +86,8 @@ extension NetworkClient {
         let bounds = TransferBounds(stall: bodyStallLimit, end: nil)
         return ServerSentEvents(
             client: self, reconnection: reconnection, maxEventBytes: maxEventBytes, plan: RepeatPlan(streaming, on: self)
-        ) { lastEventID async throws(NetworkError) in
-            try await self.stream(
-                StreamingEndpoint(
-                    base: endpoint, accept: "text/event-stream", setting: ServerSentEvents.lastEventIDHeader(lastEventID)),
-                bounds: bounds)
+        ) {
+            LongCall(streaming, on: self, bounds: bounds)
         }
     }
 }
@@ -104,8 +103,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let maxEventBytes: Int
     /// When a reconnection may happen: the request may go again, the host's budget pays, after the wait.
     let plan: RepeatPlan
-    /// Opens one connection, sending the last event ID when there is one.
-    let open: @Sendable (_ lastEventID: String?) async throws(NetworkError) -> StreamedResponse
+    /// Makes the one call an iterator reads over all its connections (see ``LongCall``).
+    let makeCall: @Sendable () -> LongCall
 
     /// The `Last-Event-ID` a reconnection sends: only an id a header can carry (empty, over 1 KiB,
     /// with control characters or surrounding spaces, it is left out and the server starts over,
@@ -140,6 +139,9 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private var finished = false
         /// How the last connection failed, thrown when no reconnection follows.
         private var lastFailure: NetworkError?
+        /// The one call of this reading, made when it first connects; finished when the reading
+        /// ends (or, dropped, as cancelled).
+        private var call: LongCall?
 
         init(stream: ServerSentEvents) {
             self.stream = stream
@@ -149,11 +151,15 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// The next event, or `nil` once the server said `204` (or the stream ended for good).
         public mutating func next() async throws -> ServerSentEvent? {
             do {
-                return try await nextEvent()
+                if let event = try await nextEvent() { return event }
+                // Ended: the server said 204, or the connection ended with no reconnection.
+                call?.finish(nil)
+                return nil
             } catch {
                 finished = true
                 body = nil
-                throw NetworkError.converting(error, phase: .receiving)
+                let failure = NetworkError.converting(error, phase: .receiving)
+                throw call?.finish(failure) ?? failure
             }
         }
 
@@ -227,9 +233,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             }
             connections += 1
             parser.restart()
+            let call = self.call ?? stream.makeCall()
+            self.call = call
             let response: StreamedResponse
             do {
-                response = try await stream.open(parser.lastEventID)
+                response = try await call.connect(setting: ServerSentEvents.lastEventIDHeader(parser.lastEventID))
             } catch {
                 guard EventStreamReconnection.reconnects(after: error), stream.reconnects else {
                     finished = true

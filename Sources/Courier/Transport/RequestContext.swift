@@ -64,7 +64,12 @@ public struct RequestContext: Sendable {
     var deadlineSignal: CallDeadline { call.deadline }
     /// Where the transport reports the phase and the metrics of this call: a view of the running
     /// call's record.
-    public var recorder: TransferRecorder { TransferRecorder(call) }
+    /// Setting it makes the context's transport write another recorder, with the same deadline
+    /// and internals.
+    public var recorder: TransferRecorder {
+        get { TransferRecorder(call) }
+        set { call = call.writing(newValue.call) }
+    }
     /// What only the chain's own links read, fixed when the call is made (see ``ChainInternals``).
     var internals: ChainInternals { call.internals }
     /// The longest a transport may spend establishing a connection.
@@ -167,7 +172,8 @@ public struct RequestContext: Sendable {
         limits = CallLimits(maxResponseBytes: maxResponseBytes)
         headerScope = HeaderScope(secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }))
         logging = CallLogging(logger: logger, addsRequestID: false)
-        call = recorder.call
+        // The recorder's record only: a client's recorder does not bring its call's deadline or internals.
+        call = RunningCall.standalone(writing: recorder.call)
         preferences.httpVersion = httpVersion
     }
 
@@ -184,7 +190,7 @@ public struct RequestContext: Sendable {
         clock = configuration.timeSource
         logging = CallLogging(logger: configuration.logger, addsRequestID: true)
         // Replaced by each call's own (see ``Call``), which takes these internals.
-        call = RunningCall.make(transport: "", internals: internals)
+        call = RunningCall.make(transport: "", internals: internals, deadline: .none)
         preferences.cachePolicy = configuration.cachePolicy
     }
 
