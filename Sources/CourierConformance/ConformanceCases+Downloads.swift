@@ -25,7 +25,8 @@ extension ConformanceCases {
     /// ranges): each file is the server's bytes exactly, and nothing else is left in the directory.
     public static func downloads(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server)
+            let calls = RecordedCalls()
+            let client = try transport.makeClient(server, observers: [calls])
             try await withDirectory { directory in
                 let size = 300_000
                 let key = UUID().uuidString
@@ -35,7 +36,7 @@ extension ConformanceCases {
                     ("changed", [QueryItem("cutAt", "100000"), QueryItem("changeAfterCut", "1")], 0, 1),
                     ("no-range", [QueryItem("cutAt", "100000"), QueryItem("noRange", "1")], 0, 1),
                 ]
-                for item in cases {
+                for (index, item) in cases.enumerated() {
                     let before = server.requestCount
                     let endpoint = RawEndpoint(path: "download/\(key)-\(item.name)", query: [QueryItem("bytes", "\(size)")] + item.query)
                     let target = directory.appendingPathComponent("\(item.name).bin")
@@ -46,6 +47,9 @@ extension ConformanceCases {
                         "\(item.name): \(result)")
                     #expect(try holdsPattern(target, count: size), "\(item.name): the file is not the body")
                     #expect(server.requestCount - before == 1 + item.resumed + item.restarted, "\(item.name)")
+                    // One call, whatever the number of connections: one report with each connection's attempt.
+                    #expect(calls.all.count == index + 1, "\(item.name)")
+                    #expect(calls.all.last?.metrics.attempts == 1 + result.resumed + result.restarted, "\(item.name)")
                 }
                 // Redirected to another origin (a CDN): the resumption's Range and If-Range follow.
                 let other = server.mode.usesTLS ? "https://127.0.0.1:\(server.port)" : "http://localhost:\(server.port)"
@@ -116,7 +120,8 @@ extension ConformanceCases {
     /// The destination keeps its mode; a new one gets `newFileMode` (0600 by default).
     public static func downloadFiles(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let client = try transport.makeClient(server)
+            let calls = RecordedCalls()
+            let client = try transport.makeClient(server, observers: [calls])
             try await withDirectory { directory in
                 let size = 300_000
                 let key = UUID().uuidString

@@ -68,4 +68,53 @@ struct EventStreamClockTests {
         #expect(mock.recordedRequests.count == 4)
         await client.shutdown()
     }
+
+    @Test("an event stream's reading is one call: one report, with every connection's attempts and one request id")
+    func oneCall() async throws {
+        let clock = ManualTimeSource()
+        let mock = MockTransport()
+        let stream = MockResponse.status(
+            200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 1000\nid: 1\ndata: first\n\n".utf8))
+        mock.stub(.get, "/feed", responses: [stream, .status(204)])
+        var configuration = ClientConfiguration(baseURL: "https://feed.test")
+        configuration.timeSource = clock
+        let calls = RecordedCalls()
+        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [calls])
+        let reading = Task {
+            var events: [String] = []
+            for try await event in client.events(RawEndpoint(path: "feed")) { events.append(event.data) }
+            return events
+        }
+        #expect(await eventually { clock.pendingAlarms > 0 }, "no wait was scheduled")
+        #expect(calls.all.isEmpty, "a connection's end is not the call's")
+        clock.advance(by: .seconds(1))
+        #expect(try await reading.value == ["first"])
+        #expect(mock.recordedRequests.count == 2)
+        let records = calls.all
+        #expect(records.count == 1, "\(records)")
+        #expect(records.first?.metrics.attempts == 2 && records.first?.error == nil && records.first?.status == 204)
+        await client.shutdown()
+    }
+
+    @Test("an event stream dropped by its reader ends as one cancelled call, and leaves the running calls")
+    func droppedReading() async throws {
+        let clock = ManualTimeSource()
+        let mock = MockTransport()
+        let stream = MockResponse.status(
+            200, headers: ["Content-Type": "text/event-stream"], body: Data("id: 1\ndata: first\n\nid: 2\ndata: second\n\n".utf8))
+        mock.stub(.get, "/feed", responses: [stream])
+        var configuration = ClientConfiguration(baseURL: "https://feed.test")
+        configuration.timeSource = clock
+        let calls = RecordedCalls()
+        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [calls])
+        do {
+            var events = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
+            #expect(try await events.next()?.data == "first")
+        }
+        #expect(await eventually { calls.all.count == 1 })
+        #expect(calls.all.first?.error?.kind == .cancelled, "\(calls.all)")
+        // Nothing is left running: the shutdown does not wait for the grace period (never, on this clock).
+        await client.shutdown()
+        #expect(calls.all.count == 1)
+    }
 }

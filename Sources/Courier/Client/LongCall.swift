@@ -104,7 +104,8 @@ final class LongCall: @unchecked Sendable {
             return watch.failure ?? failure
         }
         return StreamedResponse(
-            head: head, body: ResponseBody(source: source, expectedLength: response.body.expectedLength), metrics: connection.recorder.metrics)
+            head: head, body: ResponseBody(source: source, expectedLength: response.body.expectedLength),
+            metrics: connection.recorder.metrics)
     }
 
     /// Ends the call, once: its place and its deadline released, its metrics (every connection's
