@@ -120,8 +120,7 @@ extension ConformanceCases {
     /// The destination keeps its mode; a new one gets `newFileMode` (0600 by default).
     public static func downloadFiles(_ transport: ConformanceTransport) async throws {
         try await withServer(mode: transport.serverMode) { server in
-            let calls = RecordedCalls()
-            let client = try transport.makeClient(server, observers: [calls])
+            let client = try transport.makeClient(server)
             try await withDirectory { directory in
                 let size = 300_000
                 let key = UUID().uuidString

@@ -3,6 +3,7 @@ import CourierConformance
 import CourierMock
 import CourierTestServer
 import Foundation
+import Synchronization
 import Testing
 
 /// An event stream waits for its reconnection on the client's clock, so a test advances the
@@ -93,7 +94,75 @@ struct EventStreamClockTests {
         let records = calls.all
         #expect(records.count == 1, "\(records)")
         #expect(records.first?.metrics.attempts == 2 && records.first?.error == nil && records.first?.status == 204)
+        #expect(mock.recordedRequests.last?.head.headerFields[.init("Last-Event-ID")!] == "1")
         await client.shutdown()
+    }
+
+    /// Answers each connection with a body that streams: the first connection's sends an event
+    /// and ends; the second's stays open until the test or the reader ends it. Records each
+    /// connection's request id and `Last-Event-ID`, and whether its body was released.
+    final class LiveFeed: Transport {
+        let name = "live-feed"
+        let sent = Mutex<[(id: String, lastEventID: String?)]>([])
+        let open = Mutex<AsyncThrowingStream<Data, any Error>.Continuation?>(nil)
+        let released = Mutex(0)
+
+        func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+            let count = sent.withLock {
+                $0.append((context.requestID, request.headerFields[HTTPField.Name("Last-Event-ID")!]))
+                return $0.count
+            }
+            let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+            continuation.onTermination = { _ in self.released.withLock { $0 += 1 } }
+            continuation.yield(Data("id: \(count)\ndata: event \(count)\n\n".utf8))
+            if count == 1 { continuation.finish() } else { open.withLock { $0 = continuation } }
+            return TransportResponse(
+                head: HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"]),
+                body: ResponseBody(stream: stream, expectedLength: nil))
+        }
+
+        func checkSettings(of configuration: ClientConfiguration) throws(ConfigurationError) {}
+        func shutdown() async {}
+    }
+
+    @Test("streamed connections: one request id, Last-Event-ID on the next; a reader that drops a live body ends one cancelled call")
+    func liveConnections() async throws {
+        let clock = ManualTimeSource()
+        let feed = LiveFeed()
+        var configuration = ClientConfiguration(baseURL: "https://feed.test", transport: "live-feed")
+        configuration.timeSource = clock
+        let calls = RecordedCalls()
+        let client = try NetworkClient(configuration: configuration, transport: feed, observers: [calls])
+        var reconnection = EventStreamReconnection()
+        reconnection.defaultDelay = .seconds(1)
+        let reading = Task {
+            var iterator = client.events(RawEndpoint(path: "feed"), reconnection: reconnection).makeAsyncIterator()
+            var events: [String] = []
+            while let event = try await iterator.next() {
+                events.append(event.data)
+                if events.count == 2 { break }
+            }
+            return events
+        }
+        #expect(await eventually { clock.pendingAlarms > 0 }, "no wait was scheduled")
+        clock.advance(by: .seconds(1))
+        #expect(try await reading.value == ["event 1", "event 2"])
+        let sent = feed.sent.withLock { $0 }
+        #expect(sent.count == 2 && sent[0].id == sent[1].id, "one call: one request id for every connection \(sent)")
+        #expect(sent[0].lastEventID == nil && sent[1].lastEventID == "1")
+        // The reader dropped the second connection's live body: it is released, and the call ends once.
+        #expect(await eventually { feed.released.withLock { $0 } == 2 })
+        #expect(await eventually { calls.all.count == 1 })
+        #expect(calls.all.first?.error?.kind == .cancelled && calls.all.first?.metrics.attempts == 2, "\(calls.all)")
+        let done = Mutex(false)
+        // Nothing is left running: a graceful shutdown returns without its grace period passing.
+        let shutdown = Task {
+            await client.shutdown(gracePeriod: .seconds(30))
+            done.withLock { $0 = true }
+        }
+        #expect(await eventually(timeout: .seconds(10)) { done.withLock { $0 } }, "a call still held the client")
+        clock.advance(by: .seconds(30))
+        await shutdown.value
     }
 
     @Test("an event stream dropped by its reader ends as one cancelled call, and leaves the running calls")
@@ -113,8 +182,44 @@ struct EventStreamClockTests {
         }
         #expect(await eventually { calls.all.count == 1 })
         #expect(calls.all.first?.error?.kind == .cancelled, "\(calls.all)")
-        // Nothing is left running: the shutdown does not wait for the grace period (never, on this clock).
-        await client.shutdown()
+        // Nothing is left running: a graceful shutdown returns without its grace period passing.
+        let done = Mutex(false)
+        let shutdown = Task {
+            await client.shutdown(gracePeriod: .seconds(30))
+            done.withLock { $0 = true }
+        }
+        #expect(await eventually(timeout: .seconds(10)) { done.withLock { $0 } }, "a call still held the client")
+        clock.advance(by: .seconds(30))
+        await shutdown.value
         #expect(calls.all.count == 1)
+    }
+
+    @Test("a graceful shutdown whose grace runs out ends a stream waiting to reconnect, as shut_down, without waiting out the wait")
+    func shutdownDuringTheWait() async throws {
+        let clock = ManualTimeSource()
+        let mock = MockTransport()
+        let stream = MockResponse.status(
+            200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 60000\nid: 1\ndata: first\n\n".utf8))
+        mock.stub(.get, "/feed", responses: [stream, stream])
+        var configuration = ClientConfiguration(baseURL: "https://feed.test")
+        configuration.timeSource = clock
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        let reading = Task { () -> NetworkError? in
+            var iterator = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
+            do {
+                while try await iterator.next() != nil {}
+                return nil
+            } catch {
+                return error as? NetworkError
+            }
+        }
+        #expect(await eventually { clock.pendingAlarms > 0 }, "no wait was scheduled")
+        let shutdown = Task { await client.shutdown(gracePeriod: .seconds(5)) }
+        #expect(await eventually { clock.pendingAlarms > 1 }, "the grace period's alarm was not set")
+        clock.advance(by: .seconds(5))
+        let error = await reading.value
+        #expect(error?.kind == .shutDown, "\(String(describing: error))")
+        await shutdown.value
+        #expect(mock.recordedRequests.count == 1, "no connection after the shutdown began")
     }
 }

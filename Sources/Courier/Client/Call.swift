@@ -45,7 +45,7 @@ struct Call: Sendable {
     ///   - client: The client that runs it.
     ///   - assigned: The queue a batch or a loader runs the call in; `nil` uses the endpoint's or the client's.
     ///   - streams: Whether the caller reads the body as a stream.
-    ///   - bounds: For a long transfer (a download, an event stream, which stream their body): how
+    ///   - bounds: For a long transfer (JSON Lines, a ``LongCall``'s download or event stream): how
     ///     its body is bounded once its head is in; the endpoint's timeout then bounds the head only.
     init(
         _ endpoint: some Endpoint, on client: NetworkClient, assigned: AssignedQueue? = nil, streams: Bool = false,

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 
 /// A long transfer read over several connections (a download that resumes, an event stream that
 /// reconnects) as one call: one request id, one place among the client's running calls, one
@@ -46,31 +47,34 @@ final class LongCall: @unchecked Sendable {
     var requestID: String { call.requestID }
 
     /// Opens one connection, with `headers` set over the call's request, up to its head: a body
-    /// it hands over ends the connection (not the call) when it ends, fails or is dropped.
+    /// it hands over ends the connection (not the call) when it ends, fails or is dropped. A
+    /// header whose value a header cannot carry is left out.
     /// - Throws: ``NetworkError``: the connection's failure (the call goes on), or the call's when
-    ///   it has ended (its deadline passed, the client shut down).
+    ///   it has ended (its deadline passed, the client is shutting down, it was finished).
     func connect(setting headers: [(String, String)]) async throws(NetworkError) -> StreamedResponse {
         if let buildFailure = call.buildFailure { throw buildFailure }
+        guard !finished else { throw NetworkError.cancelled(phase: .building) }
+        // A later connection is refused once the client is shutting down, as a new call would be.
+        if networkStart != nil, client.isShuttingDown { throw Self.shuttingDown }
         try admitOnce()
-        if owner.deadline.hasPassed { throw callFailure(CancellationError()) }
-        let connection = Connection(of: owner, call: call, bounds: bounds)
-        var resumed = call.request
+        if owner.deadline.hasPassed { throw callFailure(CancellationError(), recorder: TransferRecorder(owner)) }
+        var request = call.request
+        var own = call.context.ownHeaderNames
         for (name, value) in headers {
-            guard let field = HTTPField.Name(name) else { continue }
-            resumed.headerFields[field] = value
+            guard let field = HTTPField.Name(name), HTTPField.isValidValue(value) else { continue }
+            request.headerFields[field] = value
+            own.insert(field)
         }
-        let request = resumed
-        let response: TransportResponse
-        do {
-            response = try await call.tracked { [call] () async throws(NetworkError) in
-                do {
-                    return try await call.client.chain.run(request, call.body, connection.context)
-                } catch {
-                    throw NetworkError.converting(error, phase: connection.recorder.phase)
-                }
+        let connection = Connection(of: owner, call: call, ownHeaderNames: own)
+        if call.logger.logLevel <= .trace { call.traceStart(request) }
+        let sent = request
+        // Mapped inside the queue's tracking: a queue's `cancelAll` is seen as the cancellation it is.
+        let response = try await call.tracked { [self] () async throws(NetworkError) in
+            do {
+                return try await client.chain.run(sent, call.body, connection.context)
+            } catch {
+                throw end(connection, error)
             }
-        } catch {
-            throw end(connection, error)
         }
         let head = response.head
         connection.recorder.enter(.receiving)
@@ -82,7 +86,7 @@ final class LongCall: @unchecked Sendable {
             } catch {
                 throw end(connection, error)
             }
-            end(connection)
+            end(connection, bytes: Int64(data.count))
             throw call.refused(head.status, data: data)
         }
         tally.withLock { $0.status = head.status.code }
@@ -108,25 +112,41 @@ final class LongCall: @unchecked Sendable {
             metrics: connection.recorder.metrics)
     }
 
-    /// Ends the call, once: its place and its deadline released, its metrics (every connection's
-    /// attempts, the bytes received, the times) logged and told to the observers, with `error`
-    /// when it failed.
+    /// Waits before the next connection, as `plan` allows (see ``RepeatPlan/again(after:)``); the
+    /// call's deadline passing (its end, the client's shutdown) ends the wait.
+    /// - Throws: ``RepeatPlan/Refusal``.
+    func again(_ plan: RepeatPlan, after wait: Duration) async throws(RepeatPlan.Refusal) {
+        let signal = owner.deadline
+        do {
+            async let waited: Void = InterruptibleTask().run({ () async throws in try await plan.again(after: wait) }, deadline: signal)
+            try await waited
+        } catch let refusal as RepeatPlan.Refusal {
+            throw refusal
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// Ends the call, once: its metrics (every connection's attempts, the bytes received, the
+    /// times) logged and told to the observers, with `error` when it failed; then its place and its
+    /// deadline released.
     /// - Returns: The error as reported (with the request and the metrics), or `nil` on success.
     @discardableResult
     func finish(_ error: (any Error)?) -> NetworkError? {
         guard !finished else { return error.map { NetworkError.converting($0, phase: .receiving) } }
         finished = true
+        defer { owner.end() }
         let end = client.now()
         let tally = tally.withLock { $0 }
-        TransferRecorder(owner).update {
+        let recorder = TransferRecorder(owner)
+        recorder.update {
             if let networkStart { $0.network = networkStart.duration(to: end) }
             $0.bytesReceived = tally.bytes
         }
-        // The call's own deadline, when it ended the reading, says how (its end, a shutdown).
-        let reported = error.map { owner.deadline.hasPassed ? callFailure($0) : NetworkError.converting($0, phase: .receiving) }
-        owner.end()
-        if let reported { return call.fail(reported, sent: call.buildFailure == nil ? call.request : nil) }
-        let metrics = TransferRecorder(owner).updated { $0.total = call.start.duration(to: end) }
+        if let error {
+            return call.fail(reported(error, recorder: recorder), sent: call.buildFailure == nil ? call.request : nil)
+        }
+        let metrics = recorder.updated { $0.total = call.start.duration(to: end) }
         call.reportSuccess(status: tally.status ?? 200, metrics: metrics, authority: call.request.authority)
         return nil
     }
@@ -136,27 +156,40 @@ final class LongCall: @unchecked Sendable {
         if !finished { finish(NetworkError.cancelled(phase: .receiving)) }
     }
 
+    /// What the call reports for `error`: the call's own deadline, when it ended the reading, says
+    /// how (its end, a shutdown); a failure of the bytes themselves (a checksum, a cap, a refused
+    /// status) stays what it is.
+    private func reported(_ error: any Error, recorder: TransferRecorder) -> NetworkError {
+        let failure = NetworkError.converting(error, phase: .receiving)
+        guard owner.deadline.hasPassed, [.cancelled, .timedOut, .connectionClosed, .transportFailure].contains(failure.kind) else {
+            return failure
+        }
+        return callFailure(error, recorder: recorder)
+    }
+
     /// Admits the call, the first time: its place among the running calls and its alarm at the
     /// transfer's end, when it has one (the stall limit bounds each connection).
     private func admitOnce() throws(NetworkError) {
         guard networkStart == nil else { return }
-        guard let slot = client.admission.enter(owner.deadline) else {
-            throw NetworkError(
-                kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
-        }
+        guard let slot = client.admission.enter(owner.deadline) else { throw Self.shuttingDown }
         let now = client.now()
         networkStart = now
         // Without an end there is nothing to ring: each connection has its own deadlines.
         let alarm = bounds.end.map { Deadline.arm(owner.deadline, at: $0, on: client.onSystemClock ? nil : call.context.clock, now: now) }
-        owner.admit(.init(slot: slot, alarm: alarm), entering: .sending) { _ in }
+        owner.admit(.init(slot: slot, alarm: alarm), entering: .sending) { $0.bytesSent = call.body?.length ?? 0 }
     }
 
-    /// The call's failure once its own deadline has passed: its end, or the client's shutdown.
-    private func callFailure(_ error: any Error) -> NetworkError {
+    /// The failure of a connection asked for while the client shuts down.
+    private static let shuttingDown = NetworkError(
+        kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
+
+    /// The call's failure once its own deadline has passed: its end, or the client's shutdown (in
+    /// the phase `recorder` shows).
+    private func callFailure(_ error: any Error, recorder: TransferRecorder) -> NetworkError {
         if owner.deadline.passedByShutdown {
-            return Deadline.failure(error, signal: owner.deadline, timeout: .zero, recorder: TransferRecorder(owner))
+            return Deadline.failure(error, signal: owner.deadline, timeout: .zero, recorder: recorder)
         }
-        return NetworkError(kind: .timedOut, phase: .receiving, message: "the transfer did not end by its total time limit")
+        return NetworkError(kind: .timedOut, phase: recorder.phase, message: "the transfer did not end by its total time limit")
     }
 
     /// Ends a connection that succeeded: its deadline and link released, its figures added.
@@ -170,7 +203,7 @@ final class LongCall: @unchecked Sendable {
     private func end(_ connection: Connection, _ error: any Error, bytes: Int64 = 0) -> NetworkError {
         let failure =
             owner.deadline.hasPassed
-            ? callFailure(error)
+            ? callFailure(error, recorder: connection.recorder)
             : Deadline.failure(error, signal: connection.owner.deadline, timeout: call.settings.timeout, recorder: connection.recorder)
         close(connection, bytes: bytes)
         return failure
@@ -199,15 +232,17 @@ private final class Connection: Sendable {
         var open = true
     }
 
-    init(of call: RunningCall, call built: Call, bounds: TransferBounds) {
+    init(of call: RunningCall, call built: Call, ownHeaderNames: Set<HTTPField.Name>) {
         self.call = call
         let owner = call.connection()
         self.owner = owner
         var context = built.context
         context.call = owner
+        // The reading's own headers are the call's: a header rule does not replace them.
+        context.ownHeaderNames = ownHeaderNames
         let now = built.client.now()
-        let head = now.advanced(by: built.settings.timeout)
-        context.deadlineMoment = bounds.end.map { min($0, head) } ?? head
+        // The head's deadline (the call's end, when sooner, rings the call's alarm, which ends this).
+        context.deadlineMoment = now.advanced(by: built.settings.timeout)
         self.context = context
         // The call's deadline passing ends this connection's waits too.
         link = Locked(Link(token: call.deadline.register { owner.deadline.pass() }))
@@ -235,11 +270,16 @@ private final class Connection: Sendable {
 }
 
 extension RequestMetrics {
-    /// Adds one connection of a long call: its attempts, its resends, and its view of the
-    /// transfer (the last connection's replaces the one before).
+    /// Adds one connection of a long call: what counts up (attempts, resends, redirects, time
+    /// queued, unsent retries, a budget's refusal) and its view of the transfer (the last
+    /// connection's replaces the one before).
     mutating func take(connection part: RequestMetrics) {
         attempts += part.attempts
         transportResends += part.transportResends
+        redirects += part.redirects
+        queued += part.queued
+        unsentRetries += part.unsentRetries
+        retryRefusedByBudget = retryRefusedByBudget || part.retryRefusedByBudget
         phaseTimings = part.phaseTimings
         httpVersion = part.httpVersion ?? httpVersion
         reusedConnection = part.reusedConnection ?? reusedConnection

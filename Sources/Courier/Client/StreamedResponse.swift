@@ -46,8 +46,8 @@ extension NetworkClient {
         try await stream(endpoint, bounds: nil)
     }
 
-    /// ``stream(_:)`` with a long transfer's bounds (downloads, event streams): the endpoint's
-    /// timeout bounds the head; the body, its stall limit and end.
+    /// ``stream(_:)`` with a long transfer's bounds (JSON Lines; downloads and event streams are
+    /// ``LongCall``s): the endpoint's timeout bounds the head; the body, its stall limit and end.
     @concurrent
     func stream<E: Endpoint>(_ endpoint: E, bounds: TransferBounds?) async throws(NetworkError) -> StreamedResponse {
         let call = Call(endpoint, on: self, streams: true, bounds: bounds)

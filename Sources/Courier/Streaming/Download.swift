@@ -78,6 +78,9 @@ extension NetworkClient {
     /// stall limit (``NetworkClient/bodyStallLimit``: no byte for that long fails it as
     /// `timed_out`, and the download resumes), not by the request timeout.
     ///
+    /// The download is one call, whatever the number of connections: one request id, one log line
+    /// and one report to the observers, whose metrics count every connection's attempt.
+    ///
     /// ```swift
     /// var options = DownloadOptions()
     /// options.sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -171,7 +174,7 @@ extension NetworkClient {
                 var refusal: RepeatPlan.Refusal? = startsOver || download.mayResume(after: failure) ? nil : .notRepeatable
                 if refusal == nil {
                     do throws(RepeatPlan.Refusal) {
-                        try await plan.again(after: plan.backoff(before: repetitions))
+                        try await call.again(plan, after: plan.backoff(before: repetitions))
                     } catch {
                         refusal = error
                     }

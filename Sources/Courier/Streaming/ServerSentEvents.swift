@@ -220,7 +220,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime, emptyInARow: attemptsWithoutEvent)
                 attemptsWithoutEvent += 1
                 do throws(RepeatPlan.Refusal) {
-                    try await stream.plan.again(after: wait)
+                    // (A reconnection follows a connection: the reading's call exists.)
+                    if let call { try await call.again(stream.plan, after: wait) } else { try await stream.plan.again(after: wait) }
                 } catch .cancelled {
                     throw NetworkError.cancelled(phase: .connect)
                 } catch {

@@ -1,11 +1,11 @@
-/// How a long transfer (a download, an event stream) is bounded in time: the request timeout
-/// bounds only the wait for its head; after the head, a stall limit (no bytes for that long fails
-/// it) and an optional end for the whole transfer, never the request timeout.
+/// How a long transfer (a download, an event stream, JSON Lines) is bounded in time: the request
+/// timeout bounds only the wait for each connection's head; after the head, a stall limit (no bytes
+/// for that long fails it) and an optional end for the whole transfer, never the request timeout.
 ///
-/// Decided once per call, when the call is built (``Call``); the call's context then carries the
-/// transfer's end (or ``noEnd``) as its deadline, which transports take as their backstop, and the
-/// call's alarm rings at the head's deadline. Once the head is in, a ``BodyWatch`` gives each wait
-/// for bytes until the stall limit.
+/// Decided once per call, when the call is built (``Call``); transports take the transfer's end (or
+/// ``noEnd``) as their backstop. A connection's alarm rings at its head's deadline (a ``LongCall``'s
+/// connection's, or a JSON Lines call's own); the call's, at the transfer's end when it has one.
+/// Once the head is in, a ``BodyWatch`` gives each wait for bytes until the stall limit.
 struct TransferBounds: Sendable {
     /// The longest the body may go without a byte: the client's ``NetworkClient/bodyStallLimit``.
     var stall: Duration
@@ -19,8 +19,8 @@ struct TransferBounds: Sendable {
 
 /// Watches a long transfer's body once its head has arrived (see ``TransferBounds``): each wait for
 /// bytes is given until the stall limit, or the transfer's end when that comes first. An alarm that
-/// rings ends the call's waits the way its deadline does (the transport stops the transfer), and
-/// the call fails as ``NetworkError/Kind/timedOut`` naming the limit it passed.
+/// rings ends the connection's waits the way a deadline does (the transport stops the transfer),
+/// and the connection fails as ``NetworkError/Kind/timedOut`` naming the limit it passed.
 ///
 /// The time the caller spends between reads is not counted: a reader that is behind pauses the
 /// transfer, which is not a stall.
