@@ -10,16 +10,37 @@ import Testing
 /// clock instead of sleeping.
 @Suite("Event streams reconnect on the client's clock")
 struct EventStreamClockTests {
-    @Test("the server's retry holds the next connection until the clock has moved that far")
-    func waitsOnTheClock() async throws {
+    /// A client on a manual clock whose mock answers `/feed` with `responses`, in turn.
+    static func feed(
+        _ responses: [MockResponse], observers: [any CallObserver] = []
+    ) throws -> (NetworkClient, MockTransport, ManualTimeSource) {
         let clock = ManualTimeSource()
         let mock = MockTransport()
-        let stream = MockResponse.status(
-            200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 5000\nid: 1\ndata: first\n\n".utf8))
-        mock.stub(.get, "/feed", responses: [stream, .status(204)])
+        mock.stub(.get, "/feed", responses: responses)
         var configuration = ClientConfiguration(baseURL: "https://feed.test")
         configuration.timeSource = clock
-        let client = try NetworkClient(configuration: configuration, transport: mock)
+        return (try NetworkClient(configuration: configuration, transport: mock, observers: observers), mock, clock)
+    }
+
+    /// Whether a graceful shutdown of `client` returns before its 30 s grace period passes on
+    /// `clock` (it does when no call is left running); the clock is moved past it afterwards.
+    static func shutsDownAtOnce(_ client: NetworkClient, _ clock: ManualTimeSource) async -> Bool {
+        let done = Mutex(false)
+        let shutdown = Task {
+            await client.shutdown(gracePeriod: .seconds(30))
+            done.withLock { $0 = true }
+        }
+        let atOnce = await eventually(timeout: .seconds(10)) { done.withLock { $0 } }
+        clock.advance(by: .seconds(30))
+        await shutdown.value
+        return atOnce
+    }
+
+    @Test("the server's retry holds the next connection until the clock has moved that far")
+    func waitsOnTheClock() async throws {
+        let stream = MockResponse.status(
+            200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 5000\nid: 1\ndata: first\n\n".utf8))
+        let (client, mock, clock) = try Self.feed([stream, .status(204)])
         var events = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
         #expect(try await events.next()?.data == "first")
         let rest = Task {
@@ -42,13 +63,8 @@ struct EventStreamClockTests {
 
     @Test("a server that sends half a line and drops the connection gets doubling waits and an end, not a reconnect loop")
     func halfLinesBackOff() async throws {
-        let clock = ManualTimeSource()
-        let mock = MockTransport()
         let half = MockResponse.status(200, headers: ["Content-Type": "text/event-stream"], body: Data(": hi\nretry: 1000\ndata: ha".utf8))
-        mock.stub(.get, "/feed", responses: Array(repeating: half, count: 10))
-        var configuration = ClientConfiguration(baseURL: "https://feed.test")
-        configuration.timeSource = clock
-        let client = try NetworkClient(configuration: configuration, transport: mock)
+        let (client, mock, clock) = try Self.feed(Array(repeating: half, count: 10))
         var reconnection = EventStreamReconnection()
         reconnection.maxAttempts = 3
         let reading = Task {
@@ -72,15 +88,10 @@ struct EventStreamClockTests {
 
     @Test("an event stream's reading is one call: one report, with every connection's attempts and one request id")
     func oneCall() async throws {
-        let clock = ManualTimeSource()
-        let mock = MockTransport()
         let stream = MockResponse.status(
             200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 1000\nid: 1\ndata: first\n\n".utf8))
-        mock.stub(.get, "/feed", responses: [stream, .status(204)])
-        var configuration = ClientConfiguration(baseURL: "https://feed.test")
-        configuration.timeSource = clock
         let calls = RecordedCalls()
-        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [calls])
+        let (client, mock, clock) = try Self.feed([stream, .status(204)], observers: [calls])
         let reading = Task {
             var events: [String] = []
             for try await event in client.events(RawEndpoint(path: "feed")) { events.append(event.data) }
@@ -154,28 +165,16 @@ struct EventStreamClockTests {
         #expect(await eventually { feed.released.withLock { $0 } == 2 })
         #expect(await eventually { calls.all.count == 1 })
         #expect(calls.all.first?.error?.kind == .cancelled && calls.all.first?.metrics.attempts == 2, "\(calls.all)")
-        let done = Mutex(false)
         // Nothing is left running: a graceful shutdown returns without its grace period passing.
-        let shutdown = Task {
-            await client.shutdown(gracePeriod: .seconds(30))
-            done.withLock { $0 = true }
-        }
-        #expect(await eventually(timeout: .seconds(10)) { done.withLock { $0 } }, "a call still held the client")
-        clock.advance(by: .seconds(30))
-        await shutdown.value
+        #expect(await Self.shutsDownAtOnce(client, clock), "a call still held the client")
     }
 
     @Test("an event stream dropped by its reader ends as one cancelled call, and leaves the running calls")
     func droppedReading() async throws {
-        let clock = ManualTimeSource()
-        let mock = MockTransport()
         let stream = MockResponse.status(
             200, headers: ["Content-Type": "text/event-stream"], body: Data("id: 1\ndata: first\n\nid: 2\ndata: second\n\n".utf8))
-        mock.stub(.get, "/feed", responses: [stream])
-        var configuration = ClientConfiguration(baseURL: "https://feed.test")
-        configuration.timeSource = clock
         let calls = RecordedCalls()
-        let client = try NetworkClient(configuration: configuration, transport: mock, observers: [calls])
+        let (client, _, clock) = try Self.feed([stream], observers: [calls])
         do {
             var events = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
             #expect(try await events.next()?.data == "first")
@@ -183,27 +182,15 @@ struct EventStreamClockTests {
         #expect(await eventually { calls.all.count == 1 })
         #expect(calls.all.first?.error?.kind == .cancelled, "\(calls.all)")
         // Nothing is left running: a graceful shutdown returns without its grace period passing.
-        let done = Mutex(false)
-        let shutdown = Task {
-            await client.shutdown(gracePeriod: .seconds(30))
-            done.withLock { $0 = true }
-        }
-        #expect(await eventually(timeout: .seconds(10)) { done.withLock { $0 } }, "a call still held the client")
-        clock.advance(by: .seconds(30))
-        await shutdown.value
+        #expect(await Self.shutsDownAtOnce(client, clock), "a call still held the client")
         #expect(calls.all.count == 1)
     }
 
     @Test("a graceful shutdown whose grace runs out ends a stream waiting to reconnect, as shut_down, without waiting out the wait")
     func shutdownDuringTheWait() async throws {
-        let clock = ManualTimeSource()
-        let mock = MockTransport()
         let stream = MockResponse.status(
             200, headers: ["Content-Type": "text/event-stream"], body: Data("retry: 60000\nid: 1\ndata: first\n\n".utf8))
-        mock.stub(.get, "/feed", responses: [stream, stream])
-        var configuration = ClientConfiguration(baseURL: "https://feed.test")
-        configuration.timeSource = clock
-        let client = try NetworkClient(configuration: configuration, transport: mock)
+        let (client, mock, clock) = try Self.feed([stream, stream])
         let reading = Task { () -> NetworkError? in
             var iterator = client.events(RawEndpoint(path: "feed")).makeAsyncIterator()
             do {
