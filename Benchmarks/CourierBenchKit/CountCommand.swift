@@ -12,13 +12,17 @@ public struct CountCommand: AsyncParsableCommand {
             libc, a short run and a long one, and prints (long - short) / (the difference in calls): start-up cancels \
             out, and the counts do not move with machine noise. The whole client process is counted, every thread. \
             Without --url a transport other than mock calls a loopback HTTP/1.1 server in this process, which is \
-            not counted.
+            not counted, answering in the shape --server names: one-write (head and a 100-byte body in one write), \
+            split (the head, then the body 2 ms later in a second write, as many real servers write), or \
+            many-headers (8 more header lines, one write).
             """)
 
     @Option(help: "The client: curl, curl-engine, urlsession, ahc, mock.")
     var transport: String = "curl-engine"
     @Option(help: "Measure against this endpoint (a GET) instead of the loopback server.")
     var url: String?
+    @Option(help: "How the loopback server writes its answer: one-write, split, many-headers.")
+    var server: String?
     @Option(help: "Requests in flight (default 16; 64 for mock).")
     var concurrency: Int?
     @Option(help: "The short and the long run's calls, as 'short,long' (default 5000,15000; 20000,70000 for mock).")
@@ -28,10 +32,31 @@ public struct CountCommand: AsyncParsableCommand {
 
     public init() {}
 
+    /// How the loopback server writes its answer (the same 100 bytes of body each time).
+    public enum ServerShape: String, CaseIterable, Sendable {
+        /// The head and the body in one write.
+        case oneWrite = "one-write"
+        /// The head, then the body 2 ms later in a second write.
+        case split
+        /// Eight more header lines, one write.
+        case manyHeaders = "many-headers"
+
+        /// The loopback server's path for the shape.
+        public var path: String {
+            switch self {
+            case .oneWrite: Scenario.small.path
+            case .split: "/shaped/100?splitMs=2"
+            case .manyHeaders: "/shaped/100?lines=8"
+            }
+        }
+    }
+
     /// What the command runs: checked options.
     public struct Plan: Equatable, Sendable {
         public var transport: String
         public var url: String?
+        /// The loopback server's shape; `nil` with `--url` or for the mock.
+        public var server: ServerShape? = nil
         public var concurrency: Int
         public var short: Int
         public var long: Int
@@ -58,7 +83,18 @@ public struct CountCommand: AsyncParsableCommand {
         if let url {
             guard RunPlan.isHTTPURL(url) else { throw .invalidOption("--url must be an http or https URL") }
         }
-        return Plan(transport: transport, url: mock ? nil : url, concurrency: concurrency, short: short, long: long)
+        var shape: ServerShape?
+        if let server {
+            guard let named = ServerShape(rawValue: server) else {
+                let names = ServerShape.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidOption("--server must be one of \(names); '\(server)' is not")
+            }
+            guard url == nil, !mock else { throw .invalidOption("--server shapes the loopback server: not with --url or the mock") }
+            shape = named
+        } else if url == nil, !mock {
+            shape = .oneWrite
+        }
+        return Plan(transport: transport, url: mock ? nil : url, server: shape, concurrency: concurrency, short: short, long: long)
     }
 
     public func validate() throws {
@@ -74,7 +110,7 @@ public struct CountCommand: AsyncParsableCommand {
         let executable = try RunCommand.ownExecutable()
         // The loopback server runs here, outside the counted process.
         let server = plan.url == nil && plan.transport != BenchTransport.mock.rawValue ? try await TestServer.start(mode: .http1) : nil
-        let url = plan.url ?? server.map { $0.baseURL + Scenario.small.path }
+        let url = plan.url ?? server.map { $0.baseURL + (plan.server ?? .oneWrite).path }
         var totals: [Int: [String: Double]] = [:]
         do {
             for calls in [plan.short, plan.long] {

@@ -19,6 +19,9 @@ enum ServerAction {
     /// A chunked body: `chunks` chunks of `size` bytes, one every `delayMilliseconds`; with a
     /// `gate`, the chunks after the first wait until the test opens it (see ``HoldGates``).
     case stream(chunks: Int, size: Int, delayMilliseconds: Int64, gate: String?)
+    /// A head with a Content-Length, flushed on its own; the body `delayMilliseconds` later, in a
+    /// second write (a server that writes the head and the body separately).
+    case split(headers: [(String, String)], body: [UInt8], delayMilliseconds: Int64)
 
     /// Indirection for the recursive `delay` case.
     final class Box {
@@ -117,6 +120,8 @@ enum Route {
                 return text(400, "size must be 1 to 1 MiB, delayMs 0 to 10000")
             }
             return .stream(chunks: chunks, size: size, delayMilliseconds: delay, gate: queryValue("gate"))
+        case "shaped":
+            return shaped(count: number(1), lines: queryValue("lines"), splitMs: queryValue("splitMs"))
         case "redirect":
             guard let hops = number(1), (0...100).contains(hops) else { return text(400, "redirect count must be 0 to 100") }
             let location = hops <= 1 ? "/echo" : "/redirect/\(hops - 1)"
@@ -184,6 +189,21 @@ enum Route {
         default:
             return text(404, "no route for \(path)")
         }
+    }
+
+    /// `/shaped/{bytes}?lines=N&splitMs=M`: `bytes` bytes of `x` after `N` extra header lines
+    /// (`X-Filler-i`, 0 by default, at most 100), the head and the body in one write, or, with
+    /// `splitMs`, the body in a second write `M` milliseconds after the head (0 to 10000): the
+    /// answer shapes real servers write, for `courier-bench count --server`.
+    static func shaped(count: Int?, lines: String?, splitMs: String?) -> ServerAction {
+        guard let count, (0...(1 << 20)).contains(count) else { return text(400, "shaped needs 0 to 1 MiB: /shaped/{bytes}") }
+        guard let lines = Int(lines ?? "0"), (0...100).contains(lines) else { return text(400, "lines must be 0 to 100") }
+        var headers: [(String, String)] = [("Content-Type", "application/octet-stream")]
+        for index in 0..<lines { headers.append(("X-Filler-\(index)", "value-\(index)-of-a-typical-length")) }
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: count)
+        guard let splitMs else { return .respond(status: 200, headers: headers, body: body) }
+        guard let delay = Int64(splitMs), (0...10_000).contains(delay) else { return text(400, "splitMs must be 0 to 10000") }
+        return .split(headers: headers, body: body, delayMilliseconds: delay)
     }
 
     /// `/events?total=N&per=M&retry=MS`: a `text/event-stream` of the events after the request's

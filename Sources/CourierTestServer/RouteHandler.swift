@@ -128,6 +128,16 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context: context)
             guard sendsBody else { return finish(request: request, context: context) }
             sendPattern(block: 0, remaining: count, request: request, context: context)
+        case .split(let headers, let bytes, let delay):
+            var fields = HTTPHeaders(headers)
+            fields.replaceOrAdd(name: "Content-Length", value: String(bytes.count))
+            writeHead(status: 200, headers: fields, request: request, context: context)
+            context.flush()
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
+                guard context.channel.isActive else { return }
+                if sendsBody { context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+                self.finish(request: request, context: context)
+            }
         case .stream(let chunks, let size, let delay, let gate):
             writeHead(status: 200, headers: ["Content-Type": "application/octet-stream"], request: request, context: context)
             context.flush()
