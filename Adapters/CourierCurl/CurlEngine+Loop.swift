@@ -109,10 +109,14 @@ extension CurlEngine {
     }
 
     /// Hands a transfer's ready head to its caller with a streamed body holding the early bytes
-    /// (nothing when its head is not ready, or was handed over already).
+    /// (nothing when its head is not ready, or was handed over already). A caller that takes the
+    /// body only whole, of an announced length up to `ResponseBody.maxReservation`, gets the head
+    /// with the whole body at its end instead: one wakeup when the server writes the head and the
+    /// body apart.
     func flushHead(of transfer: CurlTransfer) {
         let highWater = configuration.responseBufferBytes
-        let action = transfer.state.flush { early, paused, announced in
+        let holding = transfer.gathersBody ? ResponseBody.maxReservation : nil
+        let action = transfer.state.flush(holdingWholeUpTo: holding) { early, paused, announced in
             CurlBodyBuffer(
                 highWater: highWater, transfer: transfer, first: early, paused: paused,
                 remaining: announced.map { Int(clamping: $0) - early.count } ?? 0, gathers: transfer.gathersBody)

@@ -123,9 +123,20 @@ enum CurlTransferState {
     /// The engine finished a round of work: a head that is ready goes to the caller with a
     /// streamed body. `makeBuffer` gets the early bytes, whether libcurl holds more back, and the
     /// body's announced length.
-    mutating func flush(makeBuffer: (_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer) -> Action {
+    ///
+    /// With `holdingWholeUpTo`, for a caller that takes the body only whole, a head whose body is
+    /// announced at no more than that many bytes stays here instead: its bytes gather in `early`,
+    /// and the caller gets the head with the whole body at the end (one wakeup, however many
+    /// reads the body took), or the failure.
+    mutating func flush(
+        holdingWholeUpTo limit: Int? = nil, makeBuffer: (_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer
+    ) -> Action {
         switch take() {
         case .headReady(let attempt, let waiter, let head, let early):
+            if let limit, let announced = attempt.announcedLength, announced <= Int64(limit) {
+                self = .headReady(attempt, waiter, head, early: early)
+                return .none
+            }
             let buffer = makeBuffer(early, attempt.receivePaused, attempt.announcedLength)
             self = .streaming(attempt, head, buffer)
             return .deliverStream(waiter, head, buffer, expectedLength: attempt.announcedLength)

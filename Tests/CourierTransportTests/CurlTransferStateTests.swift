@@ -310,6 +310,33 @@ struct CurlTransferStateTests {
         #expect(harness.released == 2)
     }
 
+    @Test("a caller that takes the body whole gets the head with it at the end, however many rounds the body took; a longer one streams")
+    func heldWhole() async throws {
+        for (announced, holds) in [(6, true), (7, false)] {
+            let harness = StateHarness()
+            let box = StateBox()
+            let attempt = try StateHarness.attempt()
+            var ended = StateHarness.Outcome.none
+            let result = await StateHarness.call { waiter in
+                guard harness.begin(&box.state, waiter, attempt) else { return }
+                _ = box.state.headArrived(HTTPResponse(status: .ok))
+                box.state.withAttempt { $0.announcedLength = Int64(announced) }
+                // The head's round: the body has not come yet.
+                let first = harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer))
+                #expect(first == (holds ? .none : .stream), "\(announced)")
+                #expect(box.state.callerHasNothing == holds)
+                // Later rounds bring the body; a held head is still not handed over.
+                _ = box.state.receive(harness.bytes("abc"), earlyLimit: .max, maxBytes: 100)
+                if holds { #expect(harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .none) }
+                _ = box.state.receive(harness.bytes("def"), earlyLimit: .max, maxBytes: 100)
+                ended = harness.settle(box.state.completed(nil, handleFailed: false))
+            }
+            #expect(ended == (holds ? .whole("abcdef") : .bodyEnded(nil)), "\(announced)")
+            #expect((try? result.get())?.head.status == .ok)
+            #expect(harness.released == 1)
+        }
+    }
+
     @Test("body bytes: dropped before the final head, held early up to the high water (then paused), aborted over the size limit")
     func earlyBody() async throws {
         let harness = StateHarness()
