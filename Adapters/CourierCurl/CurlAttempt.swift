@@ -37,6 +37,10 @@ struct CurlAttempt {
     var receivedBytes = 0
     /// Whether libcurl holds back response bytes because the consumer is behind.
     var receivePaused = false
+    /// Whether the final head waits for its whole body before its caller gets it
+    /// (``CurlTransferState/flush(holdingWholeUpTo:makeBuffer:)``): the server has answered, so the
+    /// request is not sent again below the caller, and a failure still reaches the caller after the head.
+    var holdsHead = false
     /// Courier's own reason for aborting the transfer from a callback (too large, unreadable body).
     var failure: NetworkError? {
         get { failureBox?.error }

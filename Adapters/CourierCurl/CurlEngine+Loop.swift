@@ -113,9 +113,9 @@ extension CurlEngine {
     /// body only whole, of an announced length up to `ResponseBody.maxReservation`, gets the head
     /// with the whole body at its end instead: one wakeup when the server writes the head and the
     /// body apart.
-    func flushHead(of transfer: CurlTransfer) {
+    func flushHead(of transfer: CurlTransfer, holding holds: Bool = true) {
         let highWater = configuration.responseBufferBytes
-        let holding = transfer.gathersBody ? ResponseBody.maxReservation : nil
+        let holding = holds && transfer.gathersBody ? ResponseBody.maxReservation : nil
         let action = transfer.state.flush(holdingWholeUpTo: holding) { early, paused, announced in
             CurlBodyBuffer(
                 highWater: highWater, transfer: transfer, first: early, paused: paused,
@@ -159,7 +159,9 @@ extension CurlEngine {
         // The head, the body's first bytes and the connection's end can come in one round: the
         // caller gets the head and those bytes, then the failure (a download resumes from them),
         // as when the end comes a round later, instead of the failure alone.
-        if cutAfterHead, transfer.state.phase == .headReady { flushHead(of: transfer) }
+        if transfer.state.phase == .headReady, cutAfterHead || (failure != nil && transfer.holdsHead) {
+            flushHead(of: transfer, holding: false)
+        }
         apply(transfer.state.completed(failure, handleFailed: code != CURLE_OK), to: transfer)
     }
 
@@ -167,6 +169,8 @@ extension CurlEngine {
     /// its handle, then the caller or the body reader gets `error`.
     func stopNow(_ transfer: CurlTransfer, because error: NetworkError) {
         record(transfer)
+        // A head held for its whole body goes first: the caller hears the stop from the body.
+        if transfer.state.phase == .headReady, transfer.holdsHead { flushHead(of: transfer, holding: false) }
         apply(transfer.state.stop(error), to: transfer)
     }
 

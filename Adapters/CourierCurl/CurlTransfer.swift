@@ -69,16 +69,19 @@ final class CurlTransfer: @unchecked Sendable {
     /// they cause (framing or stream error, connection died while sending or receiving), at most
     /// ``maxHTTP2Resends`` times, only for a request without a body that may go again (``RepeatRule``), and
     /// only while the caller has been given nothing (a head that arrived but was not handed over yet
-    /// is dropped with the rest).
+    /// is dropped with the rest; a head held for its whole body is not: the server answered).
     /// - Parameter spuriousFailures: Whether libcurl has the spurious failures (the linked one's
     ///   answer by default; tests pass both).
     func mayResend(after code: CURLcode, spuriousFailures: Bool = CurlRuntime.hasRandomHTTP2FramingErrors) -> Bool {
         guard spuriousFailures, mayUseHTTP2, http2Resends < Self.maxHTTP2Resends,
             Self.brokenConnectionCodes.contains(code.rawValue), body == nil,
-            state.callerHasNothing, state.withAttempt({ $0.failure == nil }) == true
+            state.callerHasNothing, state.withAttempt({ $0.failure == nil && !$0.holdsHead }) == true
         else { return false }
         return RepeatRule.mayRepeat(request, body: nil)
     }
+
+    /// Whether the final head waits for its whole body (``CurlAttempt/holdsHead``).
+    var holdsHead: Bool { state.withAttempt { $0.holdsHead } ?? false }
 
     /// The codes of a connection that broke under the transfer: the framing error itself, and what
     /// the other streams of the connection libcurl then closes end with.

@@ -124,16 +124,20 @@ enum CurlTransferState {
     /// streamed body. `makeBuffer` gets the early bytes, whether libcurl holds more back, and the
     /// body's announced length.
     ///
-    /// With `holdingWholeUpTo`, for a caller that takes the body only whole, a head whose body is
-    /// announced at no more than that many bytes stays here instead: its bytes gather in `early`,
-    /// and the caller gets the head with the whole body at the end (one wakeup, however many
-    /// reads the body took), or the failure.
+    /// With `holdingWholeUpTo`, for a caller that takes the body only whole, a successful head
+    /// (2xx: a redirect's or a refusal's body is not the caller's to wait for) whose body is
+    /// announced at no more than that many bytes stays here instead (``CurlAttempt/holdsHead``): its
+    /// bytes gather in `early`, and the caller gets the head with the whole body at the end (one
+    /// wakeup, however many reads the body took). A held head that fails or is stopped is flushed
+    /// first (without a limit), so the caller gets the head and then the body's failure, as from
+    /// any transport.
     mutating func flush(
         holdingWholeUpTo limit: Int? = nil, makeBuffer: (_ early: Data, _ paused: Bool, _ announced: Int64?) -> CurlBodyBuffer
     ) -> Action {
         switch take() {
-        case .headReady(let attempt, let waiter, let head, let early):
-            if let limit, let announced = attempt.announcedLength, announced <= Int64(limit) {
+        case .headReady(var attempt, let waiter, let head, let early):
+            if let limit, head.status.kind == .successful, let announced = attempt.announcedLength, announced <= Int64(limit) {
+                attempt.holdsHead = true
                 self = .headReady(attempt, waiter, head, early: early)
                 return .none
             }

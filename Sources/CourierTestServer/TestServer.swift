@@ -20,6 +20,7 @@ import NIOTLS
 /// | `/hold/{name}` | 200 once ``TestServer/release(_:)`` opens the gate `name` (503 after 60 s) |
 /// | `/bytes/{n}` | `n` bytes with a `Content-Length` |
 /// | `/stream/{chunks}?size=&delayMs=&gate=` | a chunked body, one chunk every `delayMs`; with `gate`, the first chunk at once and the rest once the gate opens (a response surely mid-body) |
+/// | `/shaped/{bytes}?lines=&splitMs=` | `bytes` bytes after `lines` extra header lines, head and body in one write, or with `splitMs` the body that many ms after the head (`courier-bench count --server`) |
 /// | `/redirect/{n}` | a 302 chain of `n` hops ending at `/echo` |
 /// | `/redirect-to?url=&status=&cc=` | one redirect to `url` (302 by default), with `Cache-Control: cc` when given |
 /// | `/headers?Name=value` | 200 with the given response headers |

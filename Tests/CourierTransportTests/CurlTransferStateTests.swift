@@ -337,6 +337,39 @@ struct CurlTransferStateTests {
         }
     }
 
+    @Test("a held head that fails is handed over first, then its body fails; a redirect's head is not held")
+    func heldThenFailed() async throws {
+        let harness = StateHarness()
+        let box = StateBox()
+        let attempt = try StateHarness.attempt()
+        var ended = StateHarness.Outcome.none
+        let result = await StateHarness.call { waiter in
+            guard harness.begin(&box.state, waiter, attempt) else { return }
+            _ = box.state.headArrived(HTTPResponse(status: .ok))
+            box.state.withAttempt { $0.announcedLength = 6 }
+            #expect(harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .none)
+            #expect(box.state.withAttempt { $0.holdsHead } == true, "held: the request is not sent again below the caller")
+            _ = box.state.receive(harness.bytes("abc"), earlyLimit: .max, maxBytes: 100)
+            // What the engine does before a stop or a failure reaches a held head: the head first.
+            #expect(harness.settle(box.state.flush(holdingWholeUpTo: nil, makeBuffer: harness.buffer)) == .stream)
+            #expect(harness.buffers.first?.first == Data("abc".utf8))
+            ended = harness.settle(box.state.stop(.cancelled(phase: .receiving)))
+        }
+        #expect(ended == .bodyEnded(.cancelled))
+        #expect((try? result.get())?.head.status == .ok)
+
+        let redirect = StateBox()
+        let second = try StateHarness.attempt()
+        let moved = await StateHarness.call { waiter in
+            guard harness.begin(&redirect.state, waiter, second) else { return }
+            _ = redirect.state.headArrived(HTTPResponse(status: .movedPermanently))
+            redirect.state.withAttempt { $0.announcedLength = 6 }
+            #expect(harness.settle(redirect.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .stream)
+            _ = harness.settle(redirect.state.completed(nil, handleFailed: false))
+        }
+        #expect((try? moved.get())?.head.status == .movedPermanently)
+    }
+
     @Test("body bytes: dropped before the final head, held early up to the high water (then paused), aborted over the size limit")
     func earlyBody() async throws {
         let harness = StateHarness()
