@@ -159,7 +159,8 @@ extension CurlEngine {
         // The head, the body's first bytes and the connection's end can come in one round: the
         // caller gets the head and those bytes, then the failure (a download resumes from them),
         // as when the end comes a round later, instead of the failure alone.
-        if transfer.state.phase == .headReady, cutAfterHead || (failure != nil && transfer.holdsHead) {
+        // (The cheap tests first: a call that ends well reads nothing more here.)
+        if cutAfterHead || (failure != nil && transfer.holdsHead), transfer.state.phase == .headReady {
             flushHead(of: transfer, holding: false)
         }
         apply(transfer.state.completed(failure, handleFailed: code != CURLE_OK), to: transfer)

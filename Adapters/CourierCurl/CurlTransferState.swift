@@ -136,7 +136,10 @@ enum CurlTransferState {
     ) -> Action {
         switch take() {
         case .headReady(var attempt, let waiter, let head, let early):
-            if let limit, head.status.kind == .successful, let announced = attempt.announcedLength, announced <= Int64(limit) {
+            // (The status as the parser read it: `HTTPResponse.status` parses its pseudo-field again.)
+            if let limit, let announced = attempt.announcedLength, announced <= Int64(limit),
+                (200..<300).contains(attempt.head.status ?? 0)
+            {
                 attempt.holdsHead = true
                 self = .headReady(attempt, waiter, head, early: early)
                 return .none

@@ -319,6 +319,7 @@ struct CurlTransferStateTests {
             var ended = StateHarness.Outcome.none
             let result = await StateHarness.call { waiter in
                 guard harness.begin(&box.state, waiter, attempt) else { return }
+                _ = box.state.withAttempt { $0.head.take("HTTP/1.1 200 OK\r\n") }
                 _ = box.state.headArrived(HTTPResponse(status: .ok))
                 box.state.withAttempt { $0.announcedLength = Int64(announced) }
                 // The head's round: the body has not come yet.
@@ -345,6 +346,7 @@ struct CurlTransferStateTests {
         var ended = StateHarness.Outcome.none
         let result = await StateHarness.call { waiter in
             guard harness.begin(&box.state, waiter, attempt) else { return }
+            _ = box.state.withAttempt { $0.head.take("HTTP/1.1 200 OK\r\n") }
             _ = box.state.headArrived(HTTPResponse(status: .ok))
             box.state.withAttempt { $0.announcedLength = 6 }
             #expect(harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .none)
@@ -362,6 +364,7 @@ struct CurlTransferStateTests {
         let second = try StateHarness.attempt()
         let moved = await StateHarness.call { waiter in
             guard harness.begin(&redirect.state, waiter, second) else { return }
+            _ = redirect.state.withAttempt { $0.head.take("HTTP/1.1 301 Moved Permanently\r\n") }
             _ = redirect.state.headArrived(HTTPResponse(status: .movedPermanently))
             redirect.state.withAttempt { $0.announcedLength = 6 }
             #expect(harness.settle(redirect.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .stream)
