@@ -17,9 +17,13 @@ enum RequestBuilder {
     ///   - endpoint: The call's description.
     ///   - client: The client, for its base URL and default headers.
     ///   - limits: The call's context, whose per-call limits are checked here.
-    static func build(_ endpoint: some Endpoint, client: NetworkClient, limits: RequestContext) -> Result<BuiltRequest, NetworkError> {
+    ///   - timeout: The call's deadline from its start, checked here too (the endpoint's own, or
+    ///     the configuration's, which is checked already).
+    static func build(
+        _ endpoint: some Endpoint, client: NetworkClient, limits: RequestContext, timeout: Duration? = nil
+    ) -> Result<BuiltRequest, NetworkError> {
         do throws(NetworkError) {
-            try checkLimits(of: limits)
+            try checkLimits(of: limits, timeout: timeout)
             return .success(try compose(endpoint, client: client))
         } catch {
             var error = error
@@ -33,7 +37,11 @@ enum RequestBuilder {
 
     /// The call's own limits, once its endpoint has set them, in the ranges the configuration's
     /// have (a value out of range is the caller's mistake: nothing is sent).
-    private static func checkLimits(of context: RequestContext) throws(NetworkError) {
+    private static func checkLimits(of context: RequestContext, timeout: Duration?) throws(NetworkError) {
+        if let timeout, !ClientConfiguration.requestTimeoutRange.contains(timeout) {
+            let range = ClientConfiguration.requestTimeoutRange
+            throw .invalidRequest("the call's timeout is \(timeout); it must be \(range.lowerBound) to \(range.upperBound)")
+        }
         guard ClientConfiguration.maxResponseBytesRange.contains(context.maxResponseBytes) else {
             throw .invalidRequest(
                 "maxResponseBytes is \(context.maxResponseBytes); a call's limit must be 1 to \(ClientConfiguration.maxResponseBytesRange.upperBound)"
