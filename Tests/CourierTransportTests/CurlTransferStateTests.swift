@@ -310,6 +310,14 @@ struct CurlTransferStateTests {
         #expect(harness.released == 2)
     }
 
+    /// A final head of `status` arrives, its body announced at `announced` bytes, as the header
+    /// callback would record it (the parser's status line, the head, the length).
+    static func finalHead(_ state: inout CurlTransferState, _ status: HTTPResponse.Status, announcing announced: Int) {
+        _ = state.withAttempt { $0.head.take("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n") }
+        _ = state.headArrived(HTTPResponse(status: status))
+        state.withAttempt { $0.announcedLength = Int64(announced) }
+    }
+
     @Test("a caller that takes the body whole gets the head with it at the end, however many rounds the body took; a longer one streams")
     func heldWhole() async throws {
         for (announced, holds) in [(6, true), (7, false)] {
@@ -319,9 +327,7 @@ struct CurlTransferStateTests {
             var ended = StateHarness.Outcome.none
             let result = await StateHarness.call { waiter in
                 guard harness.begin(&box.state, waiter, attempt) else { return }
-                _ = box.state.withAttempt { $0.head.take("HTTP/1.1 200 OK\r\n") }
-                _ = box.state.headArrived(HTTPResponse(status: .ok))
-                box.state.withAttempt { $0.announcedLength = Int64(announced) }
+                Self.finalHead(&box.state, .ok, announcing: announced)
                 // The head's round: the body has not come yet.
                 let first = harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer))
                 #expect(first == (holds ? .none : .stream), "\(announced)")
@@ -346,9 +352,7 @@ struct CurlTransferStateTests {
         var ended = StateHarness.Outcome.none
         let result = await StateHarness.call { waiter in
             guard harness.begin(&box.state, waiter, attempt) else { return }
-            _ = box.state.withAttempt { $0.head.take("HTTP/1.1 200 OK\r\n") }
-            _ = box.state.headArrived(HTTPResponse(status: .ok))
-            box.state.withAttempt { $0.announcedLength = 6 }
+            Self.finalHead(&box.state, .ok, announcing: 6)
             #expect(harness.settle(box.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .none)
             #expect(box.state.withAttempt { $0.holdsHead } == true, "held: the request is not sent again below the caller")
             _ = box.state.receive(harness.bytes("abc"), earlyLimit: .max, maxBytes: 100)
@@ -364,9 +368,7 @@ struct CurlTransferStateTests {
         let second = try StateHarness.attempt()
         let moved = await StateHarness.call { waiter in
             guard harness.begin(&redirect.state, waiter, second) else { return }
-            _ = redirect.state.withAttempt { $0.head.take("HTTP/1.1 301 Moved Permanently\r\n") }
-            _ = redirect.state.headArrived(HTTPResponse(status: .movedPermanently))
-            redirect.state.withAttempt { $0.announcedLength = 6 }
+            Self.finalHead(&redirect.state, .movedPermanently, announcing: 6)
             #expect(harness.settle(redirect.state.flush(holdingWholeUpTo: 6, makeBuffer: harness.buffer)) == .stream)
             _ = harness.settle(redirect.state.completed(nil, handleFailed: false))
         }

@@ -9,10 +9,7 @@ extension Call {
     /// - Throws: ``NetworkError`` (the call has ended already).
     func open() async throws(NetworkError) -> OpenedCall {
         let signal = context.deadlineSignal
-        guard let slot = client.admission.enter(signal) else {
-            throw NetworkError(
-                kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
-        }
+        guard let slot = client.admission.enter(signal) else { throw Self.shuttingDown }
         let networkStart = client.now()
         // One deadline for everything under the call: queue waiting, attempts, hops, backoff, and
         // the body until the caller has read it (a long transfer's body: its ``BodyWatch``).
@@ -33,6 +30,12 @@ extension Call {
             throw scope.failure(error)
         }
     }
+}
+
+extension Call {
+    /// The failure of a call (or a long call's next connection) asked for while the client shuts down.
+    static let shuttingDown = NetworkError(
+        kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
 }
 
 /// A call opened up to its response head (see ``Call/open()``), with the scope that ends once the

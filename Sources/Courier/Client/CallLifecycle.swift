@@ -145,7 +145,7 @@ struct CallLifecycle {
 
     /// The call's deadline alarm, from its admission to its end (a long transfer cancels it once
     /// its head is in, its body having bounds of its own; the end cancels it again, harmlessly).
-    var alarm: TimeSourceAlarm? { holdings?.alarm ?? nil }
+    var alarm: TimeSourceAlarm? { holdings?.alarm }
 
     /// The call ends.
     /// - Returns: The first time, what to do outside the lock: drop the handlers, remove the alarm

@@ -43,9 +43,6 @@ final class LongCall: @unchecked Sendable {
     private var owner: RunningCall { call.context.call }
     private var client: NetworkClient { call.client }
 
-    /// The call's request id, the same for every connection.
-    var requestID: String { call.requestID }
-
     /// Opens one connection, with `headers` set over the call's request, up to its head: a body
     /// it hands over ends the connection (not the call) when it ends, fails or is dropped. A
     /// header whose value a header cannot carry is left out.
@@ -55,7 +52,7 @@ final class LongCall: @unchecked Sendable {
         if let buildFailure = call.buildFailure { throw buildFailure }
         guard !finished else { throw NetworkError.cancelled(phase: .building) }
         // A later connection is refused once the client is shutting down, as a new call would be.
-        if networkStart != nil, client.isShuttingDown { throw Self.shuttingDown }
+        if networkStart != nil, client.isShuttingDown { throw Call.shuttingDown }
         try admitOnce()
         if owner.deadline.hasPassed { throw callFailure(CancellationError(), recorder: TransferRecorder(owner)) }
         var request = call.request
@@ -86,12 +83,12 @@ final class LongCall: @unchecked Sendable {
             } catch {
                 throw end(connection, error)
             }
-            end(connection, bytes: Int64(data.count))
+            close(connection, bytes: Int64(data.count))
             throw call.refused(head.status, data: data)
         }
         tally.withLock { $0.status = head.status.code }
         if let whole = try? response.body.bufferedBytes(upTo: connection.context.maxResponseBytes) {
-            end(connection, bytes: Int64(whole.count))
+            close(connection, bytes: Int64(whole.count))
             return StreamedResponse(head: head, body: ResponseBody(data: whole), metrics: connection.recorder.metrics)
         }
         // The body is bounded by its stall limit (and the call's end), not by the head's deadline.
@@ -100,7 +97,7 @@ final class LongCall: @unchecked Sendable {
         let source = StreamedCallBody(body: response.body, limit: connection.context.maxResponseBytes, watch: watch) {
             [self] bytes, error in
             guard let error else {
-                end(connection, bytes: bytes)
+                close(connection, bytes: bytes)
                 return nil
             }
             // A stall the watch rang is named as such; anything else as the connection ended.
@@ -116,10 +113,9 @@ final class LongCall: @unchecked Sendable {
     /// call's deadline passing (its end, the client's shutdown) ends the wait.
     /// - Throws: ``RepeatPlan/Refusal``.
     func again(_ plan: RepeatPlan, after wait: Duration) async throws(RepeatPlan.Refusal) {
-        let signal = owner.deadline
         do {
-            async let waited: Void = InterruptibleTask().run({ () async throws in try await plan.again(after: wait) }, deadline: signal)
-            try await waited
+            // The call's context: its deadline signal is the call's own.
+            try await call.context.interruptible { try await plan.again(after: wait) }
         } catch let refusal as RepeatPlan.Refusal {
             throw refusal
         } catch {
@@ -171,17 +167,13 @@ final class LongCall: @unchecked Sendable {
     /// transfer's end, when it has one (the stall limit bounds each connection).
     private func admitOnce() throws(NetworkError) {
         guard networkStart == nil else { return }
-        guard let slot = client.admission.enter(owner.deadline) else { throw Self.shuttingDown }
+        guard let slot = client.admission.enter(owner.deadline) else { throw Call.shuttingDown }
         let now = client.now()
         networkStart = now
         // Without an end there is nothing to ring: each connection has its own deadlines.
         let alarm = bounds.end.map { Deadline.arm(owner.deadline, at: $0, on: client.onSystemClock ? nil : call.context.clock, now: now) }
         owner.admit(.init(slot: slot, alarm: alarm), entering: .sending) { $0.bytesSent = call.body?.length ?? 0 }
     }
-
-    /// The failure of a connection asked for while the client shuts down.
-    private static let shuttingDown = NetworkError(
-        kind: .shutDown, phase: .building, message: "the client is shutting down and takes no new calls; nothing was sent")
 
     /// The call's failure once its own deadline has passed: its end, or the client's shutdown (in
     /// the phase `recorder` shows).
@@ -190,11 +182,6 @@ final class LongCall: @unchecked Sendable {
             return Deadline.failure(error, signal: owner.deadline, timeout: .zero, recorder: recorder)
         }
         return NetworkError(kind: .timedOut, phase: recorder.phase, message: "the transfer did not end by its total time limit")
-    }
-
-    /// Ends a connection that succeeded: its deadline and link released, its figures added.
-    private func end(_ connection: Connection, bytes: Int64 = 0) {
-        close(connection, bytes: bytes)
     }
 
     /// Ends a connection that failed with `error`: its deadline and link released, its attempts
@@ -209,7 +196,8 @@ final class LongCall: @unchecked Sendable {
         return failure
     }
 
-    /// Closes a connection once; its bytes and figures go to the call's.
+    /// Closes a connection once (one that succeeded, or after `end(_:_:bytes:)` judged its
+    /// failure): its deadline and link released, its bytes and figures added to the call's.
     private func close(_ connection: Connection, bytes: Int64) {
         guard connection.close() else { return }
         let part = connection.recorder.metrics
@@ -280,9 +268,15 @@ extension RequestMetrics {
         queued += part.queued
         unsentRetries += part.unsentRetries
         retryRefusedByBudget = retryRefusedByBudget || part.retryRefusedByBudget
-        phaseTimings = part.phaseTimings
-        httpVersion = part.httpVersion ?? httpVersion
-        reusedConnection = part.reusedConnection ?? reusedConnection
-        remoteAddress = part.remoteAddress ?? remoteAddress
+        takeTransferView(of: part)
+    }
+
+    /// Takes another transfer's view of the connection (timings, HTTP version, reuse, address) in
+    /// place of this one's: a long call's last connection, a hedged call's winning copy.
+    mutating func takeTransferView(of other: RequestMetrics) {
+        phaseTimings = other.phaseTimings
+        httpVersion = other.httpVersion ?? httpVersion
+        reusedConnection = other.reusedConnection ?? reusedConnection
+        remoteAddress = other.remoteAddress ?? remoteAddress
     }
 }

@@ -133,10 +133,7 @@ struct HedgingLink: Middleware {
     private static func adopt(_ copy: RequestMetrics, into recorder: TransferRecorder) {
         recorder.update {
             $0.hedgeWon = true
-            $0.phaseTimings = copy.phaseTimings
-            $0.httpVersion = copy.httpVersion ?? $0.httpVersion
-            $0.reusedConnection = copy.reusedConnection ?? $0.reusedConnection
-            $0.remoteAddress = copy.remoteAddress ?? $0.remoteAddress
+            $0.takeTransferView(of: copy)
         }
     }
 

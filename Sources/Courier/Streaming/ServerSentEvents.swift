@@ -219,9 +219,10 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 // event: the wait the one repeat policy waits, after the host's budget paid.
                 let wait = stream.reconnection.delay(serverSaid: parser.reconnectionTime, emptyInARow: attemptsWithoutEvent)
                 attemptsWithoutEvent += 1
+                let call = self.call ?? stream.makeCall()
+                self.call = call
                 do throws(RepeatPlan.Refusal) {
-                    // (A reconnection follows a connection: the reading's call exists.)
-                    if let call { try await call.again(stream.plan, after: wait) } else { try await stream.plan.again(after: wait) }
+                    try await call.again(stream.plan, after: wait)
                 } catch .cancelled {
                     throw NetworkError.cancelled(phase: .connect)
                 } catch {
