@@ -202,6 +202,7 @@ let package = Package(
                 "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/CourierTracingProbe"
         ),
@@ -269,7 +270,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CourierBench",
-            dependencies: ["CourierBenchKit"],
+            dependencies: ["CourierBenchKit", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/CourierBench"
         ),
         .testTarget(

@@ -90,12 +90,12 @@ struct DecodingTests {
         var head = HTTPResponse(status: .ok)
         head.headerFields[.contentType] = "text/xml; charset=utf-8"
         #expect {
-            try ResponseDecoder<User>.decodeAutomatically(Data("<user/>".utf8), head, xml: nil)
+            try ResponseDecoder<User>.decodeAutomatically(Data("<user/>".utf8), head, json: JSONDecoder(), xml: nil)
         } throws: { error in
             "\(error)".contains("the response is XML (text/xml; charset=utf-8); link the CourierXML product")
         }
         head.headerFields[.contentType] = "application/vnd.api+json"
-        let user = try ResponseDecoder<User>.decodeAutomatically(Data(#"{"id":1,"name":"Ada"}"#.utf8), head, xml: nil)
+        let user = try ResponseDecoder<User>.decodeAutomatically(Data(#"{"id":1,"name":"Ada"}"#.utf8), head, json: JSONDecoder(), xml: nil)
         #expect(user == User(id: 1, name: "Ada"))
     }
 

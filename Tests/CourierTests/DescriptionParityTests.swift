@@ -87,8 +87,8 @@ struct DescriptionParityTests {
 
         // The decoders are the endpoints': both turn the body into the same value.
         let head = HTTPResponse(status: .ok)
-        #expect(try FullEndpoint(queue: queue).decoder.decode(Data("x".utf8), head) == "decoded x")
-        #expect(try FullAPI(client: client, queue: queue).decoder.decode(Data("x".utf8), head) == "decoded x")
+        #expect(try FullEndpoint(queue: queue).decoder.decode(Data("x".utf8), head, json: JSONDecoder()) == "decoded x")
+        #expect(try FullAPI(client: client, queue: queue).decoder.decode(Data("x".utf8), head, json: JSONDecoder()) == "decoded x")
     }
 
     /// The field that was lost: an API object's `endpointName` reaches middleware and observers.
@@ -114,8 +114,8 @@ struct DescriptionParityTests {
     private static func text(_ value: Any) -> String {
         switch value {
         case let validation as StatusValidation: "accepts 299: \(validation.isAcceptable(299)), 418: \(validation.isAcceptable(418))"
-        case let decoder as ErrorBodyDecoder: "decodes to \(String(describing: decoder.decode(Data("e".utf8))))"
-        case let decoder as ErrorBodyDecoder?: "decodes to \(String(describing: decoder?.decode(Data("e".utf8))))"
+        case let decoder as ErrorBodyDecoder: "decodes to \(String(describing: decoder.decode(Data("e".utf8), JSONDecoder())))"
+        case let decoder as ErrorBodyDecoder?: "decodes to \(String(describing: decoder?.decode(Data("e".utf8), JSONDecoder())))"
         case let placement as QueuePlacement?:
             placement.map { "\($0.queue.name) \($0.priority) \($0.deduplication) \($0.onStart == nil)" } ?? "none"
         case let membership as CallMembership: "\(membership.tags.sorted()) \(String(describing: membership.team))"

@@ -95,7 +95,7 @@ struct LoggingTests {
         #expect(handler.lines.map { $0.metadata["courier.endpoint"]?.description } == ["getThing", "getThing", nil])
     }
 
-    @Test("by default nothing about a call is logged above debug, failures included")
+    @Test("by default a failed call is one warning, and a successful one stays at debug")
     func quietByDefault() async throws {
         let handler = CapturingLogHandler()
         handler.logLevel = .trace
@@ -109,8 +109,11 @@ struct LoggingTests {
         _ = try? await client.send(Call(path: "fail"))
         _ = try? await client.send(Call(path: "unstubbed"))
         let lines = handler.lines
-        #expect(lines.filter { $0.message == "courier.call.failed" }.count == 2)
-        #expect(lines.allSatisfy { $0.level <= .debug }, "\(lines.map { "\($0.level) \($0.message)" })")
+        #expect(lines.filter { $0.message == "courier.call.failed" }.map(\.level) == [.warning, .warning])
+        #expect(
+            lines.filter { $0.message != "courier.call.failed" }.allSatisfy { $0.level <= .debug },
+            "\(lines.map { "\($0.level) \($0.message)" })")
+        #expect(ClientConfiguration().failureLogLevel == .warning)
     }
 
     @Test("an API object's own logger replaces the client's for its call")

@@ -150,7 +150,7 @@ struct ObservationTests {
             _ = try? await client.send(Call(query: [QueryItem("token", "T")]))
         }
         let span = try #require(tracer.finishedSpans.first)
-        #expect(span.operationName == "HTTP GET")
+        #expect(span.operationName == "GET")
         #expect(span.kind == .client)
         #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
         #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 503)
@@ -162,6 +162,40 @@ struct ObservationTests {
         let parsed = try #require(TraceParent(header: sent))
         #expect(parsed.traceID == incoming.traceID)
         #expect(parsed.parentID != incoming.parentID)
+    }
+
+    @Test("tracing: names and attributes follow the OpenTelemetry HTTP client conventions")
+    func tracingConventions() async throws {
+        let tracer = InMemoryTracer()
+        let mock = MockTransport()
+        mock.stub(.get, "/missing", .status(404))
+        mock.stub(.get, "/flaky", responses: [.status(503), .status(200)])
+        mock.stub(nil, "/purge", .status(200))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock,
+            middleware: [TracingMiddleware(tracer: tracer), RetryMiddleware(policy: RetryPolicy(), random: { 0 })])
+
+        _ = try? await client.send(Call(path: "missing"))
+        let missing = try #require(tracer.finishedSpans.last)
+        #expect(missing.operationName == "GET")
+        #expect(missing.attributes["error.type"]?.toSpanAttribute() == "404")
+        #expect(missing.status?.code == .error)
+        #expect(missing.attributes["http.request.resend_count"] == nil)
+
+        _ = try await client.send(Call(path: "flaky"))
+        let flaky = try #require(tracer.finishedSpans.last)
+        #expect(flaky.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(flaky.attributes["http.request.resend_count"]?.toSpanAttribute() == 1)
+        #expect(flaky.attributes["error.type"] == nil)
+        #expect(flaky.status == nil)
+
+        _ = try await client.send(.init(rawValue: "PURGE")!, "purge", as: Data.self)
+        let purge = try #require(tracer.finishedSpans.last)
+        #expect(purge.operationName == "HTTP")
+        #expect(purge.attributes["http.request.method"]?.toSpanAttribute() == "_OTHER")
+        #expect(purge.attributes["http.request.method_original"]?.toSpanAttribute() == "PURGE")
     }
 
     /// Starts a span of its own from the current service context, as instrumented code below
@@ -188,7 +222,7 @@ struct ObservationTests {
             middleware: [TracingMiddleware(tracer: tracer), ChildSpanMiddleware(tracer: tracer)])
         _ = try await client.send(Call(query: []))
         let spans = tracer.finishedSpans
-        let courier = try #require(spans.first { $0.operationName == "HTTP GET" })
+        let courier = try #require(spans.first { $0.operationName == "GET" })
         let below = try #require(spans.first { $0.operationName == "below" })
         #expect(below.parentSpanID == courier.spanID)
         #expect(below.traceID == courier.traceID)

@@ -6,12 +6,19 @@
 //   CourierTracingProbe <curl|urlsession|ahc>
 //
 // Exit status 0 with the JSON line, or 1 with a message on standard error.
+//
+//   CourierTracingProbe logging
+//
+// Bootstraps swift-log with its standard-output handler, as a new service does, and makes one call
+// that fails (a 500, with a bearer token and a token in the query) through a client whose
+// configuration sets no logger: LoggingBootstrapTests reads what it printed.
 import Courier
 import CourierCurl
 import CourierTestServer
 import CourierURLSession
 import Foundation
 import InMemoryTracing
+import Logging
 import Tracing
 
 #if AsyncHTTPClient
@@ -56,8 +63,28 @@ func makeTransport(_ name: String) throws -> any Transport {
     }
 }
 
+struct Failing: Endpoint {
+    typealias Output = Data
+    var path: String { "status/500" }
+    var query: [QueryItem] { [QueryItem("access_token", "query-secret-7")] }
+    var headers: RequestHeaders { ["Authorization": "Bearer header-secret-7"] }
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else { fail("usage: CourierTracingProbe <curl|urlsession|ahc>") }
+guard arguments.count == 2 else { fail("usage: CourierTracingProbe <curl|urlsession|ahc|logging>") }
+if arguments[1] == "logging" {
+    LoggingSystem.bootstrap(StreamLogHandler.standardOutput)
+    do {
+        let server = try await TestServer.start(mode: .http1)
+        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: try CurlTransport())
+        _ = try? await client.send(Failing())
+        await client.shutdown()
+        await server.shutdown()
+    } catch {
+        fail("the probe could not run: \(error)")
+    }
+    exit(0)
+}
 let tracer = InMemoryTracer()
 // Before the transport exists: AsyncHTTPClient picks up the bootstrapped tracer when its client
 // is configured, which is what would give a call a second span.
@@ -72,7 +99,7 @@ do {
     await client.shutdown()
     await server.shutdown()
     let spans = tracer.finishedSpans
-    let call = spans.first { $0.operationName == "HTTP GET" }
+    let call = spans.first { $0.operationName == "GET" }
     func received(_ name: String) -> [String] { echo.headers.filter { $0.first?.lowercased() == name }.compactMap(\.last) }
     let report = Report(
         spans: spans.map(\.operationName), clientSpans: spans.filter { $0.kind == .client }.count,

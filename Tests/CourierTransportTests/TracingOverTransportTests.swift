@@ -47,7 +47,7 @@ struct TracingOverTransportTests {
             service.end()
 
             let spans = tracer.finishedSpans
-            let calls = spans.filter { $0.operationName == "HTTP GET" }
+            let calls = spans.filter { $0.operationName == "GET" }
             #expect(calls.count == 1, "one span per call: \(spans.map(\.operationName))")
             let call = try #require(calls.first)
             let below = try #require(spans.first { $0.operationName == "below" })

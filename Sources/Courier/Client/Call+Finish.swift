@@ -61,7 +61,7 @@ extension Call {
             guard acceptable else { throw fail(refused(status, data: data), sent: sent) }
             let value: Output
             do {
-                value = try decoder.decode(data, head)
+                value = try decoder.decode(data, head, json: client.jsonDecoder)
             } catch {
                 let end = client.now()
                 recorder.update { $0.decode = decodeStart.duration(to: end) }
@@ -97,7 +97,7 @@ extension Call {
             kind: .httpStatus, phase: .validating, message: "the server answered \(status.code) \(status.reasonPhrase)", status: status.code
         )
         error.responseBody = data.prefix(NetworkError.maximumRetainedBodyBytes)
-        error.decodedErrorBody = settings.errorDecoder?.decode(data)
+        error.decodedErrorBody = settings.errorDecoder?.decode(data, client.jsonDecoder)
         return error
     }
 

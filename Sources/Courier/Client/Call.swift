@@ -90,7 +90,9 @@ struct Call: Sendable {
         // from the start) and these internals.
         context.call = RunningCall.call(
             transport: client.transport.name, internals: internals, admission: client.admission, clock: context.clock)
-        switch reporterTaken ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context, timeout: settings.timeout) {
+        switch reporterTaken
+            ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context, timeout: settings.timeout)
+        {
         case .success(let built):
             request = built.request
             body = built.body

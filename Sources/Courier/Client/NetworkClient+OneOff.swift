@@ -82,7 +82,7 @@ extension NetworkClient {
     ///   - type: What the body decodes to (see ``send(_:_:query:headers:body:timeout:as:)``).
     /// - Returns: The decoded body.
     /// - Throws: ``NetworkError``; ``NetworkError/Kind/invalidRequest`` when `json` cannot be encoded.
-    public func post<Body: Encodable, Output: Decodable & Sendable>(
+    public func post<Body: Encodable & Sendable, Output: Decodable & Sendable>(
         _ path: String, json: Body, query: [QueryItem] = [], headers: RequestHeaders = [:], timeout: Duration? = nil,
         as type: Output.Type = Output.self
     ) async throws -> Output {
@@ -93,7 +93,7 @@ extension NetworkClient {
     /// - Parameters: As ``post(_:json:query:headers:timeout:as:)``.
     /// - Returns: The decoded body.
     /// - Throws: ``NetworkError``; ``NetworkError/Kind/invalidRequest`` when `json` cannot be encoded.
-    public func put<Body: Encodable, Output: Decodable & Sendable>(
+    public func put<Body: Encodable & Sendable, Output: Decodable & Sendable>(
         _ path: String, json: Body, query: [QueryItem] = [], headers: RequestHeaders = [:], timeout: Duration? = nil,
         as type: Output.Type = Output.self
     ) async throws -> Output {
@@ -104,7 +104,7 @@ extension NetworkClient {
     /// - Parameters: As ``post(_:json:query:headers:timeout:as:)``.
     /// - Returns: The decoded body.
     /// - Throws: ``NetworkError``; ``NetworkError/Kind/invalidRequest`` when `json` cannot be encoded.
-    public func patch<Body: Encodable, Output: Decodable & Sendable>(
+    public func patch<Body: Encodable & Sendable, Output: Decodable & Sendable>(
         _ path: String, json: Body, query: [QueryItem] = [], headers: RequestHeaders = [:], timeout: Duration? = nil,
         as type: Output.Type = Output.self
     ) async throws -> Output {

@@ -55,6 +55,13 @@ public final class NetworkClient: Sendable {
     /// (``Transport/stallLimit``), else ``ClientConfiguration/defaultStallTimeout``. Decided once,
     /// when the client is made.
     public let bodyStallLimit: Duration
+    /// The client's JSON decoder, made once from ``ClientConfiguration/json``: automatic decoding,
+    /// ``ResponseDecoder/json(_:)`` and ``ErrorBodyDecoder/json(_:decoder:)`` without a decoder of
+    /// their own, JSON Lines and ``ServerSentEvents/decode(_:as:)`` read with it.
+    public let jsonDecoder: JSONDecoder
+    /// The client's JSON encoder, made once from ``ClientConfiguration/json``: a
+    /// ``RequestBody/json(_:encoder:)`` without an encoder of its own is written with it.
+    public let jsonEncoder: JSONEncoder
 
     /// Creates a client around a transport made in code.
     ///
@@ -112,6 +119,8 @@ public final class NetworkClient: Sendable {
                 resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole))
         self.configuration = configuration
         self.transport = transport
+        jsonDecoder = configuration.json.makeDecoder()
+        jsonEncoder = configuration.json.makeEncoder()
         bodyStallLimit = configuration.stallTimeout ?? transport.stallLimit ?? ClientConfiguration.defaultStallTimeout
         self.middleware = chain.outer
         self.networkMiddleware = networkMiddleware

@@ -26,6 +26,7 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
         if !connectionOverrides.addresses.isEmpty {
             parts.append("addresses: \(connectionOverrides.addresses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
         }
+        if json != JSONCoding() { parts.append("json: dates \(json.dates.rawValue), keys \(json.keys.rawValue)") }
         if keepsCookies { parts.append("cookies: on") }
         if retry != nil { parts.append("retry: on") }
         if queue != nil { parts.append("queue: on") }

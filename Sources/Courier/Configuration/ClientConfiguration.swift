@@ -63,13 +63,18 @@ public struct ClientConfiguration: Sendable {
     }
     /// Headers added to every request (an API object's own header of the same name wins).
     public var defaultHeaders: RequestHeaders = [:]
-    /// The logger calls use; silent by default. An API object may bring its own (`logger`).
-    public var logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
-    /// The level failed calls are logged at: `debug` by default, as swift-log asks of libraries
-    /// (the caller gets the error and decides whether it is worth a line). Successful and cancelled
-    /// calls are logged at `debug` too, so by default nothing about a call reaches `info`; raise
-    /// this (for example to `warning`) to see failures in a service's normal log.
-    public var failureLogLevel: Logger.Level = .debug
+    /// How the client writes and reads JSON (dates and keys): its one encoder and decoder, used
+    /// unless an endpoint or a call brings its own (see ``JSONCoding``).
+    public var json = JSONCoding()
+    /// The logger calls use: by default one labelled `courier` from the service's logging backend
+    /// (swift-log's `LoggingSystem.bootstrap`; standard error at `info` when the service bootstrapped
+    /// none), so a failing call is never silent. An API object may bring its own (`logger`); give
+    /// `Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })` for none.
+    public var logger = Logger(label: "courier")
+    /// The level failed calls are logged at: `warning` by default, so a failing call in a new
+    /// service prints one redacted line in its normal log. Successful and cancelled calls are
+    /// logged at `debug`. Set `debug` to leave failures to the caller, or `error` for louder.
+    public var failureLogLevel: Logger.Level = .warning
     /// Whether a buffered call's response body (its first KiB) is logged at `trace` as
     /// `courier.response.body`: `false` by default, since bodies carry tokens (an OAuth token
     /// answer) and personal data that no log level should leak. Turn it on in code, for a

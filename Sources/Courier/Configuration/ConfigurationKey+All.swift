@@ -9,7 +9,7 @@ extension ConfigurationKey {
     public static let all: [ConfigurationKey] = [
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, responseHeadMaxFields,
         responseHeadMaxBytes, responseHeadMaxInterimResponses, decompressionMaxRatio, decompressionMaxCodings, maxRedirects,
-        secretHeaders, headers,
+        secretHeaders, headers, jsonDates, jsonKeys,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
         connectionsAddresses, tlsCAFile, tlsCAPEM,
         tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, cookieSuffixes, retry,
@@ -80,6 +80,11 @@ extension ConfigurationKey {
             load.configuration.defaultHeaders.replace(header, text)
         }
     }
+    public static let jsonDates = choice(
+        "json.dates", \.json.dates, default: "deferred", "How the client's JSON writes and reads dates (`iso8601` also reads fractions).")
+    public static let jsonKeys = choice(
+        "json.keys", \.json.keys, default: "as-is",
+        "How the client's JSON names keys (`snake-case`: `camelCase` properties, `snake_case` keys).")
     public static let headerRules = ConfigurationKey(
         "headerRules", .headerRules, default: "none",
         "Team header rules: `team`, `host`, `pathPrefix`, `headers` (`{requestID}` is the call's id), `secret`."
@@ -90,7 +95,7 @@ extension ConfigurationKey {
         }
     }
     public static let failureLogLevel = ConfigurationKey(
-        "failureLogLevel", .choice(Logger.Level.allCases.map(\.rawValue)), default: "debug", "The level failed calls are logged at."
+        "failureLogLevel", .choice(Logger.Level.allCases.map(\.rawValue)), default: "warning", "The level failed calls are logged at."
     ) { load, value, name throws(ConfigurationError) in
         let text = try value.text(name, load)
         guard let level = Logger.Level(rawValue: text.lowercased()) else {

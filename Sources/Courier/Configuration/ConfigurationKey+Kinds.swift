@@ -39,6 +39,7 @@ extension ConfigurationKey {
         case let number as Double:
             number.isFinite && abs(number) < 1e15 && number == number.rounded() ? String(Int(number)) : String(number)
         case let set as Set<Int>: set.sorted().map(String.init).joined(separator: ", ")
+        case let word as any RawRepresentable where word.rawValue is String: word.rawValue as? String
         default: String(describing: value)
         }
     }
@@ -102,6 +103,20 @@ extension ConfigurationKey {
 
     static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
         typed(name, .bool, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.flag(name, load) }
+    }
+
+    /// A key whose value is one of an enum's lower-case raw values (compared without case).
+    static func choice<Value: RawRepresentable & CaseIterable & SendableMetatype>(
+        _ name: String, _ path: Path<Value>, default value: String, _ summary: String
+    ) -> Self where Value.RawValue == String {
+        let words = Value.allCases.map(\.rawValue)
+        return typed(name, .choice(words), path, default: value, summary) { value, name, load throws(ConfigurationError) in
+            let text = try value.text(name, load)
+            guard let chosen = Value(rawValue: text.lowercased()) else {
+                throw load.error(name, text, allowed: words.joined(separator: ", "))
+            }
+            return chosen
+        }
     }
 
     static func statuses(_ name: String, _ path: Path<Set<Int>>, default value: String, _ summary: String) -> Self {

@@ -52,16 +52,34 @@ public struct RequestBody: Sendable {
         case segments([Segment])
         case stream(BodyStream)
         case invalid(NetworkError)
+        /// A JSON value not yet encoded: the client encodes it with its encoder when it builds
+        /// the request (see ``encodingJSON(with:)``).
+        case json(@Sendable (JSONEncoder) throws -> Data)
     }
 
-    let storage: Storage
+    /// The body as it was made.
+    private let made: Storage
+
+    /// The body as it is sent: a JSON value that no client encoded (a body a middleware made)
+    /// is written with a plain `JSONEncoder`.
+    var storage: Storage {
+        guard case .json = made else { return made }
+        return encodingJSON(with: JSONEncoder()).made
+    }
 
     /// The `Content-Type` this body sends unless the request sets one itself.
     public let contentType: String?
 
     init(storage: Storage, contentType: String?) {
-        self.storage = storage
+        made = storage
         self.contentType = contentType
+    }
+
+    /// The body with a pending JSON value written by `encoder` (the client's); any other body as
+    /// it is. The request builder calls it once per call.
+    func encodingJSON(with encoder: JSONEncoder) -> RequestBody {
+        guard case .json(let encode) = made else { return self }
+        return .encoded(contentType: contentType ?? "application/json", format: "JSON") { try encode(encoder) }
     }
 
     /// The body's length in bytes, or `nil` when it is not known up front (a stream that announced
@@ -70,7 +88,7 @@ public struct RequestBody: Sendable {
         switch storage {
         case .segments(let segments): segments.reduce(0) { $0 + $1.length }
         case .stream(let stream): stream.length
-        case .invalid: nil
+        case .invalid, .json: nil
         }
     }
 
@@ -136,10 +154,15 @@ public struct RequestBody: Sendable {
     ///
     /// - Parameters:
     ///   - value: The value to encode.
-    ///   - encoder: The encoder to use; a plain `JSONEncoder` by default.
+    ///   - encoder: The encoder to use; `nil` (the default) uses the client's
+    ///     (``NetworkClient/jsonEncoder``, made from ``ClientConfiguration/json``), which writes
+    ///     the value when the call's request is built.
     /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``.
-    public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) -> RequestBody {
-        .encoded(contentType: "application/json", format: "JSON") { try encoder.encode(value) }
+    public static func json<Value: Encodable & Sendable>(_ value: Value, encoder: JSONEncoder? = nil) -> RequestBody {
+        if let encoder {
+            return .encoded(contentType: "application/json", format: "JSON") { try encoder.encode(value) }
+        }
+        return RequestBody(storage: .json({ try $0.encode(value) }), contentType: "application/json")
     }
 
     /// A body made by an encoder (JSON, XML, an envelope): an encoding failure does not throw here,
@@ -286,6 +309,9 @@ package final class BodyReader: @unchecked Sendable {
         case .invalid(let error):
             self.segments = []
             failure = error
+        case .json:
+            self.segments = []
+            failure = .invalidRequest("a JSON body is encoded before it is read")
         }
         self.chunkSize = chunkSize
     }

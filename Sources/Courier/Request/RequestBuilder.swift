@@ -66,7 +66,7 @@ enum RequestBuilder {
             fields[values: name] = []
         }
         fields.append(contentsOf: own)
-        let body = endpoint.body
+        let body = endpoint.body?.encodingJSON(with: client.jsonEncoder)
         if let body {
             if let error = body.buildError { throw error }
             if fields[.contentType] == nil, let contentType = body.contentType {

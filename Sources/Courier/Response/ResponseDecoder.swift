@@ -15,15 +15,21 @@ import HTTPTypes
 /// and phase kept): that is how a SOAP fault becomes ``NetworkError/Kind/soapFault``. Any other
 /// error fails the call with ``NetworkError/Kind/decoding``.
 public struct ResponseDecoder<Output: Sendable>: Sendable {
-    /// The decoder's function; `nil` for ``automatic``, which is a plain function of `Output` (a
-    /// closure would cost an allocation per call, since it captures `Output`'s metadata).
-    private let custom: (@Sendable (Data, HTTPResponse) throws -> Output)?
+    /// The decoder's function, given the body, the head and the client's JSON decoder; `nil` for
+    /// ``automatic``, which is a plain function of `Output` (a closure would cost an allocation per
+    /// call, since it captures `Output`'s metadata).
+    private let custom: (@Sendable (Data, HTTPResponse, JSONDecoder) throws -> Output)?
 
     /// A custom decoder.
     /// - Parameter decode: Turns the body and the response head into the output; throw to fail
     ///   the call with ``NetworkError/Kind/decoding``, or throw a ``NetworkError`` to fail it with
     ///   that error.
     public init(_ decode: @escaping @Sendable (Data, HTTPResponse) throws -> Output) {
+        custom = { data, head, _ in try decode(data, head) }
+    }
+
+    /// A decoder that also reads the client's JSON decoder.
+    private init(withClientJSON decode: @escaping @Sendable (Data, HTTPResponse, JSONDecoder) throws -> Output) {
         custom = decode
     }
 
@@ -31,17 +37,18 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         custom = nil
     }
 
-    /// Decodes a body.
-    func decode(_ data: Data, _ head: HTTPResponse) throws -> Output {
-        guard let custom else { return try Self.decodeAutomatically(data, head) }
-        return try custom(data, head)
+    /// Decodes a body; `json` is the client's decoder (``NetworkClient/jsonDecoder``).
+    func decode(_ data: Data, _ head: HTTPResponse, json: JSONDecoder) throws -> Output {
+        guard let custom else { return try Self.decodeAutomatically(data, head, json: json, xml: XMLDecodingHook.decoder) }
+        return try custom(data, head, json)
     }
 
     /// Decodes JSON.
-    /// - Parameter decoder: The decoder; a plain `JSONDecoder` by default.
+    /// - Parameter decoder: The decoder; `nil` (the default) uses the client's
+    ///   (``NetworkClient/jsonDecoder``, made from ``ClientConfiguration/json``).
     /// - Returns: The decoder.
-    public static func json(_ decoder: JSONDecoder = JSONDecoder()) -> ResponseDecoder where Output: Decodable {
-        ResponseDecoder { data, _ in try decoder.decode(Output.self, from: data) }
+    public static func json(_ decoder: JSONDecoder? = nil) -> ResponseDecoder where Output: Decodable {
+        ResponseDecoder(withClientJSON: { data, _, client in try (decoder ?? client).decode(Output.self, from: data) })
     }
 
     /// Picks a decoder from `Output` and the response's `Content-Type`: `Data`, `String` and
@@ -54,14 +61,11 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
     /// - Any other media type: JSON is tried, and a failure names the media type it met.
     public static var automatic: ResponseDecoder { ResponseDecoder(automatic: ()) }
 
-    private static func decodeAutomatically(_ data: Data, _ head: HTTPResponse) throws -> Output {
-        try decodeAutomatically(data, head, xml: XMLDecodingHook.decoder)
-    }
-
-    /// ``automatic``'s work, with the XML decoder given (`nil`: `CourierXML` is not linked). Tests
-    /// use it: SwiftPM links every test target into one process, where `CourierXML` always is.
+    /// ``automatic``'s work, with the JSON decoder and the XML decoder given (`nil`: `CourierXML` is
+    /// not linked). Tests use it: SwiftPM links every test target into one process, where
+    /// `CourierXML` always is.
     package static func decodeAutomatically(
-        _ data: Data, _ head: HTTPResponse, xml linkedXML: (any AutomaticXMLDecoding.Type)?
+        _ data: Data, _ head: HTTPResponse, json: JSONDecoder, xml linkedXML: (any AutomaticXMLDecoding.Type)?
     ) throws -> Output {
         if let value = data as? Output { return value }
         if Output.self == String.self {
@@ -76,7 +80,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         }
         switch BodyFormat(head) {
         case .json, .unstated:
-            return try decodeJSON(decodable, from: data)
+            return try decodeJSON(decodable, from: data, with: json)
         case .xml:
             guard let xml = linkedXML else {
                 throw DecodingProblem(
@@ -86,7 +90,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
             return try decodeXML(decodable, from: data, with: xml)
         case .other(let mediaType):
             do {
-                return try decodeJSON(decodable, from: data)
+                return try decodeJSON(decodable, from: data, with: json)
             } catch {
                 throw DecodingProblem(
                     "the response's Content-Type is \(mediaType), which is neither JSON nor XML, and the body is not JSON either: \(error)"
@@ -95,8 +99,8 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         }
     }
 
-    private static func decodeJSON<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Output {
-        let value = try JSONDecoder().decode(type, from: data)
+    private static func decodeJSON<Value: Decodable>(_ type: Value.Type, from data: Data, with json: JSONDecoder) throws -> Output {
+        let value = try json.decode(type, from: data)
         guard let output = value as? Output else { throw DecodingProblem("decoded \(Value.self), expected \(Output.self)") }
         return output
     }

@@ -47,20 +47,25 @@ public struct StatusValidation: Sendable {
 /// A body that does not decode leaves ``NetworkError/decodedErrorBody`` `nil`; the call still
 /// fails with ``NetworkError/Kind/httpStatus`` and keeps the raw bytes.
 public struct ErrorBodyDecoder: Sendable {
-    let decode: @Sendable (Data) -> (any Sendable)?
+    /// Decodes the body, given the client's JSON decoder.
+    let decode: @Sendable (Data, JSONDecoder) -> (any Sendable)?
 
     /// A custom error-body decoder; return `nil` when the body is not understood.
     /// - Parameter decode: Decodes the body.
     public init(_ decode: @escaping @Sendable (Data) -> (any Sendable)?) {
+        self.decode = { data, _ in decode(data) }
+    }
+
+    private init(withClientJSON decode: @escaping @Sendable (Data, JSONDecoder) -> (any Sendable)?) {
         self.decode = decode
     }
 
     /// Decodes the error body as JSON.
     /// - Parameters:
     ///   - type: The error-body type.
-    ///   - decoder: The decoder; a plain `JSONDecoder` by default.
+    ///   - decoder: The decoder; `nil` (the default) uses the client's (``NetworkClient/jsonDecoder``).
     /// - Returns: The error-body decoder.
-    public static func json<Body: Decodable & Sendable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder()) -> ErrorBodyDecoder {
-        ErrorBodyDecoder { data in try? decoder.decode(Body.self, from: data) }
+    public static func json<Body: Decodable & Sendable>(_ type: Body.Type, decoder: JSONDecoder? = nil) -> ErrorBodyDecoder {
+        ErrorBodyDecoder(withClientJSON: { data, client in try? (decoder ?? client).decode(Body.self, from: data) })
     }
 }

@@ -17,27 +17,22 @@ extension NetworkClient {
     /// - Parameters:
     ///   - endpoint: The endpoint.
     ///   - type: The type of each line.
-    ///   - decoder: The decoder; a plain `JSONDecoder` by default.
+    ///   - decoder: The decoder; `nil` (the default) uses the client's (``NetworkClient/jsonDecoder``).
     ///   - maxLineBytes: The cap on one line; 1 MiB by default.
     /// - Returns: The records.
     public func jsonLines<E: Endpoint, Record: Decodable & Sendable>(
-        _ endpoint: E, as type: Record.Type, decoder: JSONDecoder = JSONDecoder(), maxLineBytes: Int = 1 << 20
+        _ endpoint: E, as type: Record.Type, decoder: JSONDecoder? = nil, maxLineBytes: Int = 1 << 20
     ) -> JSONLines<Record> {
         // JSON Lines report no progress: the reporter ends at once.
         endpoint.progress?.finishUnused()
-        let decoder = SendableDecoder(decoder: decoder)
-        return JSONLines(maxLineBytes: max(1, maxLineBytes), decode: { try decoder.decoder.decode(Record.self, from: $0) }) {
+        let decoder = decoder ?? jsonDecoder
+        return JSONLines(maxLineBytes: max(1, maxLineBytes), decode: { try decoder.decode(Record.self, from: $0) }) {
             () async throws(NetworkError) in
             try await self.stream(
                 StreamingEndpoint(base: endpoint, accept: "application/jsonl, application/x-ndjson"),
                 bounds: TransferBounds(stall: self.bodyStallLimit, end: nil))
         }
     }
-}
-
-/// A `JSONDecoder` handed to the sequence's reader: it is only read, once per line, by one task.
-private struct SendableDecoder: @unchecked Sendable {
-    let decoder: JSONDecoder
 }
 
 /// The records of a JSON Lines endpoint (see ``NetworkClient/jsonLines(_:as:decoder:maxLineBytes:)``).

@@ -116,6 +116,31 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         return [("Last-Event-ID", id)]
     }
 
+    /// An event's data decoded as JSON with the client's decoder (``NetworkClient/jsonDecoder``,
+    /// made from ``ClientConfiguration/json``).
+    ///
+    /// ```swift
+    /// let feed = client.events(PriceFeed())
+    /// for try await event in feed where event.type == "price" {
+    ///     let price = try feed.decode(event, as: Price.self)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - event: An event of this stream.
+    ///   - type: What its data decodes to.
+    /// - Returns: The value.
+    /// - Throws: ``NetworkError/Kind/decoding`` naming the event's type when its data is not that JSON.
+    public func decode<Value: Decodable>(_ event: ServerSentEvent, as type: Value.Type) throws(NetworkError) -> Value {
+        do {
+            return try client.jsonDecoder.decode(type, from: Data(event.data.utf8))
+        } catch {
+            throw NetworkError(
+                kind: .decoding, phase: .decoding,
+                message: "the data of a \"\(event.type.prefix(64))\" event is not \(Value.self) as JSON: \(error)",
+                underlying: error)
+        }
+    }
+
     /// Whether a connection that ended is opened again: reconnection is on and the request may go again.
     var reconnects: Bool { reconnection.isEnabled && plan.mayRepeat }
 

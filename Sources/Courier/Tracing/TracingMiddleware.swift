@@ -4,13 +4,22 @@ import Tracing
 /// A client span per call (swift-distributed-tracing) with the standard HTTP attributes, and the
 /// trace propagated on the wire.
 ///
-/// - The span is named `HTTP <method>` and is a child of the task's service context. While the
-///   rest of the chain runs, the span's context is `ServiceContext.current`, so spans that later
-///   middleware or the transport start are its children.
-/// - Attributes (OpenTelemetry HTTP client conventions): `http.request.method`, `url.full`
-///   (redacted: no user info, token-like query values replaced), `server.address`,
-///   `server.port`, `http.response.status_code`, `error.type` on failure (the error's bounded
-///   description, or the status); the span's status is `error` for failures and 5xx.
+/// Named and attributed by the OpenTelemetry semantic conventions for HTTP client spans:
+///
+/// - The span is named by the method (`GET`), or `HTTP` for a method outside the conventions'
+///   list, and is a child of the task's service context. While the rest of the chain runs, the
+///   span's context is `ServiceContext.current`, so spans that later middleware or the transport
+///   start are its children.
+/// - Attributes: `http.request.method` (`_OTHER` with `http.request.method_original` for a method
+///   outside the list), `url.full` (redacted: no user info, token-like query values replaced),
+///   `server.address`, `server.port`; when the call ends, `http.response.status_code`,
+///   `network.protocol.version` and `network.peer.address` when the transport reported them,
+///   `http.request.resend_count` when the request went more than once (retries, redirects,
+///   resends), and `error.type` on failure: the status code for a `4xx` or `5xx` answer, else the
+///   error's bounded description. The span's status is `error` for those.
+/// - One span covers the call (installed as application middleware, retries and redirects share
+///   it, and the resend count says how often it went); installed as network middleware it covers
+///   one attempt.
 /// - Propagation: the tracer injects its headers (with swift-otel, the W3C `traceparent`). When it
 ///   injected no `traceparent` (no tracer bootstrapped, or a tracer with another format), Courier
 ///   writes one itself, continuing `ServiceContext.traceParent` when the service set it.
@@ -35,11 +44,13 @@ public struct TracingMiddleware: Middleware {
     ) async throws -> TransportResponse {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         let parent = ServiceContext.current ?? .topLevel
-        let span = tracer.startSpan("HTTP \(request.method.rawValue)", context: parent, ofKind: .client)
+        let known = Self.knownMethods.contains(request.method.rawValue)
+        let span = tracer.startSpan(known ? request.method.rawValue : "HTTP", context: parent, ofKind: .client)
         defer { span.end() }
         if span.isRecording {
             let authority = request.authority ?? ""
-            span.attributes["http.request.method"] = request.method.rawValue
+            span.attributes["http.request.method"] = known ? request.method.rawValue : "_OTHER"
+            if !known { span.attributes["http.request.method_original"] = request.method.rawValue }
             span.attributes["url.full"] = Redaction.redactedURL(request.urlText)
             let (host, port) = Origin.hostAndPort(of: authority)
             span.attributes["server.address"] = host
@@ -67,18 +78,32 @@ public struct TracingMiddleware: Middleware {
             let response = try await ServiceContext.withValue(span.context) { try await next(request, body, context) }
             let code = response.head.status.code
             span.attributes["http.response.status_code"] = code
-            if code >= 500 {
+            if code >= 400 {
                 span.attributes["error.type"] = String(code)
                 span.setStatus(SpanStatus(code: .error))
             }
+            if span.isRecording { Self.record(context.recorder.metrics, on: span) }
             return response
         } catch {
             let failure = NetworkError.converting(error, phase: context.recorder.phase)
+            if let status = failure.status { span.attributes["http.response.status_code"] = status }
             span.attributes["error.type"] = failure.shortDescription
             span.setStatus(SpanStatus(code: .error, message: failure.shortDescription))
+            if span.isRecording { Self.record(failure.metrics ?? context.recorder.metrics, on: span) }
             throw failure
         }
     }
+
+    /// What the call's metrics say about the exchange, in the conventions' names.
+    private static func record(_ metrics: RequestMetrics, on span: any Span) {
+        if let version = metrics.httpVersion { span.attributes["network.protocol.version"] = version }
+        if let address = metrics.remoteAddress { span.attributes["network.peer.address"] = address }
+        let resends = max(0, metrics.attempts - 1) + metrics.transportResends
+        if resends > 0 { span.attributes["http.request.resend_count"] = resends }
+    }
+
+    /// The methods the conventions name; any other is `_OTHER`.
+    static let knownMethods: Set<String> = ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE", "QUERY"]
 
     /// `traceparent`.
     public static let traceParentName = HTTPField.Name("traceparent")!
