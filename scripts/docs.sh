@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the DocC catalogs (Courier, CourierXML, and the adapters') with swift-docc-plugin and fails on any warning
 # (an unresolved symbol link, for example). The plugin is added to the package only here
-# (COURIER_DOCS=1), in a scratch directory of its own, so the normal build never compiles it.
+# (COURIER_DOCS=1), so the normal build never compiles it. It reads the symbols of the debug build
+# in .build, the one `scripts/test.sh` has just made with the same trait (about 2 minutes then
+# for all nine catalogs; a scratch directory of its own rebuilt everything, past CI's budget).
 # Output: .build-docs/<target>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +13,7 @@ export COURIER_DOCS=1
 for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
   CourierServiceLifecycle CourierOpenAPI; do
   echo "== documentation for $target"
-  swift package --scratch-path .build-docs --traits AsyncHTTPClient --disable-sandbox --allow-writing-to-directory .build-docs \
+  swift package --traits AsyncHTTPClient --disable-sandbox --allow-writing-to-directory .build-docs \
     generate-documentation --target "$target" --warnings-as-errors \
     --output-path ".build-docs/$target.doccarchive"
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite, installing missing system packages first: plain `swift test` (the
 # suites that need a process of their own run themselves in a child test process:
-# IsolatedSuiteTests); then the OpenAPI example; then the example service's smoke test; then a
+# IsolatedSuiteTests); then the OpenAPI example; then the example service's smoke test, the first
+# service's check (Examples/FirstService) and the DocC catalogs (scripts/docs.sh); then a
 # 1,000-call soak per transport (scripts/soak.sh); then the transport tests (curl, and urlsession,
 # which runs on libcurl too) a second time against libcurl 8 when the system's is older (Debian 12:
 # 7.88.1; scripts/libcurl8.sh fetches 8.x from bookworm-backports); then each fuzz target for 5 s
@@ -42,6 +43,12 @@ echo "== the OpenAPI example"
 # The example service (a nested package: Hummingbird, swift-prometheus) is built and tried over
 # curl and urlsession: its routes, its metrics and a clean stop on SIGTERM.
 Examples/ServiceExample/smoke-test.sh
+# A service's first day, from a nested package that depends on Courier and CourierCurl by path: the
+# packages it resolves, and its release build run against a loopback file server (the transport
+# discovery must find curl in a release build; an ISO 8601 answer decodes with one line).
+Examples/FirstService/check.sh
+# The DocC catalogs, failing on any warning (an unresolved symbol link, a missing article).
+scripts/docs.sh
 # A short faulty-network soak per transport (about 5 s each): nothing lost, nothing completed twice,
 # no unkeyed POST sent twice, descriptors back (scripts/soak.sh; the long run is recorded in
 # docs/ROBUSTNESS.md).

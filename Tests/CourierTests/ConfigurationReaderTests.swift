@@ -181,7 +181,7 @@ struct ConfigurationReaderTests {
         "transport": "mock", "baseURL": "https://env.test", "timeouts.request": "7", "timeouts.connect": "4", "timeouts.stall": "9",
         "maxResponseBytes": "4096", "responseHead.maxFields": "50", "responseHead.maxBytes": "4096",
         "responseHead.maxInterimResponses": "3", "decompression.maxRatio": "50", "decompression.maxCodings": "1", "maxRedirects": "3",
-        "secretHeaders": "X-A,X-B", "headers": "X-Team: pay",
+        "secretHeaders": "X-A,X-B", "headers": "X-Team: pay", "json.dates": "iso8601", "json.keys": "snake-case",
         "headerRules": #"[{"team": "pay", "headers": {"X-Id": "{requestID}"}}]"#, "failureLogLevel": "error", "metrics": "false",
         "httpVersion": "1.1", "connections.maxTotal": "20", "connections.maxPerHost": "3",
         "connections.unixSocket": "",

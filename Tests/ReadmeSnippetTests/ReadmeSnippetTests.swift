@@ -28,6 +28,20 @@ import Testing
         }
     }
 
+    /// The Authentication article's provider is a compiled one (``ArticleAuthentication.swift``),
+    /// so a service can copy it as it is.
+    @Test func authenticationArticleSnippetIsCompiled() throws {
+        let article = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/Courier/Courier.docc/Authentication.md"), encoding: .utf8)
+        let block = try #require(Self.swiftBlocks(in: article).first)
+        let file = try String(contentsOf: Self.directory.appendingPathComponent("ArticleAuthentication.swift"), encoding: .utf8)
+        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "// Article Authentication"))
+        let end = try #require(lines.firstIndex(of: "// Article end"))
+        let region = lines[(start + 1)..<end].filter { !$0.hasSuffix("// (compiled wrapper)") }
+        #expect(Self.normalized(block) == Self.normalized(Array(region)), "the article's provider differs from the compiled one")
+    }
+
     /// The first line of the README's `Package.swift` fragment.
     static let manifestMarker = "// Package.swift"
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Tries Courier as a new service does, from this nested package: counts the packages its package
+# line resolves (at most COURIER_MAX_PACKAGES: 18 today, a guard against growth; the goal is 6, once
+# the benchmark, examples, test server and optional adapters' dependencies leave a service's
+# resolution, see docs/INTERNALS.md), builds it in release, and runs it against a
+# loopback file server (Python's http.server): the release binary must find the linked transports
+# and choose curl, decode an ISO 8601 date with one configuration line, and fail a 404 as
+# http_status. Prints the first debug build's time when asked (COURIER_TIME_DEBUG_BUILD=1).
+set -euo pipefail
+cd "$(dirname "$0")"
+max="${COURIER_MAX_PACKAGES:-18}"
+fail() { echo "first-service check failed: $*" >&2; exit 1; }
+swift package resolve >/dev/null
+pins="$(python3 -c 'import json; print(len(json.load(open("Package.resolved"))["pins"]))')"
+names="$(python3 -c 'import json; print(" ".join(p["identity"] for p in json.load(open("Package.resolved"))["pins"]))')"
+echo "== first service: resolves $pins packages ($names)"
+[ "$pins" -le "$max" ] || fail "Courier + CourierCurl resolve $pins packages, more than $max"
+if [ "${COURIER_TIME_DEBUG_BUILD:-0}" = 1 ]; then
+  rm -rf .build-debug-timing
+  start=$(date +%s)
+  swift build --scratch-path .build-debug-timing >/dev/null
+  echo "== first service: first debug build took $(( $(date +%s) - start )) s"
+  rm -rf .build-debug-timing
+fi
+swift build -c release
+binary="$(swift build -c release --show-bin-path)/FirstService"
+site="$(mktemp -d)"
+server_log="$(mktemp)"
+server=""
+cleanup() {
+  if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then kill "$server" 2>/dev/null || true; fi
+  rm -rf "$site" "$server_log"
+}
+trap cleanup EXIT
+printf '{"id": 7, "placedAt": "2025-12-06T05:46:40.250Z"}' >"$site/order.json"
+python3 -u -m http.server --bind 127.0.0.1 --directory "$site" 0 >"$server_log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 1 100); do
+  port="$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$server_log" | head -1)"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || fail "the file server did not start: $(cat "$server_log")"
+output="$(timeout 60 "$binary" "http://127.0.0.1:$port" 2>/dev/null)" || fail "the release binary failed: $output"
+echo "$output"
+grep -qx "linked: curl,urlsession" <<<"$output" || fail "linked transports"
+grep -qx "transport: curl" <<<"$output" || fail "the default transport"
+grep -qx "order: 7 1765000000" <<<"$output" || fail "the ISO 8601 answer"
+grep -qx "missing: http_status 404" <<<"$output" || fail "the 404"
