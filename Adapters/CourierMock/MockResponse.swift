@@ -27,11 +27,15 @@ public struct MockResponse: Sendable {
     /// - Parameters:
     ///   - value: The value to encode; an encoding failure becomes a scripted `NetworkError/Kind/invalidResponse`.
     ///   - status: The status code; 200 by default.
+    ///   - encoder: The encoder; a plain `JSONEncoder` by default (give the client's
+    ///     `jsonEncoder` when it writes dates or keys its own way).
     ///   - delay: A wait before answering.
     /// - Returns: The scripted response.
-    public static func json<Value: Encodable>(_ value: Value, status: Int = 200, delay: Duration? = nil) -> MockResponse {
+    public static func json<Value: Encodable>(
+        _ value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder(), delay: Duration? = nil
+    ) -> MockResponse {
         do {
-            let body = try JSONEncoder().encode(value)
+            let body = try encoder.encode(value)
             return .status(status, headers: ["Content-Type": "application/json"], body: body, delay: delay)
         } catch {
             return .failure(

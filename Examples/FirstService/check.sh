@@ -42,7 +42,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -n "$port" ] || fail "the file server did not start: $(cat "$server_log")"
-output="$(timeout 60 "$binary" "http://127.0.0.1:$port" 2>/dev/null)" || fail "the release binary failed: $output"
+errors="$(mktemp)"
+output="$(timeout 60 "$binary" "http://127.0.0.1:$port" 2>"$errors")" || fail "the release binary failed: $output $(cat "$errors")"
+rm -f "$errors"
 echo "$output"
 grep -qx "linked: curl,urlsession" <<<"$output" || fail "linked transports"
 grep -qx "transport: curl" <<<"$output" || fail "the default transport"

@@ -135,6 +135,47 @@ struct JSONCodingTests {
         #expect(lines == [Order(orderNumber: 5, placedAt: Self.placed)])
     }
 
+    /// A middleware that makes its own JSON body, as a signing or batching middleware would.
+    struct Rewrap: Middleware {
+        func intercept(
+            _ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next
+        ) async throws -> TransportResponse {
+            try await next(request, .json(Order(orderNumber: 9, placedAt: JSONCodingTests.placed)), context)
+        }
+    }
+
+    @Test(
+        "a JSON body a middleware makes is written by the client's encoder, as application or network middleware",
+        arguments: [true, false])
+    func middlewareBodiesUseClientEncoder(asNetworkMiddleware: Bool) async throws {
+        let mock = MockTransport()
+        mock.stub(.post, "/orders", .status(204))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.json = JSONCoding(dates: .iso8601, keys: .snakeCase)
+        let client = try NetworkClient(
+            configuration: configuration, transport: mock, middleware: asNetworkMiddleware ? [] : [Rewrap()],
+            networkMiddleware: asNetworkMiddleware ? [Rewrap()] : [])
+        _ = try await client.send(.post, "orders", body: .data(Data("x".utf8)), as: EmptyResponse.self)
+        let sent = try #require(mock.recordedRequests.first?.body)
+        let object = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
+        #expect(object["order_number"] as? Int == 9)
+        #expect(object["placed_at"] as? String == "2025-12-06T05:46:40Z")
+    }
+
+    /// A model that is not `Sendable`: its body is written at once by the encoder given.
+    final class Legacy: Encodable {
+        var name = "old"
+    }
+
+    @Test("a value that is not Sendable is written at once by the encoder it is given")
+    func nonSendableWithEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let body = RequestBody.json(Legacy(), encoder: encoder)
+        #expect(body.bufferedData == Data(#"{"name":"old"}"#.utf8))
+        #expect(body.contentType == "application/json")
+    }
+
     @Test("json.dates and json.keys from a file and the environment; a wrong word names the key and the words")
     func configurationKeys() throws {
         let file = try ClientConfiguration().applyingJSON(

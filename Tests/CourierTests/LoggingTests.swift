@@ -96,7 +96,7 @@ struct LoggingTests {
     }
 
     @Test("by default a failed call is one warning, and a successful one stays at debug")
-    func quietByDefault() async throws {
+    func failuresWarnByDefault() async throws {
         let handler = CapturingLogHandler()
         handler.logLevel = .trace
         let mock = MockTransport()

@@ -198,6 +198,26 @@ struct ObservationTests {
         #expect(purge.attributes["http.request.method_original"]?.toSpanAttribute() == "PURGE")
     }
 
+    @Test("tracing: a failure without an answer names its kind; a peer splits into address and port")
+    func tracingFailureAndPeer() async throws {
+        let tracer = InMemoryTracer()
+        let mock = MockTransport()
+        mock.stub(.get, "/down", .failure(NetworkError(kind: .connectFailure, phase: .connect, message: "refused")))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.exportsMetrics = false
+        let client = try NetworkClient(configuration: configuration, transport: mock, middleware: [TracingMiddleware(tracer: tracer)])
+        _ = try? await client.send(Call(path: "down"))
+        let span = try #require(tracer.finishedSpans.last)
+        #expect(span.attributes["error.type"]?.toSpanAttribute() == "connect_failure")
+        #expect(span.attributes["http.response.status_code"] == nil)
+        #expect(span.status?.code == .error)
+
+        #expect(TracingMiddleware.addressAndPort("127.0.0.1:8080") == ("127.0.0.1", 8080))
+        #expect(TracingMiddleware.addressAndPort("[::1]:443") == ("::1", 443))
+        #expect(TracingMiddleware.addressAndPort("::1") == ("::1", nil))
+        #expect(TracingMiddleware.addressAndPort("10.0.0.1") == ("10.0.0.1", nil))
+    }
+
     /// Starts a span of its own from the current service context, as instrumented code below
     /// Courier's span would.
     struct ChildSpanMiddleware: Middleware {

@@ -18,7 +18,6 @@ actor ClientCredentials: CredentialProvider {
     init(tokenURL: String, clientID: String, secret: String) throws {
         var configuration = ClientConfiguration(baseURL: tokenURL)
         configuration.json.keys = .snakeCase            // access_token, expires_in
-        configuration.secretHeaderNames = ["x-client-secret"]
         tokens = try NetworkClient(configuration: configuration)
         self.clientID = clientID
         self.secret = secret

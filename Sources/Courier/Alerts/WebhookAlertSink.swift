@@ -62,6 +62,9 @@ public struct WebhookAlertSink: AlertSink {
         plain.logger = client.configuration.logger
         plain.timeSource = client.configuration.timeSource
         plain.exportsMetrics = false
+        // The sink logs a failed post itself (`courier.alert.webhook_failed`, without the URL, whose
+        // path is the webhook's secret on most services): the post's own failure line stays at debug.
+        plain.failureLogLevel = .debug
         // The transport's own routes: posts go the way the client's calls go.
         plain.proxy = client.configuration.proxy
         plain.connectionOverrides = client.configuration.connectionOverrides

@@ -16,10 +16,16 @@ extension Call {
         notify(status: status, error: nil, metrics: metrics, authority: authority)
     }
 
+    /// The failures logged at `debug` whatever ``ClientConfiguration/failureLogLevel`` says: the
+    /// caller's or the service's own decision (cancelled, shut down), and a host's open circuit,
+    /// whose opening was logged once at `warning` (one line per refused call would flood the log
+    /// exactly when the host is down).
+    static let quietKinds: Set<NetworkError.Kind> = [.cancelled, .shutDown, .circuitOpen]
+
     /// Logs a failure (one fixed message per outcome) and tells the observers.
     func reportFailure(_ failure: NetworkError, authority: String?) {
         let metrics = failure.metrics ?? RequestMetrics(transport: client.transport.name)
-        let level = failure.kind == .cancelled ? Logger.Level.debug : client.configuration.failureLogLevel
+        let level = Self.quietKinds.contains(failure.kind) ? Logger.Level.debug : client.configuration.failureLogLevel
         if logger.logLevel <= level {
             var metadata: Logger.Metadata = [
                 "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),

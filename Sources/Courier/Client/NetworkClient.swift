@@ -107,9 +107,11 @@ public final class NetworkClient: Sendable {
         let jar =
             configuration.keepsCookies ? CookieJar(clock: configuration.timeSource, publicSuffixes: configuration.cookieSuffixes) : nil
         cookieJar = jar
+        let jsonEncoder = configuration.json.makeEncoder()
+        self.jsonEncoder = jsonEncoder
         let chain = CallChain(
             configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,
-            cookies: jar)
+            cookies: jar, jsonEncoder: jsonEncoder)
         self.breaker = breaker
         self.chain = chain
         callTemplate = RequestContext(
@@ -120,7 +122,6 @@ public final class NetworkClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         jsonDecoder = configuration.json.makeDecoder()
-        jsonEncoder = configuration.json.makeEncoder()
         bodyStallLimit = configuration.stallTimeout ?? transport.stallLimit ?? ClientConfiguration.defaultStallTimeout
         self.middleware = chain.outer
         self.networkMiddleware = networkMiddleware

@@ -20,8 +20,8 @@ public struct JSONCoding: Sendable, Hashable {
     public enum DateFormat: String, Sendable, Hashable, CaseIterable {
         /// `Date`'s own `Codable` form (seconds since 2001-01-01), Foundation's default.
         case deferred
-        /// ISO 8601 text in UTC (`2026-12-07T17:32:30Z`); reading also takes fractional seconds
-        /// (`2026-12-07T17:32:30.125Z`) and offsets (`+01:00`).
+        /// ISO 8601 text in UTC, written in whole seconds (`2026-12-07T17:32:30Z`); reading also
+        /// takes fractional seconds (`2026-12-07T17:32:30.125Z`) and offsets (`+01:00`).
         case iso8601
         /// Seconds since 1970-01-01 as a number.
         case seconds
@@ -34,7 +34,9 @@ public struct JSONCoding: Sendable, Hashable {
         /// The property's name as it is.
         case asIs = "as-is"
         /// `snake_case` keys for `camelCase` properties (Foundation's `convertToSnakeCase` and
-        /// `convertFromSnakeCase`).
+        /// `convertFromSnakeCase`: `orderID` is written `order_id` but `order_id` reads as
+        /// `orderId`, and a type whose `CodingKeys` already say `order_id` no longer matches). It
+        /// changes every body the client writes: set it for an API, not for a fleet.
         case snakeCase = "snake-case"
     }
 
@@ -85,6 +87,7 @@ public struct JSONCoding: Sendable, Hashable {
         let text = try container.decode(String.self)
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text.prefix(64))\" is not an ISO 8601 date")
+        // The server's text stays out of the message, which reaches errors and logs.
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "a date of \(text.utf8.count) bytes is not ISO 8601")
     }
 }

@@ -60,8 +60,10 @@ public struct RequestBody: Sendable {
     /// The body as it was made.
     private let made: Storage
 
-    /// The body as it is sent: a JSON value that no client encoded (a body a middleware made)
-    /// is written with a plain `JSONEncoder`.
+    /// The body as it is read: a JSON value that no client encoded (a body handed to a transport
+    /// outside a client) is written with a plain `JSONEncoder`. Within a client every JSON body is
+    /// written once by the client's encoder before any link reads it (the request builder, and
+    /// the chain where a middleware hands a body on).
     var storage: Storage {
         guard case .json = made else { return made }
         return encodingJSON(with: JSONEncoder()).made
@@ -159,10 +161,19 @@ public struct RequestBody: Sendable {
     ///     the value when the call's request is built.
     /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``.
     public static func json<Value: Encodable & Sendable>(_ value: Value, encoder: JSONEncoder? = nil) -> RequestBody {
-        if let encoder {
-            return .encoded(contentType: "application/json", format: "JSON") { try encoder.encode(value) }
-        }
+        if let encoder { return json(value, encoder: encoder) }
         return RequestBody(storage: .json({ try $0.encode(value) }), contentType: "application/json")
+    }
+
+    /// JSON from any `Encodable` value, written now by `encoder`, with
+    /// `Content-Type: application/json` (a value that is not `Sendable` cannot wait for the
+    /// client's encoder).
+    /// - Parameters:
+    ///   - value: The value to encode.
+    ///   - encoder: The encoder to use.
+    /// - Returns: The body; if encoding fails, the call fails with ``NetworkError/Kind/invalidRequest``.
+    public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder) -> RequestBody {
+        .encoded(contentType: "application/json", format: "JSON") { try encoder.encode(value) }
     }
 
     /// A body made by an encoder (JSON, XML, an envelope): an encoding failure does not throw here,

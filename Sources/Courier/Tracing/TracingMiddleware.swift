@@ -13,7 +13,8 @@ import Tracing
 /// - Attributes: `http.request.method` (`_OTHER` with `http.request.method_original` for a method
 ///   outside the list), `url.full` (redacted: no user info, token-like query values replaced),
 ///   `server.address`, `server.port`; when the call ends, `http.response.status_code`,
-///   `network.protocol.version` and `network.peer.address` when the transport reported them,
+///   `network.protocol.version`, `network.peer.address` and `network.peer.port` when the transport
+///   reported them,
 ///   `http.request.resend_count` when the request went more than once (retries, redirects,
 ///   resends), and `error.type` on failure: the status code for a `4xx` or `5xx` answer, else the
 ///   error's bounded description. The span's status is `error` for those.
@@ -87,7 +88,9 @@ public struct TracingMiddleware: Middleware {
         } catch {
             let failure = NetworkError.converting(error, phase: context.recorder.phase)
             if let status = failure.status { span.attributes["http.response.status_code"] = status }
-            span.attributes["error.type"] = failure.shortDescription
+            // A refused status names itself; any other failure by its kind.
+            let refused = failure.kind == .httpStatus ? failure.status : nil
+            span.attributes["error.type"] = refused.map(String.init) ?? failure.shortDescription
             span.setStatus(SpanStatus(code: .error, message: failure.shortDescription))
             if span.isRecording { Self.record(failure.metrics ?? context.recorder.metrics, on: span) }
             throw failure
@@ -97,9 +100,30 @@ public struct TracingMiddleware: Middleware {
     /// What the call's metrics say about the exchange, in the conventions' names.
     private static func record(_ metrics: RequestMetrics, on span: any Span) {
         if let version = metrics.httpVersion { span.attributes["network.protocol.version"] = version }
-        if let address = metrics.remoteAddress { span.attributes["network.peer.address"] = address }
-        let resends = max(0, metrics.attempts - 1) + metrics.transportResends
+        if let peer = metrics.remoteAddress {
+            let (address, port) = Self.addressAndPort(peer)
+            span.attributes["network.peer.address"] = address
+            if let port { span.attributes["network.peer.port"] = port }
+        }
+        // Every attempt after the first went again (a retry, a redirect, an auth repeat, a resend
+        // of the unsent), except a hedged copy, which runs beside the first; the transport's own
+        // resends are not attempts.
+        let resends = max(0, metrics.attempts - 1 - metrics.hedges) + metrics.transportResends
         if resends > 0 { span.attributes["http.request.resend_count"] = resends }
+    }
+
+    /// A peer as the transports write it (`127.0.0.1:8080`, `[::1]:443`, an address alone) split
+    /// into the conventions' address and port.
+    package static func addressAndPort(_ peer: String) -> (address: String, port: Int?) {
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+            let address = String(peer[peer.index(after: peer.startIndex)..<close])
+            let rest = peer[peer.index(after: close)...]
+            return (address, rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil)
+        }
+        // One colon: an IPv4 address or a name with its port; more: an IPv6 address alone.
+        let parts = peer.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let port = Int(parts[1]) { return (String(parts[0]), port) }
+        return (peer, nil)
     }
 
     /// The methods the conventions name; any other is `_OTHER`.

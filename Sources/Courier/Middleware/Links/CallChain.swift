@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// The one list of links every call of a client passes, and the one fold that turns it into a
@@ -50,9 +51,13 @@ struct CallChain: Sendable {
     ///   - breaker: The circuits per host; no link when `nil`.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
+    ///   - cookies: The client's cookie jar; no link when `nil`.
+    ///   - jsonEncoder: The client's JSON encoder: a ``RequestBody/json(_:encoder:)`` body that a
+    ///     middleware made is written with it where the middleware hands it on (to the built-in
+    ///     middle, or to the transport), as an endpoint's is by the request builder.
     init(
         configuration: ClientConfiguration, application: [any Middleware], breaker: CircuitBreaker?, network: [any Middleware],
-        transport: any Transport, cookies: CookieJar? = nil
+        transport: any Transport, cookies: CookieJar? = nil, jsonEncoder: JSONEncoder = JSONEncoder()
     ) {
         let retry = configuration.retry
         var outer: [any Middleware] = []
@@ -72,7 +77,9 @@ struct CallChain: Sendable {
             transport: transport, deadlineHeader: configuration.resilience.deadlineHeaderName, proxy: configuration.proxy)
         var below: Middleware.Next?
         if !network.isEmpty {
-            var next: Middleware.Next = { request, body, context in try await attempt.run(request, body, context) }
+            var next: Middleware.Next = { request, body, context in
+                try await attempt.run(request, body?.encodingJSON(with: jsonEncoder), context)
+            }
             for link in network.reversed() {
                 next = Self.bind(NetworkLink(wrapped: link), to: next)
             }
@@ -89,11 +96,11 @@ struct CallChain: Sendable {
         if let cookies {
             let middle = FollowUpStep(next: CookieStep(jar: cookies, next: cached))
             middleNames = middle.names
-            next = { request, body, context in try await middle.run(request, body, context) }
+            next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         } else {
             let middle = FollowUpStep(next: cached)
             middleNames = middle.names
-            next = { request, body, context in try await middle.run(request, body, context) }
+            next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         }
         for link in outer.reversed() {
             next = Self.bind(link, to: next)
