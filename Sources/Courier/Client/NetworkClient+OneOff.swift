@@ -30,7 +30,7 @@ extension NetworkClient {
     ///   - path: The path below the base URL, as plain text (see ``Endpoint/path``).
     ///   - query: Query items, as plain text; none by default.
     ///   - headers: Headers; they win over the client's default headers of the same name.
-    ///   - body: The body (``RequestBody/json(_:encoder:)``, ``RequestBody/form(_:)``,
+    ///   - body: The body (``RequestBody/json(_:encoder:)-(_,JSONEncoder?)``, ``RequestBody/form(_:)``,
     ///     ``RequestBody/data(_:contentType:)``, ``RequestBody/file(_:contentType:)``); none by default.
     ///   - timeout: The call's deadline from its start; the client's
     ///     ``ClientConfiguration/requestTimeout`` when `nil`.

@@ -60,7 +60,7 @@ public final class NetworkClient: Sendable {
     /// their own, JSON Lines and ``ServerSentEvents/decode(_:as:)`` read with it.
     public let jsonDecoder: JSONDecoder
     /// The client's JSON encoder, made once from ``ClientConfiguration/json``: a
-    /// ``RequestBody/json(_:encoder:)`` without an encoder of its own is written with it.
+    /// ``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` without an encoder of its own is written with it.
     public let jsonEncoder: JSONEncoder
 
     /// Creates a client around a transport made in code.

@@ -3,7 +3,7 @@ import Foundation
 /// How a client writes and reads JSON: the date and key formats of its one `JSONEncoder` and
 /// `JSONDecoder`, made once per client.
 ///
-/// Every JSON body the client encodes (``RequestBody/json(_:encoder:)`` without an encoder, the
+/// Every JSON body the client encodes (``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` without an encoder, the
 /// one-off calls' bodies) and every JSON answer it decodes (``ResponseDecoder/automatic``,
 /// ``ResponseDecoder/json(_:)`` without a decoder, ``ErrorBodyDecoder/json(_:decoder:)`` without
 /// one, event-stream data through ``ServerSentEvents/decode(_:as:)``, JSON Lines) uses these

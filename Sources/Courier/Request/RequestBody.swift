@@ -8,7 +8,7 @@ import Foundation
 /// from disk, or chunks an async sequence produces while the request is sent.
 ///
 /// Use the static constructors: ``data(_:contentType:)``, ``text(_:contentType:)``,
-/// ``json(_:encoder:)``, ``form(_:)``, ``file(_:contentType:)``, ``multipart(_:)``,
+/// ``json(_:encoder:)-(_,JSONEncoder?)``, ``form(_:)``, ``file(_:contentType:)``, ``multipart(_:)``,
 /// ``stream(_:length:contentType:)`` and ``replayableStream(length:contentType:_:)``. A constructor
 /// that cannot encode its input (an `Encodable` that throws, a file that does not exist) does not
 /// crash and does not throw: the body remembers the problem, and the call fails with

@@ -52,7 +52,7 @@ struct CallChain: Sendable {
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     ///   - cookies: The client's cookie jar; no link when `nil`.
-    ///   - jsonEncoder: The client's JSON encoder: a ``RequestBody/json(_:encoder:)`` body that a
+    ///   - jsonEncoder: The client's JSON encoder: a ``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` body that a
     ///     middleware made is written with it where the middleware hands it on (to the built-in
     ///     middle, or to the transport), as an endpoint's is by the request builder.
     init(
