@@ -194,7 +194,7 @@ public final class URLSessionTransport: Transport {
         // Courier enforces each call's deadline. URLSession's request timeout is an idle timeout
         // (no byte for that long), which is the stall limit; the resource timeout only bounds
         // what URLSession does on its own.
-        settings.timeoutIntervalForRequest = Double(configuration.stallTimeout.wholeMilliseconds) / 1000
+        settings.timeoutIntervalForRequest = configuration.stallTimeout / .seconds(1)
         settings.timeoutIntervalForResource = 24 * 3600
         let queue = DispatchQueue(label: "courier.urlsession")
         let callbacks = OperationQueue()
@@ -411,8 +411,8 @@ extension URLSessionTransport {
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).
-package enum LinkedEntry: LinkedTransport {
-    package static var entry: TransportRegistry.Entry { .urlSession() }
+public enum LinkedEntry: LinkedTransport {
+    public static var entry: TransportRegistry.Entry { .urlSession() }
 }
 
 extension TransportRegistry.Entry {

@@ -167,7 +167,7 @@ extension ClientConfiguration {
     ///   - values: Each key with its value.
     ///   - source: Where they came from, for errors.
     /// - Returns: The combined configuration (not yet range-checked).
-    package func applying(_ values: [(ConfigurationKey, ConfigurationValue)], source: String) throws(ConfigurationError)
+    public func applying(_ values: [(ConfigurationKey, ConfigurationValue)], source: String) throws(ConfigurationError)
         -> ClientConfiguration
     {
         var load = ConfigurationLoad(self, source: source)

@@ -10,11 +10,11 @@ import Foundation
 public struct ConfigurationKey: Sendable {
     /// Whether a value of this key may hold a secret (header values, the proxy's password), so
     /// errors never show it.
-    package var mayHoldSecrets: Bool { kind == .headers || kind == .headerRules || name == ConfigurationKey.proxy.name }
+    public var mayHoldSecrets: Bool { kind == .headers || kind == .headerRules || name == ConfigurationKey.proxy.name }
 
     /// The keys to apply from one source, each section after the keys inside it, so that a
     /// section turned off stays off whatever else the source sets in it.
-    package static var applicationOrder: [ConfigurationKey] {
+    public static var applicationOrder: [ConfigurationKey] {
         all.filter { $0.kind != .section } + all.filter { $0.kind == .section }
     }
 
@@ -116,16 +116,26 @@ public struct ConfigurationKey: Sendable {
 }
 
 /// A value as a source gave it, before its key reads it.
-package enum ConfigurationValue: Sendable {
+///
+/// A configuration source outside Courier (the swift-configuration reader in
+/// `CourierConfiguration`) reads each key as its ``ConfigurationKey/kind`` says and hands the values
+/// to ``ClientConfiguration/applying(_:source:)``.
+public enum ConfigurationValue: Sendable {
+    /// Text.
     case text(String)
+    /// A number.
     case number(Double)
+    /// A boolean.
     case flag(Bool)
+    /// A list.
     case list([ConfigurationValue])
+    /// An object (a section, a header map, a header rule).
     case object([String: ConfigurationValue])
+    /// An explicit null.
     case null
 
     /// A value from `JSONSerialization` (booleans told from numbers by their type).
-    package init(json: Any) {
+    public init(json: Any) {
         switch json {
         case let text as String: self = .text(text)
         case let number as NSNumber:

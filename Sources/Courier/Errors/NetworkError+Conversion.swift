@@ -32,7 +32,7 @@ extension NetworkError {
     /// passes (see ``RequestContext/onDeadline(_:)``); the client reports its own, with the timeout.
     /// - Parameter phase: Where the call was when the deadline passed.
     /// - Returns: The error.
-    package static func deadlinePassed(phase: Phase) -> NetworkError {
+    public static func deadlinePassed(phase: Phase) -> NetworkError {
         NetworkError(kind: .timedOut, phase: phase, message: "the call's deadline passed")
     }
 

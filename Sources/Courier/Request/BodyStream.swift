@@ -9,11 +9,11 @@ import Synchronization
 /// one is made anew for every read, and every read is checked against the announced length, so a
 /// producer that gives more or fewer bytes than it announced fails the call instead of sending a
 /// body the server will misread.
-package final class BodyStream: Sendable {
+public final class BodyStream: Sendable {
     /// The announced length, or `nil` when unknown (HTTP/1.1 then sends the body chunked).
-    package let length: Int64?
+    public let length: Int64?
     /// Whether every read gets the whole body from the start.
-    package let isReplayable: Bool
+    public let isReplayable: Bool
     private let make: @Sendable () -> AsyncThrowingStream<Data, any Error>
     private let taken = Atomic<Bool>(false)
 
@@ -27,7 +27,7 @@ package final class BodyStream: Sendable {
     /// - Returns: The chunks; reading them fails with ``NetworkError/Kind/invalidRequest`` when a
     ///   one-shot body is read a second time or the producer breaks its announced length, and with
     ///   whatever the producer throws.
-    package func open() -> AsyncThrowingStream<Data, any Error> {
+    public func open() -> AsyncThrowingStream<Data, any Error> {
         if !isReplayable, taken.exchange(true, ordering: .acquiringAndReleasing) {
             let error = NetworkError.invalidRequest(
                 "a one-shot streamed request body was already read; it cannot be sent again (for a retry or a redirect, use RequestBody.replayableStream)"

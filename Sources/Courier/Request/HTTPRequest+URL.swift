@@ -7,7 +7,7 @@ extension HTTPRequest {
     /// The one place Courier turns a request back into URL text: logs, error summaries, tracing,
     /// redirect resolution, and adapters whose library takes a URL string. A request without a
     /// scheme is `http`, without a path `/`.
-    package var urlText: String { urlText(after: "") }
+    public var urlText: String { urlText(after: "") }
 
     /// ``urlText`` after `prefix`, in one string (the response cache's keys are the method, a
     /// space and the URL, made on every lookup).

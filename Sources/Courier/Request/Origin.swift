@@ -2,10 +2,10 @@
 ///
 /// Transports use it for one rule: credentials never follow a redirect to another origin (a
 /// change of scheme, host or port). Every transport compares origins the same way through this.
-package enum Origin {
+public enum Origin {
     /// The origin of a request head's scheme (`http` when it names none) and authority, compared
     /// as text from the parts the client already resolved: no URL is written and parsed back.
-    package static func of(scheme: String?, authority: String?) -> String {
+    public static func of(scheme: String?, authority: String?) -> String {
         let scheme = (scheme ?? "http").lowercased()
         let (host, port) = hostAndPort(of: authority ?? "")
         return "\(scheme)://\(host):\(port ?? (scheme == "https" ? 443 : 80))"
@@ -13,7 +13,7 @@ package enum Origin {
 
     /// The host (lowercase, IPv6 brackets kept, user info dropped) and the explicit port of an
     /// authority the client already built; never fails (a missing port is `nil`).
-    package static func hostAndPort(of authority: String) -> (host: String, port: Int?) {
+    public static func hostAndPort(of authority: String) -> (host: String, port: Int?) {
         var text = Substring(authority)
         if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {

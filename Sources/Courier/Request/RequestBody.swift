@@ -105,7 +105,7 @@ public struct RequestBody: Sendable {
     /// The body's producer when it is a stream (see ``stream(_:length:contentType:)``); `nil` for
     /// bytes and files. Transports that read bodies synchronously (libcurl's read callback) pump a
     /// stream from a task of their own.
-    package var streamSource: BodyStream? {
+    public var streamSource: BodyStream? {
         if case .stream(let stream) = storage { return stream }
         return nil
     }
@@ -294,13 +294,13 @@ extension RequestBody {
     /// (libcurl's read callback) on their own thread. File parts are read lazily, chunk by chunk.
     /// - Parameter chunkSize: The largest chunk `next()` returns.
     /// - Returns: A new reader positioned at the start; each call replays the body from the start.
-    package func makeReader(chunkSize: Int = 64 * 1024) -> BodyReader {
+    public func makeReader(chunkSize: Int = 64 * 1024) -> BodyReader {
         BodyReader(storage: storage, chunkSize: max(1, chunkSize))
     }
 }
 
 /// Reads a body's segments in order, one chunk at a time. Used from one consumer at a time.
-package final class BodyReader: @unchecked Sendable {
+public final class BodyReader: @unchecked Sendable {
     // @unchecked: a stream's `unfolding` closure is called by one consumer, one call at a time;
     // the reader is never shared beyond that stream.
     private var segments: ArraySlice<RequestBody.Segment>
@@ -329,7 +329,7 @@ package final class BodyReader: @unchecked Sendable {
 
     /// The next chunk, or `nil` at the end.
     /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be read.
-    package func next() throws -> Data? {
+    public func next() throws -> Data? {
         if let failure { throw failure }
         while let segment = segments.first {
             switch segment {

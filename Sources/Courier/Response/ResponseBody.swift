@@ -129,7 +129,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The most set aside at once for a body's announced length: a larger body grows as it
     /// arrives, so a length a server only claims reserves no more than this (8 MiB). Transports
     /// that size their buffers ahead read it too.
-    package static let maxReservation = 8 << 20
+    public static let maxReservation = 8 << 20
 
     /// Reads a streamed body. Its own function: the stream's iterator (of a size known only at
     /// run time) is allocated here, not by every ``collect(upTo:)`` of a buffered body.

@@ -5,16 +5,16 @@ import HTTPTypes
 ///
 /// The chain runs ``problem(in:limits:)`` on every head a transport returns (see `CallChain`):
 /// the size limits and `Content-Length`. The field syntax (``fieldNameProblem(_:)``,
-/// ``fieldValueProblem(_:)``) is checked where raw bytes are still visible, because
+/// ``fieldValueProblem(_:)-(UnsafeRawBufferPointer)``) is checked where raw bytes are still visible, because
 /// `HTTPField` replaces what it cannot hold: curl's head parser and URLSession's conversion use
 /// it; AsyncHTTPClient's parser (llhttp) already refuses the same lines.
-package enum ResponseHeadChecks {
+public enum ResponseHeadChecks {
     /// The error for a head that breaks a limit or whose `Content-Length` is not one number.
     /// - Parameters:
     ///   - head: The response head.
     ///   - limits: The call's limits.
     /// - Returns: The error, or `nil` when the head passes.
-    package static func problem(in head: HTTPResponse, limits: ResponseHeadLimits) -> NetworkError? {
+    public static func problem(in head: HTTPResponse, limits: ResponseHeadLimits) -> NetworkError? {
         let fields = head.headerFields
         if fields.count > limits.maxFields {
             return invalid("the response head has \(fields.count) fields, more than the limit of \(limits.maxFields)")
@@ -39,7 +39,7 @@ package enum ResponseHeadChecks {
     /// large for any body (more than 2^63 - 1). Repeated identical values (`5, 5`) are one value.
     /// - Parameter fields: The head's fields; repeated fields and comma-joined values both count.
     /// - Returns: The error, or `nil` when the length is absent or well formed.
-    package static func contentLengthProblem(in fields: HTTPFields) -> NetworkError? {
+    public static func contentLengthProblem(in fields: HTTPFields) -> NetworkError? {
         var first: Substring?
         // The usual case, a first value that is one plain number, is checked on its bytes; it is
         // read as text only when another value must be compared with it.
@@ -77,7 +77,7 @@ package enum ResponseHeadChecks {
         !bytes.isEmpty && bytes.count <= 18 && bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
-    package static func fieldNameProblem(_ name: some BidirectionalCollection<UInt8>) -> String? {
+    public static func fieldNameProblem(_ name: some BidirectionalCollection<UInt8>) -> String? {
         guard let last = name.last else { return "a header line has an empty field name" }
         if last == 0x20 || last == 0x09 { return "a header field name is followed by whitespace before its colon" }
         guard name.allSatisfy(isTokenByte) else { return "a header field name has a character a name may not have" }
@@ -86,7 +86,7 @@ package enum ResponseHeadChecks {
 
     /// Why a field value is not one (RFC 9110, section 5.5: no NUL, CR, LF or other control
     /// character except horizontal tab), or `nil`.
-    package static func fieldValueProblem(_ value: some Sequence<UInt8>) -> String? {
+    public static func fieldValueProblem(_ value: some Sequence<UInt8>) -> String? {
         for byte in value where isForbiddenInValue(byte) { return valueProblem(byte) }
         return nil
     }
@@ -94,13 +94,13 @@ package enum ResponseHeadChecks {
     /// The same check over raw bytes. curl's head parser runs it on every header line, from
     /// another module: the generic form is not specialised across modules there, and its
     /// iteration allocated on every byte (about 85 `malloc`s per call over HTTP/1.1).
-    package static func fieldValueProblem(_ value: UnsafeRawBufferPointer) -> String? {
+    public static func fieldValueProblem(_ value: UnsafeRawBufferPointer) -> String? {
         for byte in value where isForbiddenInValue(byte) { return valueProblem(byte) }
         return nil
     }
 
     /// The same check over a part of raw bytes (see the form above).
-    package static func fieldValueProblem(_ value: Slice<UnsafeRawBufferPointer>) -> String? {
+    public static func fieldValueProblem(_ value: Slice<UnsafeRawBufferPointer>) -> String? {
         fieldValueProblem(UnsafeRawBufferPointer(rebasing: value))
     }
 
@@ -118,7 +118,7 @@ package enum ResponseHeadChecks {
     }
 
     /// The error for a head that failed one of the checks above.
-    package static func invalid(_ message: String) -> NetworkError {
+    public static func invalid(_ message: String) -> NetworkError {
         NetworkError(kind: .invalidResponse, phase: .awaitingResponse, message: message)
     }
 

@@ -20,7 +20,7 @@
 ///
 /// Never call out to unknown code (completions, continuations, user closures) inside `withLock`:
 /// take what you need out, unlock, then call.
-package struct Locked<Value>: @unchecked Sendable {
+public struct Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: the value is only read or written between lock and unlock.
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         deinit {
@@ -31,7 +31,7 @@ package struct Locked<Value>: @unchecked Sendable {
     private let storage: Storage
 
     /// Creates the lock around an initial value.
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in value }
         storage = unsafeDowncast(buffer, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
@@ -43,7 +43,7 @@ package struct Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             let locked = pthread_mutex_lock(mutex)
             // A default mutex fails only when misused (destroyed, or not initialised): a bug here.

@@ -13,13 +13,13 @@
 /// }
 /// ```
 public struct HTTPVersionPreference: Sendable, Hashable, CustomStringConvertible {
-    package enum Code: Sendable, Hashable {
+    public enum Code: Sendable, Hashable {
         case http1_1
         case http2
         case http2PriorKnowledge
     }
 
-    package let code: Code
+    public let code: Code
 
     /// HTTP/1.1 only, on `http` and `https` alike.
     public static let http1_1 = HTTPVersionPreference(code: .http1_1)

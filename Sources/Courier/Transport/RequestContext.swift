@@ -121,7 +121,7 @@ public struct RequestContext: Sendable {
     var untaggedLogger: Logger { logging.logger }
     /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
     /// when the call's logger would drop those lines: then no tagged copy is made for the call.
-    package var debugLogger: Logger? { logging.logger.logLevel <= .debug ? logger : nil }
+    public var debugLogger: Logger? { logging.logger.logLevel <= .debug ? logger : nil }
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
     public var httpVersion: HTTPVersionPreference? {
         get { preferences.httpVersion }
@@ -235,7 +235,7 @@ public struct RequestContext: Sendable {
     /// it arrive (no progress is counted): a transport may then hand over the head together with
     /// the whole body, up to its buffer's size, instead of streaming it. `false` for a streamed
     /// call and for a context made outside a client.
-    package var takesBodyWhole: Bool { internals.bodyReading == .whole && internals.progress == nil }
+    public var takesBodyWhole: Bool { internals.bodyReading == .whole && internals.progress == nil }
 
     /// Whether the call counts its progress: a transport that must do extra work to count the
     /// bytes it sends (split a body it would write at once) does it only then.
