@@ -57,7 +57,7 @@ extension Call {
                 $0.network = networkStart.duration(to: decodeStart)
                 $0.bytesReceived = Int64(data.count)
             }
-            if client.configuration.logsResponseBodies, logger.logLevel <= .trace { traceBody(data, status: status) }
+            if client.configuration.logsResponseBodies, logLevel <= .trace { traceBody(data, status: status) }
             guard acceptable else { throw fail(refused(status, data: data), sent: sent) }
             let value: Output
             do {

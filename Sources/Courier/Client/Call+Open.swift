@@ -20,7 +20,7 @@ extension Call {
         context.call.admit(.init(slot: slot, alarm: alarm), entering: context.placement == nil ? .sending : .queued) {
             $0.bytesSent = body?.length ?? 0
         }
-        if logger.logLevel <= .trace { traceStart(request) }
+        if logLevel <= .trace { traceStart(request) }
         progress?.start(sending: body == nil ? 0 : body?.length)
         let scope = CallScope(self, networkStart: networkStart)
         do {

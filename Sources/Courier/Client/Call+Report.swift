@@ -5,7 +5,7 @@ import Logging
 extension Call {
     /// Logs a success and tells the observers.
     func reportSuccess(status: Int, metrics: RequestMetrics, authority: String?) {
-        if logger.logLevel <= .debug {
+        if logLevel <= .debug {
             var metadata: Logger.Metadata = [
                 "courier.status": .stringConvertible(status), "courier.attempts": .stringConvertible(metrics.attempts),
                 "courier.duration_ms": .stringConvertible(metrics.total?.wholeMilliseconds ?? 0),
@@ -26,7 +26,7 @@ extension Call {
     func reportFailure(_ failure: NetworkError, authority: String?) {
         let metrics = failure.metrics ?? RequestMetrics(transport: client.transport.name)
         let level = Self.quietKinds.contains(failure.kind) ? Logger.Level.debug : client.configuration.failureLogLevel
-        if logger.logLevel <= level {
+        if logLevel <= level {
             var metadata: Logger.Metadata = [
                 "courier.error": .string(failure.shortDescription), "courier.phase": .string(failure.phase.description),
                 "courier.status": .stringConvertible(failure.status ?? 0),

@@ -117,6 +117,8 @@ struct Call: Sendable {
     var requestID: String { context.requestID }
     /// The endpoint's logger, or the client's (without the id, which is added when a line is logged).
     var logger: Logger { context.untaggedLogger }
+    /// The level of ``logger``, read without copying it.
+    var logLevel: Logger.Level { context.logLevel }
     /// Where the phases and the metrics of the call are kept.
     var recorder: TransferRecorder { context.recorder }
 

@@ -63,7 +63,7 @@ final class LongCall: @unchecked Sendable {
             own.insert(field)
         }
         let connection = Connection(of: owner, call: call, ownHeaderNames: own)
-        if call.logger.logLevel <= .trace { call.traceStart(request) }
+        if call.logLevel <= .trace { call.traceStart(request) }
         let sent = request
         // Mapped inside the queue's tracking: a queue's `cancelAll` is seen as the cancellation it is.
         let response = try await call.tracked { [self] () async throws(NetworkError) in

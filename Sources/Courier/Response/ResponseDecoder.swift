@@ -37,10 +37,11 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         custom = nil
     }
 
-    /// Decodes a body; `json` is the client's decoder (``NetworkClient/jsonDecoder``).
-    func decode(_ data: Data, _ head: HTTPResponse, json: JSONDecoder) throws -> Output {
-        guard let custom else { return try Self.decodeAutomatically(data, head, json: json, xml: XMLDecodingHook.decoder) }
-        return try custom(data, head, json)
+    /// Decodes a body; `json` is the client's decoder (``NetworkClient/jsonDecoder``), read only
+    /// when JSON is decoded (a `Data` or `String` output pays nothing for it).
+    func decode(_ data: Data, _ head: HTTPResponse, json: @autoclosure () -> JSONDecoder) throws -> Output {
+        guard let custom else { return try Self.decodeAutomatically(data, head, json: json(), xml: XMLDecodingHook.decoder) }
+        return try custom(data, head, json())
     }
 
     /// Decodes JSON.
@@ -65,7 +66,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
     /// not linked). Tests use it: SwiftPM links every test target into one process, where
     /// `CourierXML` always is.
     package static func decodeAutomatically(
-        _ data: Data, _ head: HTTPResponse, json: JSONDecoder, xml linkedXML: (any AutomaticXMLDecoding.Type)?
+        _ data: Data, _ head: HTTPResponse, json: @autoclosure () -> JSONDecoder, xml linkedXML: (any AutomaticXMLDecoding.Type)?
     ) throws -> Output {
         if let value = data as? Output { return value }
         if Output.self == String.self {
@@ -80,7 +81,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         }
         switch BodyFormat(head) {
         case .json, .unstated:
-            return try decodeJSON(decodable, from: data, with: json)
+            return try decodeJSON(decodable, from: data, with: json())
         case .xml:
             guard let xml = linkedXML else {
                 throw DecodingProblem(
@@ -90,7 +91,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
             return try decodeXML(decodable, from: data, with: xml)
         case .other(let mediaType):
             do {
-                return try decodeJSON(decodable, from: data, with: json)
+                return try decodeJSON(decodable, from: data, with: json())
             } catch {
                 throw DecodingProblem(
                     "the response's Content-Type is \(mediaType), which is neither JSON nor XML, and the body is not JSON either: \(error)"

@@ -119,6 +119,9 @@ public struct RequestContext: Sendable {
     }
     /// ``logger`` without the request id the client adds when it is read.
     var untaggedLogger: Logger { logging.logger }
+    /// The level of the call's logger, read in place: a copy of a logger whose handler is boxed
+    /// (any real backend) costs a retain, twice per call on the hot path.
+    var logLevel: Logger.Level { logging.logger.logLevel }
     /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
     /// when the call's logger would drop those lines: then no tagged copy is made for the call.
     public var debugLogger: Logger? { logging.logger.logLevel <= .debug ? logger : nil }

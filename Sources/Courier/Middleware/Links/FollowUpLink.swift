@@ -78,7 +78,7 @@ struct FollowUpLink: Sendable {
                 throw NetworkError(kind: .timedOut, phase: .receiving, message: "the deadline passed while following a redirect")
             }
             context.recorder.update { $0.redirects += 1 }
-            if context.logger.logLevel <= .debug {
+            if context.logLevel <= .debug {
                 context.logger.debug(
                     "courier.redirect.followed",
                     metadata: [
