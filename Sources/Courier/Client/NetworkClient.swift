@@ -118,7 +118,7 @@ public final class NetworkClient: Sendable {
             template: configuration,
             internals: ChainInternals(
                 placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
-                resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole))
+                resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole, logger: configuration.logger))
         self.configuration = configuration
         self.transport = transport
         jsonDecoder = configuration.json.makeDecoder()

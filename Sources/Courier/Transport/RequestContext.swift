@@ -22,7 +22,9 @@ public struct RequestContext: Sendable {
     /// Which headers are secret or the call's own, and whether a redirect crossed origins.
     private var headerScope: HeaderScope
     /// The call's logger, and whether reading it adds the request id.
-    private var logging: CallLogging
+    /// A logger the call's endpoint or a middleware set; `nil` (free to copy) reads the client's,
+    /// in the internals, with the request id added when it is read.
+    private var ownLogging: CallLogging?
     /// The HTTP version and cache use the call asks for.
     private var preferences = Preferences()
     /// Per-call values declared with ``RequestContextKey``; empty (and unallocated) until one is set.
@@ -114,17 +116,25 @@ public struct RequestContext: Sendable {
     /// middleware never logs does not pay for a copy of the logger. A logger set here is kept as
     /// it is given.
     public var logger: Logger {
-        get { logging.addsRequestID ? Self.logger(logging.logger, taggedWith: requestID) : logging.logger }
-        set { logging = CallLogging(logger: newValue, addsRequestID: false) }
+        get {
+            guard let own = ownLogging else { return Self.logger(internals.logger, taggedWith: requestID) }
+            return own.addsRequestID ? Self.logger(own.logger, taggedWith: requestID) : own.logger
+        }
+        set { ownLogging = CallLogging(logger: newValue, addsRequestID: false) }
     }
     /// ``logger`` without the request id the client adds when it is read.
-    var untaggedLogger: Logger { logging.logger }
+    var untaggedLogger: Logger { ownLogging?.logger ?? internals.logger }
     /// The level of the call's logger, read in place: a copy of a logger whose handler is boxed
-    /// (any real backend) costs a retain, twice per call on the hot path.
-    var logLevel: Logger.Level { logging.logger.logLevel }
+    /// (any real backend) costs a retain.
+    var logLevel: Logger.Level {
+        if let own = ownLogging { return own.logger.logLevel }
+        return internals.logger.logLevel
+    }
     /// ``logger`` for a library that logs only at `debug` and `trace` (AsyncHTTPClient), or `nil`
     /// when the call's logger would drop those lines: then no tagged copy is made for the call.
-    public var debugLogger: Logger? { logging.logger.logLevel <= .debug ? logger : nil }
+    public var debugLogger: Logger? { logLevel <= .debug ? logger : nil }
+    /// A logger that drops everything: the default of a context made outside a client.
+    public static let silent = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The HTTP version the call asks for, or `nil` to use the transport's configured one.
     public var httpVersion: HTTPVersionPreference? {
         get { preferences.httpVersion }
@@ -166,7 +176,7 @@ public struct RequestContext: Sendable {
         deadline: ContinuousClock.Instant,
         maxResponseBytes: Int = ClientConfiguration.defaultMaxResponseBytes,
         secretHeaderNames: Set<String> = [],
-        logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger = RequestContext.silent,
         recorder: TransferRecorder,
         httpVersion: HTTPVersionPreference? = nil
     ) {
@@ -174,7 +184,7 @@ public struct RequestContext: Sendable {
         due = Moment(deadline)
         limits = CallLimits(maxResponseBytes: maxResponseBytes)
         headerScope = HeaderScope(secretHeaderNames: Set(secretHeaderNames.map { $0.lowercased() }))
-        logging = CallLogging(logger: logger, addsRequestID: false)
+        ownLogging = CallLogging(logger: logger, addsRequestID: false)
         // The recorder's record only: a client's recorder does not bring its call's deadline or internals.
         call = RunningCall.standalone(writing: recorder.call)
         preferences.httpVersion = httpVersion
@@ -191,7 +201,7 @@ public struct RequestContext: Sendable {
             responseHeadLimits: configuration.responseHeadLimits, maxRedirects: configuration.maxRedirects)
         headerScope = HeaderScope(secretHeaderNames: configuration.secretHeaderNames)
         clock = configuration.timeSource
-        logging = CallLogging(logger: configuration.logger, addsRequestID: true)
+        // The configuration's logger is the internals' (read unless a call sets its own).
         // Replaced by each call's own (see ``Call``), which takes these internals.
         call = RunningCall.make(transport: "", internals: internals, deadline: .none)
         preferences.cachePolicy = configuration.cachePolicy
@@ -199,7 +209,7 @@ public struct RequestContext: Sendable {
 
     /// Sets the logger a call's endpoint names, keeping the request id added when it is read.
     mutating func useLogger(_ logger: Logger) {
-        logging.logger = logger
+        ownLogging = CallLogging(logger: logger, addsRequestID: true)
     }
 
     /// `logger` with the call's id in its metadata under `courier.request_id`.

@@ -1,6 +1,8 @@
+import Logging
+
 /// What only the chain's own links read from a call's context, set by the client when the call
 /// opens and the same in every frame below: the queue placement, the response cache, the retry
-/// ledger, how the caller reads the body, and the progress meter.
+/// ledger, how the caller reads the body, the progress meter, and the client's logger.
 ///
 /// Kept out of ``RequestContext``'s public fields, in one reference: copying the context per frame
 /// copies one word for all of it. A call with no queue that reads its body whole shares its
@@ -32,11 +34,16 @@ final class ChainInternals: Sendable {
     /// For a long transfer (see ``TransferBounds``), when the whole exchange must have ended: what
     /// transports get as their backstop (``RequestContext/transferRemaining``); `nil` otherwise.
     let transferEnd: Moment?
+    /// The client's logger, which a call's context reads unless its endpoint or a middleware set
+    /// one of its own: kept here, it is not copied with every copy of the context (a real
+    /// backend's handler is boxed, and each copy of a `Logger` retains the box).
+    let logger: Logger
 
     init(
         placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
-        bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil
+        bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil, logger: Logger = RequestContext.silent
     ) {
+        self.logger = logger
         self.transferEnd = transferEnd
         self.placement = placement
         self.cache = cache
@@ -56,7 +63,7 @@ final class ChainInternals: Sendable {
         guard progress != nil else { return self }
         return ChainInternals(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading,
-            transferEnd: transferEnd)
+            transferEnd: transferEnd, logger: logger)
     }
 
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
@@ -65,6 +72,6 @@ final class ChainInternals: Sendable {
     func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?, transferEnd: Moment?) -> ChainInternals {
         ChainInternals(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
-            bodyReading: streams ? .streamed : .whole, progress: progress, transferEnd: transferEnd)
+            bodyReading: streams ? .streamed : .whole, progress: progress, transferEnd: transferEnd, logger: logger)
     }
 }
