@@ -367,8 +367,8 @@
 
     /// Found by the core when this module is linked with the `AsyncHTTPClient` trait (see
     /// `TransportRegistry.linked`).
-    public enum LinkedEntry: LinkedTransport {
-        public static var entry: TransportRegistry.Entry { .asyncHTTPClient() }
+    package enum LinkedEntry: LinkedTransport {
+        package static var entry: TransportRegistry.Entry { .asyncHTTPClient() }
     }
 
     extension TransportRegistry.Entry {

@@ -88,21 +88,22 @@ enum CurlRequestSetup {
 
         // HTTP version.
         var pipeWait = 0
-        switch transfer.version.code {
-        case .http1_1:
+        // Compared with the preference's named values (its cases are not public: a version added
+        // later must not break a transport's exhaustive switch); HTTP/2 is the rest.
+        if transfer.version == .http1_1 {
             try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP_VERSION")
-        case .http2:
-            try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
-            // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
-            // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
-            // to a host wait for one another instead of opening connections side by side.
-            if CurlRuntime.isHTTPS(request.scheme) { pipeWait = 1 }
-        case .http2PriorKnowledge:
+        } else if transfer.version == .http2PriorKnowledge {
             // No PIPEWAIT: with it, libcurl 8.14 makes every new transfer to the host wait for good
             // ("Waiting on connection to negotiate possible multiplexing") once a stream of an h2c
             // connection was reset or the server sent GOAWAY (`HTTP2FaultTests`). Parallel first
             // requests may open connections side by side instead.
             try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE), "HTTP_VERSION")
+        } else {
+            try long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS), "HTTP_VERSION")
+            // Waiting to multiplex only pays where HTTP/2 can be negotiated (ALPN over TLS). On
+            // plain http:// the connection is HTTP/1.1, and PIPEWAIT made parallel first requests
+            // to a host wait for one another instead of opening connections side by side.
+            if CurlRuntime.isHTTPS(request.scheme) { pipeWait = 1 }
         }
         try long(easy, CURLOPT_PIPEWAIT, pipeWait, "PIPEWAIT")
 

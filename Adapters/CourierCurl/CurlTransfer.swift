@@ -55,11 +55,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// (before, a GET that met a reset on plain HTTP/1.1 was sent again below Courier's retry,
     /// out of its count and budget: found by `FaultScriptTests`).
     var mayUseHTTP2: Bool {
-        switch version.code {
-        case .http1_1: false
-        case .http2: usesTLS
-        case .http2PriorKnowledge: true
-        }
+        if version == .http1_1 { return false }
+        if version == .http2PriorKnowledge { return true }
+        return usesTLS
     }
     /// Whether the request is a `HEAD` (its response has no body); read once, like ``usesTLS``.
     let isHeadRequest: Bool

@@ -164,8 +164,8 @@ extension CurlTransport {
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).
-public enum LinkedEntry: LinkedTransport {
-    public static var entry: TransportRegistry.Entry { .curl() }
+package enum LinkedEntry: LinkedTransport {
+    package static var entry: TransportRegistry.Entry { .curl() }
 }
 
 extension TransportRegistry.Entry {

@@ -411,8 +411,8 @@ extension URLSessionTransport {
 }
 
 /// Found by the core when this module is linked (see `TransportRegistry.linked`).
-public enum LinkedEntry: LinkedTransport {
-    public static var entry: TransportRegistry.Entry { .urlSession() }
+package enum LinkedEntry: LinkedTransport {
+    package static var entry: TransportRegistry.Entry { .urlSession() }
 }
 
 extension TransportRegistry.Entry {

@@ -73,7 +73,10 @@ struct TransportKitTests {
         let adapters = try Self.swiftFiles(under: "Adapters")
         #expect(adapters.count >= 20)
         for file in adapters {
-            let used = Self.codeWords(file.text).intersection(names)
+            // Discovery (`LinkedTransport`, each built-in adapter's `LinkedEntry`) is this
+            // repository's own: the core's table of names is fixed, so it is no part of the kit.
+            // `Code` (`HTTPVersionPreference.Code`) is also Foundation's `URLError.Code`.
+            let used = Self.codeWords(file.text).intersection(names).subtracting(["LinkedTransport", "Code"])
             #expect(
                 used.isEmpty,
                 "\(file.path) uses the core's package declarations \(used.sorted()): make them public, with docs, or do without")

@@ -1,7 +1,9 @@
 /// The web origin of a URL, `scheme://host:port` in lowercase with the default port filled in.
 ///
-/// Transports use it for one rule: credentials never follow a redirect to another origin (a
-/// change of scheme, host or port). Every transport compares origins the same way through this.
+/// The chain uses it for one rule: credentials never follow a redirect to another origin (a
+/// change of scheme, host or port); every layer compares origins the same way through this. Its
+/// parts read an authority the client has already validated (a port that is not a number reads as
+/// no port), so a transport uses them on a request's `authority`, never on text of its own.
 public enum Origin {
     /// The origin of a request head's scheme (`http` when it names none) and authority, compared
     /// as text from the parts the client already resolved: no URL is written and parsed back.

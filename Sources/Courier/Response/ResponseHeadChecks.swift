@@ -77,6 +77,8 @@ public enum ResponseHeadChecks {
         !bytes.isEmpty && bytes.count <= 18 && bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
+    /// Why a field name is not one (RFC 9110, section 5.1: a token, with no whitespace before its
+    /// colon), or `nil`.
     public static func fieldNameProblem(_ name: some BidirectionalCollection<UInt8>) -> String? {
         guard let last = name.last else { return "a header line has an empty field name" }
         if last == 0x20 || last == 0x09 { return "a header field name is followed by whitespace before its colon" }

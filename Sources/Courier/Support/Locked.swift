@@ -19,7 +19,12 @@
 /// Copies share the same value and lock, like references to one object.
 ///
 /// Never call out to unknown code (completions, continuations, user closures) inside `withLock`:
-/// take what you need out, unlock, then call.
+/// take what you need out, unlock, then call. The lock is not reentrant: `withLock` inside
+/// `withLock` on the same value deadlocks.
+///
+/// It is `Sendable` whatever `Value` is, like a lock around state the owner reaches only through
+/// it: the compiler does not check what leaves `withLock`. Keep a reference type that is not
+/// `Sendable` inside (copy out values, not references), as `Synchronization.Mutex` enforces.
 public struct Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: the value is only read or written between lock and unlock.
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {

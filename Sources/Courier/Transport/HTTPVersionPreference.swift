@@ -13,13 +13,15 @@
 /// }
 /// ```
 public struct HTTPVersionPreference: Sendable, Hashable, CustomStringConvertible {
-    public enum Code: Sendable, Hashable {
+    /// The versions, closed to this module: a transport compares a preference with the named
+    /// values (`version == .http2`), so one added later breaks no transport's `switch`.
+    package enum Code: Sendable, Hashable {
         case http1_1
         case http2
         case http2PriorKnowledge
     }
 
-    public let code: Code
+    package let code: Code
 
     /// HTTP/1.1 only, on `http` and `https` alike.
     public static let http1_1 = HTTPVersionPreference(code: .http1_1)

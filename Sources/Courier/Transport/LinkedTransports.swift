@@ -4,7 +4,7 @@
 /// no load-time registration, so the core looks those types up by name in the runtime's type
 /// metadata, once per process (as it finds `CourierXML`; see `XMLDecodingHook`): a type is found
 /// exactly when its module is linked into the program, with nothing to call at start-up.
-public protocol LinkedTransport {
+package protocol LinkedTransport {
     /// The module's registry entry, with the transport's default settings.
     static var entry: TransportRegistry.Entry { get }
 }

@@ -21,7 +21,6 @@ public struct RequestContext: Sendable {
     private var limits: CallLimits
     /// Which headers are secret or the call's own, and whether a redirect crossed origins.
     private var headerScope: HeaderScope
-    /// The call's logger, and whether reading it adds the request id.
     /// A logger the call's endpoint or a middleware set; `nil` (free to copy) reads the client's,
     /// in the internals, with the request id added when it is read.
     private var ownLogging: CallLogging?

@@ -41,7 +41,7 @@ final class ChainInternals: Sendable {
 
     init(
         placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
-        bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil, logger: Logger = RequestContext.silent
+        bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil, logger: Logger
     ) {
         self.logger = logger
         self.transferEnd = transferEnd
@@ -55,7 +55,7 @@ final class ChainInternals: Sendable {
 
     /// A context outside a client: no queue, cache or budget.
     static let none = ChainInternals(
-        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown)
+        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown, logger: RequestContext.silent)
 
     /// These internals without the progress meter, for a transfer that is not the call's own (a
     /// hedged copy, a background revalidation): its bytes must not count as the call's.
