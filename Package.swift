@@ -302,11 +302,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // The README's Swift snippets, compiled (see ReadmeSnippetTests.swift).
+        // The README's and the articles' Swift snippets, compiled (see ReadmeSnippetTests.swift).
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient",
+                "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient", "CourierMock",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

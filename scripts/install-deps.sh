@@ -6,10 +6,11 @@
 #   zlib1g-dev: the core decodes gzip and deflate bodies with the system zlib (CZlib);
 #   libpsl-dev, publicsuffix: the cookie jar's public suffixes (CPSL), libpsl with the system's list;
 #   curl: the example service's smoke test (Examples/ServiceExample/smoke-test.sh) calls it with it.
+#   python3: Examples/FirstService/check.sh reads Package.resolved and serves its loopback files with it.
 # With --bench it also installs wrk and nghttp2-client (h2load): courier-bench's physical limit.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2 zlib1g-dev libpsl-dev publicsuffix curl)
+packages=(libcurl4-openssl-dev libnghttp2-dev pkg-config libxml2 zlib1g-dev libpsl-dev publicsuffix curl python3)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nghttp2-client)
 fi

@@ -28,18 +28,34 @@ import Testing
         }
     }
 
-    /// The Authentication article's provider is a compiled one (``ArticleAuthentication.swift``),
-    /// so a service can copy it as it is.
-    @Test func authenticationArticleSnippetIsCompiled() throws {
-        let article = try String(
-            contentsOf: Self.root.appendingPathComponent("Sources/Courier/Courier.docc/Authentication.md"), encoding: .utf8)
-        let block = try #require(Self.swiftBlocks(in: article).first)
-        let file = try String(contentsOf: Self.directory.appendingPathComponent("ArticleAuthentication.swift"), encoding: .utf8)
-        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let start = try #require(lines.firstIndex(of: "// Article Authentication"))
-        let end = try #require(lines.firstIndex(of: "// Article end"))
-        let region = lines[(start + 1)..<end].filter { !$0.hasSuffix("// (compiled wrapper)") }
-        #expect(Self.normalized(block) == Self.normalized(Array(region)), "the article's provider differs from the compiled one")
+    /// An article's Swift blocks are, in order, the regions of a compiled file beside this one
+    /// (from a `// Article …` line to `// Article end`, wrapper lines left out), so a service can
+    /// copy them as they are.
+    @Test(
+        arguments: [
+            ("Sources/Courier/Courier.docc/Authentication.md", "ArticleAuthentication.swift"),
+            ("Adapters/CourierMock/CourierMock.docc/TestingWithTheMock.md", "ArticleTestingWithTheMock.swift"),
+        ])
+    func articleSnippetsAreCompiled(article path: String, compiled name: String) throws {
+        let article = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+        let blocks = Self.swiftBlocks(in: article)
+        let file = try String(contentsOf: Self.directory.appendingPathComponent(name), encoding: .utf8)
+        var regions: [[String]] = []
+        var region: [String]?
+        for line in file.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line == "// Article end" {
+                regions.append(region ?? [])
+                region = nil
+            } else if line.hasPrefix("// Article ") {
+                region = []
+            } else if !line.hasSuffix("// (compiled wrapper)") {
+                region?.append(line)
+            }
+        }
+        #expect(blocks.count == regions.count, "\(path) has \(blocks.count) Swift blocks, \(name) \(regions.count) regions")
+        for (block, region) in zip(blocks, regions) {
+            #expect(Self.normalized(block) == Self.normalized(region), "a block of \(path) differs from its compiled region in \(name)")
+        }
     }
 
     /// The first line of the README's `Package.swift` fragment.

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Tracing
 
@@ -115,15 +116,10 @@ public struct TracingMiddleware: Middleware {
     /// A peer as the transports write it (`127.0.0.1:8080`, `[::1]:443`, an address alone) split
     /// into the conventions' address and port.
     package static func addressAndPort(_ peer: String) -> (address: String, port: Int?) {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-            let address = String(peer[peer.index(after: peer.startIndex)..<close])
-            let rest = peer[peer.index(after: close)...]
-            return (address, rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil)
-        }
-        // One colon: an IPv4 address or a name with its port; more: an IPv6 address alone.
-        let parts = peer.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, let port = Int(parts[1]) { return (String(parts[0]), port) }
-        return (peer, nil)
+        // An IPv6 address without brackets has no port.
+        if !peer.hasPrefix("["), peer.utf8.count(where: { $0 == UInt8(ascii: ":") }) > 1 { return (peer, nil) }
+        let (host, port) = Origin.hostAndPort(of: peer)
+        return (host.trimmingCharacters(in: ["[", "]"]), port)
     }
 
     /// The methods the conventions name; any other is `_OTHER`.

@@ -1,6 +1,6 @@
 // swift-format-ignore-file
-// The Swift blocks of CourierMock's "Testing with the mock" article, compiled and run here; the
-// last test checks that the article's blocks are these regions, so the article cannot drift.
+// The Swift blocks of CourierMock's "Testing with the mock" article, compiled and run here;
+// ReadmeSnippetTests checks that the article's blocks are these regions, so it cannot drift.
 // Article block 1
 import Courier
 import CourierMock
@@ -49,34 +49,3 @@ let error = await #expect(throws: NetworkError.self) { try await call.value }
 #expect(error?.kind == .timedOut)
 // Article end
 }  // (compiled wrapper)
-
-@Test func mockArticleBlocksAreTheseRegions() throws {
-    let here = URL(fileURLWithPath: #filePath)
-    let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let article = try String(
-        contentsOf: root.appendingPathComponent("Adapters/CourierMock/CourierMock.docc/TestingWithTheMock.md"), encoding: .utf8)
-    let file = try String(contentsOf: here, encoding: .utf8)
-    func normalized(_ lines: [Substring]) -> [String] {
-        lines.map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }
-    }
-    var blocks: [[Substring]] = []
-    var current: [Substring]?
-    for line in article.split(separator: "\n", omittingEmptySubsequences: false) {
-        if current == nil, line == "```swift" { current = [] } else if current != nil, line == "```" {
-            blocks.append(current ?? [])
-            current = nil
-        } else { current?.append(line) }
-    }
-    var regions: [[Substring]] = []
-    var region: [Substring]?
-    for line in file.split(separator: "\n", omittingEmptySubsequences: false) {
-        if line.hasPrefix("// Article block") { region = [] } else if line == "// Article end" {
-            regions.append(region ?? [])
-            region = nil
-        } else if !line.hasSuffix("// (compiled wrapper)") { region?.append(line) }
-    }
-    #expect(blocks.count == regions.count, "the article has \(blocks.count) Swift blocks, this file \(regions.count) regions")
-    for (block, region) in zip(blocks, regions) {
-        #expect(normalized(block) == normalized(region), "an article block differs from its compiled region")
-    }
-}
