@@ -78,7 +78,8 @@ public struct RequestBody: Sendable {
     }
 
     /// The body with a pending JSON value written by `encoder` (the client's); any other body as
-    /// it is. The request builder calls it once per call.
+    /// it is. The request builder calls it for an endpoint's body, and the chain for a body a
+    /// middleware hands on.
     func encodingJSON(with encoder: JSONEncoder) -> RequestBody {
         guard case .json(let encode) = made else { return self }
         return .encoded(contentType: contentType ?? "application/json", format: "JSON") { try encode(encoder) }
