@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export COURIER_DOCS=1
+# The archives are moved here; a fresh clone has no such folder yet.
+mkdir -p .build-docs
 # The AsyncHTTPClient trait is on for every target, so that CourierAsyncHTTPClient has its symbols
 # and the scratch directory is built one way only.
 for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
