@@ -8,48 +8,57 @@ import PackageDescription
 /// `Chain.run(on:onStep:)`) are `@concurrent`, so they still never run on the caller's actor.
 let callerIsolated: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
+/// The contributors' build: `COURIER_DEVELOPMENT=1` (every script under `scripts/` sets it) adds the
+/// loopback test server, the conformance suite, the benchmark, the examples, the probes and the
+/// suites that need them, and turns every trait on by default. A service that depends on Courier
+/// sees none of it, so its resolution holds only the core's four packages (and what the traits it
+/// turns on bring): SwiftPM resolves every package a manifest names, whichever products are used,
+/// except those only a disabled trait uses. Without it, `swift test` runs the core's own suites.
+let development = Context.environment["COURIER_DEVELOPMENT"] == "1"
+
+/// The optional adapters: each trait brings its one package into a service's resolution.
+let optionalTraits: Set<String> = ["AsyncHTTPClient", "XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle"]
+
 let package = Package(
     name: "Courier",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
-        .library(name: "CourierConformance", targets: ["CourierConformance"]),
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierMock", targets: ["CourierMock"]),
-        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
+        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
-        .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
-        .executable(name: "courier-example", targets: ["CourierExample"]),
-        .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
-        .executable(name: "courier-openapi-example", targets: ["OpenAPIExample"]),
-        .executable(name: "courier-bench", targets: ["CourierBench"]),
     ],
-    // AsyncHTTPClient is behind a trait so that users of the other transports never compile it:
-    // `swift build --traits AsyncHTTPClient` (the scripts turn it on).
+    // Each optional adapter is behind a trait named for what it brings, so a service compiles (and
+    // resolves) only the packages of the adapters it uses:
+    // `.package(url: ..., branch: "main", traits: ["XML"])`, or `swift build --traits XML`.
     traits: [
         .trait(name: "AsyncHTTPClient", description: "Builds AsyncHTTPClientTransport (registered as `ahc`)."),
-        .default(enabledTraits: []),
+        .trait(name: "XML", description: "Builds CourierXML: XML and SOAP bodies and answers (XMLCoder)."),
+        .trait(name: "OpenAPI", description: "Builds CourierOpenAPI: generated OpenAPI clients over Courier (swift-openapi-runtime)."),
+        .trait(name: "SwiftConfiguration", description: "Builds CourierConfiguration: ClientConfiguration from swift-configuration."),
+        .trait(name: "ServiceLifecycle", description: "Builds CourierServiceLifecycle: a client as a swift-service-lifecycle Service."),
+        .default(enabledTraits: development ? optionalTraits : []),
     ],
     dependencies: [
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        // The core's.
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // The optional adapters' (each resolved only with its trait on).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
-        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
@@ -107,45 +116,91 @@ let package = Package(
             path: "Adapters/CourierCurl",
             swiftSettings: callerIsolated
         ),
-        // XML and SOAP: an optional product, so JSON-only users never compile XMLCoder. The core finds
-        // it at run time (by type name) to decode XML responses automatically.
+        // XML and SOAP (trait `XML`), so JSON-only services never resolve or compile XMLCoder. The
+        // core finds it at run time (by type name) to decode XML responses automatically.
         .target(
             name: "CourierXML",
             dependencies: [
                 "Courier",
-                .product(name: "XMLCoder", package: "XMLCoder"),
+                .product(name: "XMLCoder", package: "XMLCoder", condition: .when(traits: ["XML"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: callerIsolated
         ),
-        // swift-openapi-runtime: `CourierClientTransport`, a generated client's `ClientTransport` over
-        // NetworkClient; a product of its own, so services without OpenAPI never compile the runtime.
+        // swift-openapi-runtime (trait `OpenAPI`): `CourierClientTransport`, a generated client's
+        // `ClientTransport` over NetworkClient.
         .target(
             name: "CourierOpenAPI",
             dependencies: [
-                "Courier", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "Courier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/CourierOpenAPI"
         ),
-        // swift-configuration: `ClientConfiguration(reader:)`, a product of its own so that services that
-        // do not use swift-configuration never compile it.
+        // swift-configuration (trait `SwiftConfiguration`): `ClientConfiguration(reader:)`.
         .target(
             name: "CourierConfiguration",
-            dependencies: ["Courier", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: [
+                "Courier",
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["SwiftConfiguration"])),
+            ],
             path: "Adapters/CourierConfiguration"
         ),
-        // swift-service-lifecycle: `NetworkClientService`, a product of its own for the same reason.
+        // swift-service-lifecycle (trait `ServiceLifecycle`): `NetworkClientService`.
         .target(
             name: "CourierServiceLifecycle",
-            dependencies: ["Courier", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "Courier",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+            ],
             path: "Adapters/CourierServiceLifecycle"
         ),
+        // What the suites share that needs no server: `eventually`, `expectNetworkError`, seeded
+        // randomness, pattern bodies, test compression, an observer that records calls. Not a product.
+        .target(
+            name: "CourierTestSupport",
+            dependencies: ["Courier", "CZlib"],
+            path: "Sources/CourierTestSupport"
+        ),
+        // The core's suites (the mock and manual clocks only). The ones that need the loopback
+        // server or an optional adapter are in `WithServer/`, built in the contributors' build only.
+        .testTarget(
+            name: "CourierTests",
+            dependencies: [
+                "Courier", "CourierMock", "CourierTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            exclude: development ? [] : ["WithServer"]
+        ),
+    ]
+)
+
+// The contributors' build (see `development`): what the repository develops and measures Courier
+// with, never part of a service's resolution.
+if development {
+    package.products += [
+        // The conformance suite and the loopback server it runs against, so a transport outside
+        // this package can run it too (with COURIER_DEVELOPMENT=1, see Conformance.md).
+        .library(name: "CourierConformance", targets: ["CourierConformance"]),
+        .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        .executable(name: "courier-example", targets: ["CourierExample"]),
+        .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
+        .executable(name: "courier-openapi-example", targets: ["OpenAPIExample"]),
+        .executable(name: "courier-bench", targets: ["CourierBench"]),
+    ]
+    package.dependencies += [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+    ]
+    package.targets += [
         // In-process loopback HTTP server used by the tests, the example and (later) courier-bench.
         .target(
             name: "CourierTestServer",
             dependencies: [
-                "CZlib",
+                "CZlib", "CourierTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -160,7 +215,7 @@ let package = Package(
         // A library, so adapters outside this package can run it too.
         .target(
             name: "CourierConformance",
-            dependencies: ["Courier", "CourierTestServer"]
+            dependencies: ["Courier", "CourierTestServer", "CourierTestSupport"]
         ),
         // Moves one large body through one transport in a process of its own and prints how much
         // that process grew: the large-body conformance cases run it (a test process's own memory
@@ -168,6 +223,7 @@ let package = Package(
         .executableTarget(
             name: "CourierMemoryProbe",
             dependencies: [
+                "CourierTestSupport",
                 "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer", "CourierOpenAPI",
                 "InventoryClient", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -239,6 +295,7 @@ let package = Package(
         .executableTarget(
             name: "OpenAPIExample",
             dependencies: [
+                "CourierTestSupport",
                 "Courier", "CourierOpenAPI", "InventoryClient", "CourierMock", "CourierURLSession", "CourierCurl",
                 "CourierAsyncHTTPClient", "CourierTestServer", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -282,20 +339,9 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CourierTests",
-            dependencies: [
-                "Courier", "CourierMock", "CourierTestServer", "CourierConformance", "CourierConfiguration", "CourierServiceLifecycle",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            ]
-        ),
-        .testTarget(
             name: "CourierXMLTests",
             dependencies: [
+                "CourierTestSupport",
                 "Courier", "CourierXML", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient",
                 "CourierTestServer", "CourierConformance",
                 .product(name: "XMLCoder", package: "XMLCoder"),
@@ -313,6 +359,7 @@ let package = Package(
         .testTarget(
             name: "CourierTransportTests",
             dependencies: [
+                "CourierTestSupport",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
                 "CourierTestServer", "CourierOpenAPI", "InventoryClient", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -321,7 +368,17 @@ let package = Package(
             ]
         ),
     ]
-)
+    // The core's suites that need the loopback server or an optional adapter (`WithServer/`).
+    for target in package.targets where target.name == "CourierTests" {
+        target.dependencies += [
+            "CourierTestServer", "CourierConformance", "CourierConfiguration", "CourierServiceLifecycle",
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        ]
+    }
+}
 
 // The same language settings for every target.
 for target in package.targets where target.type != .system && !["CCurlReference", "InventoryClient"].contains(target.name) {

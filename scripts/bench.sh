@@ -10,9 +10,11 @@
 # See BENCHMARKS.md for every option and what each figure means.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 scripts/install-deps.sh --bench
-swift build -c release --traits AsyncHTTPClient --product courier-bench
-bench="$(swift build -c release --traits AsyncHTTPClient --show-bin-path)/courier-bench"
+swift build -c release --product courier-bench
+bench="$(swift build -c release --show-bin-path)/courier-bench"
 if [ "$#" -eq 0 ]; then
   set -- run --pin --report bench-report
 fi

@@ -7,15 +7,17 @@
 # Output: .build-docs/<target>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 export COURIER_DOCS=1
 # The archives are moved here; a fresh clone has no such folder yet.
 mkdir -p .build-docs
-# The AsyncHTTPClient trait is on for every target, so that CourierAsyncHTTPClient has its symbols
-# and the scratch directory is built one way only.
+# The contributors' build turns every trait on (Package.swift), so that each optional adapter has its
+# symbols and the scratch directory is built one way only.
 for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
   CourierServiceLifecycle CourierOpenAPI; do
   echo "== documentation for $target"
-  swift package --traits AsyncHTTPClient --disable-sandbox --allow-writing-to-directory .build-docs \
+  swift package --disable-sandbox --allow-writing-to-directory .build-docs \
     generate-documentation --target "$target" --warnings-as-errors \
     --output-path ".build-docs/$target.doccarchive"
 done

@@ -12,6 +12,8 @@
 # corpus (Fuzz/Corpus/<target>) and a regression test once it is fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 scripts/install-deps.sh
 targets=(response-head location cache-headers configuration retry-after url decompression xml set-cookie event-stream json-lines content-range proxy unix-url)
 if [ "$#" -ge 1 ] && [ "$1" != all ]; then targets=("$1"); fi

@@ -4,7 +4,9 @@
 # Calculator SOAP example the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 scripts/install-deps.sh
-swift run --traits AsyncHTTPClient courier-example "$@"
+swift run courier-example "$@"
 # The Calculator SOAP example (loopback stand-in; --soap-url URL or COURIER_SOAP_URL for another service).
-swift run --traits AsyncHTTPClient courier-calculator
+swift run courier-calculator

@@ -4,6 +4,8 @@
 # Each sanitizer builds into its own folder (.build-tsan, .build-asan), ignored by git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 kind="${1:-thread}"
 case "$kind" in
   thread) scratch=.build-tsan ;;

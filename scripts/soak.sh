@@ -9,6 +9,8 @@
 #   RELEASE=1 scripts/soak.sh                   with the release build
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 calls="${1:-10000}"
 case "$calls" in '' | *[!0-9]*) echo "usage: scripts/soak.sh [CALLS] [TRANSPORT...]" >&2; exit 2 ;; esac
 shift || true
@@ -17,8 +19,8 @@ transports=("$@")
 scripts/install-deps.sh
 configuration=debug
 [ "${RELEASE:-0}" = 1 ] && configuration=release
-swift build -c "$configuration" --traits AsyncHTTPClient --product courier-bench
-bench="$(swift build -c "$configuration" --traits AsyncHTTPClient --show-bin-path)/courier-bench"
+swift build -c "$configuration" --product courier-bench
+bench="$(swift build -c "$configuration" --show-bin-path)/courier-bench"
 if [ "${LIBCURL8:-0}" = 1 ]; then
   export LD_LIBRARY_PATH="$(scripts/libcurl8.sh)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi

@@ -6,6 +6,8 @@
 #   scripts/stress.sh thread     # one of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 kinds="${1:-thread address}"
 for kind in $kinds; do
   echo "== stress under ${kind} sanitizer"

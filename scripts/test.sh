@@ -13,6 +13,8 @@
 # COURIER_SKIP_STRESS=1 skips the fuzz run (for a quick local loop; CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The contributors' build: the test server, benchmark, examples and every trait (Package.swift).
+export COURIER_DEVELOPMENT=1
 scripts/install-deps.sh
 # A crashing test process gets a short backtrace of the crashed thread: the default (full
 # symbolication of every thread of a large debug binary) spun for ten minutes on this machine.
@@ -33,9 +35,10 @@ run_tests() {
   rm -f "$log"
   return 1
 }
-# The AsyncHTTPClient transport is behind a package trait; the tests run its conformance cases too.
-swift build --build-tests --traits AsyncHTTPClient
-run_tests swift test --skip-build --traits AsyncHTTPClient
+# Every suite, with every trait on (the contributors' build; plain `swift test` outside it runs the
+# core's own suites, which need no test server and no optional adapter).
+swift build --build-tests
+run_tests swift test --skip-build
 # The OpenAPI example: the generated client's every operation over each transport against the
 # loopback server (a few seconds).
 echo "== the OpenAPI example"
@@ -58,7 +61,7 @@ libcurl8="$(scripts/libcurl8.sh)"
 if [ -n "$libcurl8" ]; then
   echo "== transport tests against libcurl 8 ($libcurl8)"
   export COURIER_EXPECT_LIBCURL_MAJOR=8 LD_LIBRARY_PATH="$libcurl8${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  run_tests swift test --skip-build --traits AsyncHTTPClient --filter CourierTransportTests
+  run_tests swift test --skip-build --filter CourierTransportTests
   unset COURIER_EXPECT_LIBCURL_MAJOR LD_LIBRARY_PATH
   LIBCURL8=1 scripts/soak.sh 1000 curl
 fi

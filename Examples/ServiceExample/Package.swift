@@ -11,7 +11,9 @@ let package = Package(
         .executable(name: "courier-service-example", targets: ["CourierServiceExample"])
     ],
     dependencies: [
-        .package(name: "courier", path: "../.."),
+        // The adapters it uses are behind traits; the loopback stand-ins for the downstream APIs
+        // (CourierTestServer) are in the contributors' build (`smoke-test.sh` sets COURIER_DEVELOPMENT).
+        .package(name: "courier", path: "../..", traits: ["SwiftConfiguration", "ServiceLifecycle"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),

@@ -5,6 +5,8 @@
 # thing that is not as expected, printing the service's log.
 set -euo pipefail
 cd "$(dirname "$0")"
+# CourierTestServer (the downstream stand-ins) is in Courier's contributors' build.
+export COURIER_DEVELOPMENT=1
 ../../scripts/install-deps.sh
 swift build --product courier-service-example
 binary="$(swift build --show-bin-path)/courier-service-example"

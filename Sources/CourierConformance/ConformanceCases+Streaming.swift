@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -133,15 +134,4 @@ struct DigestEndpoint: Endpoint {
     var method: HTTPRequest.Method { .post }
     var headers: RequestHeaders = [:]
     var body: RequestBody?
-}
-
-/// The calls observers were told about, for tests that check what a call reported and when.
-public final class RecordedCalls: CallObserver {
-    private let records = Mutex<[CallRecord]>([])
-    /// The records so far, in the order the calls finished.
-    public var all: [CallRecord] { records.withLock { $0 } }
-    /// An empty record.
-    public init() {}
-    /// Keeps `record`.
-    public func callFinished(_ record: CallRecord) { records.withLock { $0.append(record) } }
 }

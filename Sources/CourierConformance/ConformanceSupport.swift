@@ -73,24 +73,6 @@ public struct RawEndpoint: Endpoint {
     }
 }
 
-/// Runs `body`, expects it to throw a ``NetworkError`` of `kind`, and returns that error.
-@discardableResult
-public func expectNetworkError<T>(
-    _ kind: NetworkError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
-) async -> NetworkError? {
-    do {
-        _ = try await body()
-        Issue.record("expected NetworkError.\(kind), got a result", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as NetworkError {
-        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected NetworkError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 /// Runs `body` with a fresh loopback server speaking `mode` (HTTP/1.1 by default), and shuts it
 /// down afterwards.
 public func withServer<T>(mode: TestServer.Mode = .http1, _ body: (TestServer) async throws -> T) async throws -> T {

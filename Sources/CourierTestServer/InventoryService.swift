@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 
 /// The loopback implementation of the OpenAPI example's document

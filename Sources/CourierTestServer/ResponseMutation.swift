@@ -1,3 +1,5 @@
+import CourierTestSupport
+
 /// Broken HTTP/1.1 responses made from valid ones, reproducible from a seed: what
 /// ``FaultServer`` sends at `/mutate/<seed>`.
 ///

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import NIOCore
 import NIOHTTP1
 

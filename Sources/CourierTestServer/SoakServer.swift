@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

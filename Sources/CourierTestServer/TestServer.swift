@@ -1,3 +1,4 @@
+import CourierTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

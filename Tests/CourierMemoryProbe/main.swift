@@ -15,6 +15,7 @@ import Courier
 import CourierCurl
 import CourierOpenAPI
 import CourierTestServer
+import CourierTestSupport
 import CourierURLSession
 import Foundation
 import HTTPTypes

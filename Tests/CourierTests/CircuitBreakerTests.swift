@@ -1,5 +1,5 @@
-import CourierConformance
 import CourierMock
+import CourierTestSupport
 import Foundation
 import MetricsTestKit
 import Testing

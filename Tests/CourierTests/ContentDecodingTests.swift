@@ -1,4 +1,4 @@
-import CourierTestServer
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,6 +1,5 @@
 import Courier
 import CourierMock
-import CourierTestServer
 import Foundation
 import Testing
 

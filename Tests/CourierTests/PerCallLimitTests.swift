@@ -1,6 +1,6 @@
 import Courier
 import CourierMock
-import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

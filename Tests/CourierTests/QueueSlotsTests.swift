@@ -1,4 +1,4 @@
-import CourierTestServer
+import CourierTestSupport
 import Testing
 
 @testable import Courier

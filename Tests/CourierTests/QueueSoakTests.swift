@@ -1,5 +1,5 @@
 import Courier
-import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

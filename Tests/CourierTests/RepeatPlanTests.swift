@@ -1,5 +1,5 @@
 import CourierMock
-import CourierTestServer
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,5 +1,5 @@
 import Courier
-import CourierConformance
+import CourierTestSupport
 import Foundation
 import Testing
 

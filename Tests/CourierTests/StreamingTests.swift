@@ -1,7 +1,6 @@
 import Courier
-import CourierConformance
 import CourierMock
-import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing

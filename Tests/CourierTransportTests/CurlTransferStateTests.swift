@@ -1,6 +1,7 @@
 import CCurl
 import Courier
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

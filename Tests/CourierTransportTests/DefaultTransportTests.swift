@@ -3,6 +3,7 @@ import CourierConformance
 import CourierCurl
 import CourierMock
 import CourierTestServer
+import CourierTestSupport
 import CourierURLSession
 import Foundation
 import Logging

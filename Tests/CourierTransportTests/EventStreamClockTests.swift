@@ -2,6 +2,7 @@ import Courier
 import CourierConformance
 import CourierMock
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing

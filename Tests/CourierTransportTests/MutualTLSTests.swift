@@ -2,6 +2,7 @@ import Courier
 import CourierConformance
 import CourierCurl
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import Courier
 import CourierMock
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@ import CourierCurl
 import CourierMock
 import CourierOpenAPI
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import InventoryClient

@@ -1,6 +1,7 @@
 import Courier
 import CourierConformance
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing

@@ -9,6 +9,7 @@ import CourierCurl
 import CourierMock
 import CourierOpenAPI
 import CourierTestServer
+import CourierTestSupport
 import CourierURLSession
 import Foundation
 import HTTPTypes

@@ -17,6 +17,12 @@ public enum PatternBody {
         public var bodyLength: Int
         /// Its CRC-32.
         public var crc32: UInt32
+
+        /// A digest of `bodyLength` bytes whose CRC-32 is `crc32`.
+        public init(bodyLength: Int, crc32: UInt32) {
+            self.bodyLength = bodyLength
+            self.crc32 = crc32
+        }
     }
 
     /// The pattern every block starts from.
