@@ -5,7 +5,7 @@ import PackageDescription
 /// (`nonisolated(nonsending)`, Swift 6.2's default for new code) instead of switching to the global
 /// executor at every call: a call through `NetworkClient` and the curl transport went from 17
 /// executor switches to 10. The public entry points that build and decode (`NetworkClient.response(for:)`,
-/// `Chain.run(on:onStep:)`) are `@concurrent`, so they still never run on the caller's actor.
+/// `CallSequence.run(on:onStep:)`) are `@concurrent`, so they still never run on the caller's actor.
 let callerIsolated: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
 /// The contributors' build: `COURIER_DEVELOPMENT=1` (every script under `scripts/` sets it) adds the

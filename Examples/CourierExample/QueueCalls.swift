@@ -12,7 +12,7 @@ final class ProductAPI: BaseAPI<EchoSummary>, @unchecked Sendable {
     override var priority: RequestPriority { .low }
 }
 
-/// A value-type step for the chain: looks a product up by the path the previous step echoed.
+/// A value-type step for the sequence: looks a product up by the path the previous step echoed.
 struct ProductDetails: Endpoint {
     typealias Output = EchoSummary
     var previousPath: String
@@ -20,7 +20,7 @@ struct ProductDetails: Endpoint {
     var query: [QueryItem] { [QueryItem("of", previousPath)] }
 }
 
-/// A batch of twelve calls through a queue of four, then a two-step chain. Returns whether both
+/// A batch of twelve calls through a queue of four, then a two-step sequence. Returns whether both
 /// behaved as expected.
 func runQueueCalls(transport name: String, client: NetworkClient) async -> Bool {
     var ok = true
@@ -37,10 +37,10 @@ func runQueueCalls(transport name: String, client: NetworkClient) async -> Bool 
         print("  [\(name)] batch        → \(succeeded)/\(results.count) succeeded, results in input order: \(inOrder)")
         ok = succeeded == 12 && inOrder && reported.withLock { $0 } == 12
 
-        let chain = Chain("product", ProductAPIEndpoint(id: 7))
+        let sequence = CallSequence("product", ProductAPIEndpoint(id: 7))
             .then("details") { product in ProductDetails(previousPath: product.path) }
-        let details = try await chain.run(on: client)
-        print("  [\(name)] chain        → \(details)")
+        let details = try await sequence.run(on: client)
+        print("  [\(name)] sequence     → \(details)")
         ok = ok && details.rawQuery == "of=%2Fecho%2Fproducts%2F7"
     } catch {
         print("  [\(name)] queue calls  ✗ \(error)")
@@ -49,7 +49,7 @@ func runQueueCalls(transport name: String, client: NetworkClient) async -> Bool 
     return ok
 }
 
-/// The first chain step, as a value type.
+/// The first sequence step, as a value type.
 struct ProductAPIEndpoint: Endpoint {
     typealias Output = EchoSummary
     var id: Int

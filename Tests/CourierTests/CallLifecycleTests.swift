@@ -146,7 +146,7 @@ struct RunningCallTests {
     @Test("attempt: its own record, the call's deadline, no progress; its end releases nothing of the call's")
     func attempt() {
         let meter = ProgressMeter(reporter: nil, batch: nil, clock: ManualTimeSource())
-        let internals = ChainInternals.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
+        let internals = LinkContext.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
         let admission = CallAdmission()
         let call = RunningCall.call(transport: "test", internals: internals, admission: admission, clock: ManualTimeSource())
         guard let slot = admission.enter(call.deadline) else {
@@ -185,16 +185,16 @@ struct RunningCallTests {
         let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: recorder)
         #expect(context.call == recorder.call, "a standalone recorder is used as it is")
         #expect(context.deadlineSignal.isNever && context.deadlineSignal.register({}) == nil)
-        #expect(context.internals === ChainInternals.none)
+        #expect(context.internals === LinkContext.none)
         context.recorder.enter(.dns)
         #expect(recorder.phase == .dns)
 
         let meter = ProgressMeter(reporter: nil, batch: nil, clock: ManualTimeSource())
-        let internals = ChainInternals.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
+        let internals = LinkContext.none.forCall(placement: nil, streams: false, progress: meter, transferEnd: nil)
         let call = RunningCall.call(transport: "test", internals: internals, admission: CallAdmission(), clock: ManualTimeSource())
         let borrowed = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(call))
         #expect(borrowed.deadlineSignal.isNever && borrowed.deadlineSignal.register({}) == nil, "not the call's deadline")
-        #expect(borrowed.internals === ChainInternals.none, "nor its internals")
+        #expect(borrowed.internals === LinkContext.none, "nor its internals")
         borrowed.recorder.update { $0.attempts = 2 }
         #expect(TransferRecorder(call).metrics.attempts == 2, "only its record")
     }

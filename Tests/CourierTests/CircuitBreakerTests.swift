@@ -122,7 +122,7 @@ struct CircuitBreakerTests {
             $0.consecutiveFailures = 3
             $0.openDuration = .seconds(5)
         }
-        #expect(client.chainOrder.contains("CircuitBreakerLink"))
+        #expect(client.linkOrder.contains("CircuitBreakerLink"))
         for _ in 0..<3 { _ = await expectNetworkError(.httpStatus) { try await client.send(Call()) } }
         #expect(client.circuitStates == ["a.test": .open])
         let refused = await expectNetworkError(.circuitOpen) { try await client.send(Call()) }
@@ -177,7 +177,7 @@ struct CircuitBreakerTests {
         let configuration = ClientConfiguration(baseURL: "https://a.test", transport: "mock")
         #expect(configuration.resilience.circuitBreaker == nil)
         let client = try NetworkClient(configuration: configuration, transport: MockTransport())
-        #expect(!client.chainOrder.contains("CircuitBreakerLink"))
+        #expect(!client.linkOrder.contains("CircuitBreakerLink"))
         #expect(client.circuitStates.isEmpty)
     }
 

@@ -199,7 +199,7 @@ struct CookieJarTests {
         sent.headerFields[.cookie] = "a=1; b=2"
         sent.headerFields.append(HTTPField(name: .accept, value: "*/*"))
         sent.headerFields.append(HTTPField(name: .cookie, value: "c=3"))
-        CallChain.joinCookies(&sent)
+        LinkChain.joinCookies(&sent)
         #expect(sent.headerFields.filter { $0.name == .cookie }.map(\.value) == ["a=1; b=2; c=3"])
         #expect(sent.headerFields[.accept] == "*/*")
     }

@@ -143,7 +143,7 @@ struct MiddlewareChainTests {
             configuration: configuration, transport: mock,
             middleware: [Tagging(tag: "A", trace: trace), RetryOnce()], networkMiddleware: [Tagging(tag: "N", trace: trace)])
         #expect(
-            client.chainOrder == [
+            client.linkOrder == [
                 "TeamHeadersMiddleware", "Tagging", "RetryOnce", "RetryMiddleware", "FollowUpLink", "CacheLink", "BridgeLink", "QueueGate",
                 "Tagging",
                 "transport mock",
@@ -165,7 +165,7 @@ struct MiddlewareChainTests {
         configuration.queue = RequestQueue.Limits(maxConcurrent: 1)
         let client = try NetworkClient(configuration: configuration, transport: mock, middleware: [Tagging(tag: "A", trace: trace)])
         #expect(
-            client.chainOrder == [
+            client.linkOrder == [
                 "TeamHeadersMiddleware", "Tagging", "RetryMiddleware", "FollowUpLink", "CacheLink", "BridgeLink", "QueueGate",
                 "transport mock",
             ])
@@ -188,7 +188,7 @@ struct MiddlewareChainTests {
         configuration.keepsCookies = true
         let client = try NetworkClient(configuration: configuration, transport: mock)
         #expect(
-            client.chainOrder == [
+            client.linkOrder == [
                 "TeamHeadersMiddleware", "RetryMiddleware", "FollowUpLink", "CookieJar", "CacheLink", "BridgeLink", "QueueGate",
                 "transport mock",
             ])
@@ -198,13 +198,13 @@ struct MiddlewareChainTests {
         #expect(mock.recordedRequests.map { $0.head.headerFields[.cookie] } == [nil, "hop=1"])
         var without = shared
         without.keepsCookies = false
-        #expect(try !NetworkClient(configuration: without, transport: mock).chainOrder.contains("CookieJar"))
+        #expect(try !NetworkClient(configuration: without, transport: mock).linkOrder.contains("CookieJar"))
     }
 
     #if DEBUG
         /// One call, one hop, no revalidation: each step once (a redirect would pass the hop's steps
         /// again; a background revalidation would record after the call).
-        @Test("chainOrder is what a call runs: every step, in order, recorded as the call passes it (debug builds)")
+        @Test("linkOrder is what a call runs: every step, in order, recorded as the call passes it (debug builds)")
         func chainOrderIsWhatRuns() async throws {
             let (_, trace, shared) = try Self.redirectingSetup()
             for cookies in [false, true] {
@@ -219,11 +219,11 @@ struct MiddlewareChainTests {
                 let client = try NetworkClient(
                     configuration: configuration, transport: mock, middleware: [Tagging(tag: "A", trace: trace)],
                     networkMiddleware: [Tagging(tag: "N", trace: trace)])
-                let passed = ChainTrace()
-                _ = try await ChainTrace.$current.withValue(passed) { try await client.response(for: Ping()) }
-                #expect(passed.steps == client.chainOrder, "cookies \(cookies): ran \(passed.steps), named \(client.chainOrder)")
-                #expect(client.chainOrder.contains("CircuitBreakerLink") && client.chainOrder.contains("HedgingLink"))
-                #expect(client.chainOrder.contains("CookieJar") == cookies)
+                let passed = LinkTrace()
+                _ = try await LinkTrace.$current.withValue(passed) { try await client.response(for: Ping()) }
+                #expect(passed.steps == client.linkOrder, "cookies \(cookies): ran \(passed.steps), named \(client.linkOrder)")
+                #expect(client.linkOrder.contains("CircuitBreakerLink") && client.linkOrder.contains("HedgingLink"))
+                #expect(client.linkOrder.contains("CookieJar") == cookies)
                 await client.shutdown()
             }
         }

@@ -2,12 +2,12 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// The response cache's link: slot 5 of ``CallChain``, below follow-up (each redirect hop is looked
+/// The response cache's link: slot 5 of ``LinkChain``, below follow-up (each redirect hop is looked
 /// up and stored under its own URL) and above the bridge (bodies are stored decoded, and a hit
 /// never waits for a queue slot or reaches the transport).
 struct CacheLink: Sendable {
     /// Whether network middleware run below: they may add credentials the key cannot see, so only
-    /// `public` answers are stored (`CallChain` sets it).
+    /// `public` answers are stored (`LinkChain` sets it).
     let networkMiddlewareBelow: Bool
 
     /// The fields that make a request conditional or partial: the caller's own business, so such a

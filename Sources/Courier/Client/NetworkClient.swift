@@ -29,7 +29,7 @@ public final class NetworkClient: Sendable {
     /// The queue calls wait in when their API object names none; `nil` runs them at once.
     public let queue: RequestQueue?
     /// The one chain every call passes: built-in links and middleware, folded once.
-    let chain: CallChain
+    let chain: LinkChain
     /// The context every call starts from: the configuration's limits, credential names, clock,
     /// logger and cache policy, and the chain's internals, gathered once (see ``Call``).
     let callTemplate: RequestContext
@@ -69,7 +69,7 @@ public final class NetworkClient: Sendable {
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
     /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up
     /// (see ``FollowUp``), the response cache, the bridge, the queue's gate, then
-    /// `networkMiddleware` once per attempt, then the transport (see ``chainOrder``).
+    /// `networkMiddleware` once per attempt, then the transport (see ``linkOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
     ///   - transport: The transport.
@@ -109,14 +109,14 @@ public final class NetworkClient: Sendable {
         cookieJar = jar
         let jsonEncoder = configuration.json.makeEncoder()
         self.jsonEncoder = jsonEncoder
-        let chain = CallChain(
+        let chain = LinkChain(
             configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,
             cookies: jar, jsonEncoder: jsonEncoder)
         self.breaker = breaker
         self.chain = chain
         callTemplate = RequestContext(
             template: configuration,
-            internals: ChainInternals(
+            internals: LinkContext(
                 placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
                 resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole, logger: configuration.logger))
         self.configuration = configuration
@@ -138,7 +138,7 @@ public final class NetworkClient: Sendable {
     /// The whole chain in the order requests pass it, built-in links included, then the transport:
     /// for example `["TeamHeadersMiddleware", "Logging", "RetryMiddleware", "FollowUpLink",
     /// "QueueGate", "Tracing", "transport curl"]`. Responses come back in reverse.
-    public var chainOrder: [String] { chain.names(transport: transport) }
+    public var linkOrder: [String] { chain.names(transport: transport) }
 
     /// Creates a client whose transport is chosen by `configuration.transport` from a registry.
     ///

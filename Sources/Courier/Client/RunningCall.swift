@@ -9,7 +9,7 @@
 /// The one owner of a running call (OkHttp's `RealCall`, AsyncHTTPClient's `Transaction`): its
 /// record under one lock (its life, ``CallLifecycle``, with its phase, its deadline's handlers and
 /// what it holds; and its ``RequestMetrics``), and, fixed when it is made, the chain's internals
-/// (queue placement, cache, retry budget, body reading, progress meter: ``ChainInternals``) and
+/// (queue placement, cache, retry budget, body reading, progress meter: ``LinkContext``) and
 /// what its end releases against (the client's running calls and the alarm's clock).
 ///
 /// ``RequestContext`` holds one reference to it; the views read it: ``TransferRecorder`` (what a
@@ -46,7 +46,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// What the owner holds.
     struct Parts {
         /// The chain's internals, read without the lock: they never change.
-        let internals: ChainInternals
+        let internals: LinkContext
         /// The call whose deadline this one's waits watch, when not its own (see ``attempt()``);
         /// ``never`` for one with no deadline.
         let deadlineOwner: RunningCall?
@@ -88,7 +88,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     ///   - recordOwner: Whose record it writes, when not its own.
     ///   - lifecycle: Its life's starting point (``never`` sets `isNever`).
     static func make(
-        transport: String, internals: ChainInternals, deadline: DeadlineSource, admission: CallAdmission? = nil,
+        transport: String, internals: LinkContext, deadline: DeadlineSource, admission: CallAdmission? = nil,
         clock: (any TimeSource)? = nil, recordOwner: RunningCall? = nil, lifecycle: CallLifecycle = CallLifecycle()
     ) -> RunningCall {
         let deadlineOwner: RunningCall? =
@@ -123,7 +123,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     }()
 
     /// A client's call: its own deadline, released at its end against `admission` and `clock`.
-    static func call(transport: String, internals: ChainInternals, admission: CallAdmission, clock: any TimeSource) -> RunningCall {
+    static func call(transport: String, internals: LinkContext, admission: CallAdmission, clock: any TimeSource) -> RunningCall {
         make(transport: transport, internals: internals, deadline: .own, admission: admission, clock: clock)
     }
 
@@ -137,7 +137,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
 
     /// The chain's internals: fixed, read without the lock.
     @inline(__always)
-    var internals: ChainInternals { fixed { $0.pointee.internals } }
+    var internals: LinkContext { fixed { $0.pointee.internals } }
 
     /// Runs `body` on this owner's own record, under its lock.
     @inline(__always)
@@ -202,7 +202,7 @@ struct RunningCall: @unchecked Sendable, Equatable {
     /// context made outside a client (``RequestContext/init(requestID:team:deadline:maxResponseBytes:secretHeaderNames:logger:recorder:httpVersion:)``)
     /// holds, whoever's recorder it was given: `record` itself when it is such an owner already.
     static func standalone(writing record: RunningCall) -> RunningCall {
-        let isStandalone = record.fixed { $0.pointee.deadlineOwner == .never && $0.pointee.internals === ChainInternals.none }
+        let isStandalone = record.fixed { $0.pointee.deadlineOwner == .never && $0.pointee.internals === LinkContext.none }
         if isStandalone { return record }
         return make(transport: "", internals: .none, deadline: .none, recordOwner: record.fixed { $0.pointee.recordOwner } ?? record)
     }

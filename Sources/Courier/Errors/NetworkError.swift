@@ -41,8 +41,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var decodedErrorBody: (any Sendable)?
     /// The call's metrics up to the failure, when the call got as far as the client.
     public var metrics: RequestMetrics?
-    /// The step of a ``Chain`` that failed, when the call was one.
-    public var chainStep: ChainStep?
+    /// The step of a ``CallSequence`` that failed, when the call was one.
+    public var sequenceStep: CallSequenceStep?
     /// Whether the transport knows the server cannot have processed the request: the server
     /// refused its HTTP/2 stream with `REFUSED_STREAM` or left it above the last stream id of a
     /// `GOAWAY` (RFC 9113 §8.7), or a reused connection was found closed before any byte of the
@@ -98,7 +98,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         var text = "NetworkError.\(kind) (phase: \(phase))"
         if let status { text += " status \(status)" }
         if let request { text += " for \(request)" }
-        if let chainStep { text += " in chain step \(chainStep)" }
+        if let sequenceStep { text += " in sequence step \(sequenceStep)" }
         if !message.isEmpty { text += ": \(message)" }
         if let nativeCode { text += " [\(nativeCode)]" }
         return text

@@ -12,7 +12,7 @@ import HTTPTypes
 ///
 /// Requests pass application middleware in array order, then Courier's own links (retry, redirect
 /// follow-up, the queue's gate), then network middleware in array order, then the transport;
-/// responses come back in reverse (``NetworkClient/chainOrder`` lists the whole chain). With application `[A, B]` and network
+/// responses come back in reverse (``NetworkClient/linkOrder`` lists the whole chain). With application `[A, B]` and network
 /// `[N]`, A sees the request first and the response last, and N runs once per attempt that B lets
 /// through.
 ///

@@ -4,13 +4,13 @@ import HTTPTypes
 /// The point between application and network middleware where a queued call waits for its slot
 /// (and, when it may, shares an identical call's transfer).
 ///
-/// A link of every client's chain (see `CallChain`); a call without a queue passes straight
+/// A link of every client's chain (see `LinkChain`); a call without a queue passes straight
 /// through. A queued call holds its slot until the whole response body has been read, so the
 /// queue's limits bound the transfers really running; the body then continues as bytes in memory.
 /// Each redirect hop and each retry waits for a slot of its own.
 struct QueueGate: Sendable {
     /// Whether network middleware run below: they may add per-caller credentials the sharing key
-    /// cannot see, so automatic de-duplication is off (`CallChain` sets it).
+    /// cannot see, so automatic de-duplication is off (`LinkChain` sets it).
     let networkMiddlewareBelow: Bool
 
     /// Waits for a slot in `placement`'s queue (or joins an identical call's transfer), runs

@@ -7,7 +7,7 @@ import HTTPTypes
 
 /// What a request's target may be: the one rule every URL that reaches a transport passes, whether
 /// a caller wrote it (``URLBuilder``), a server sent it (``RedirectRule``) or a middleware changed
-/// it (checked again before each attempt, in `CallChain.attempt`).
+/// it (checked again before each attempt, in `LinkChain.attempt`).
 ///
 /// A target that passes these checks reads the same to every parser: the host is a plain
 /// registered name or an IP literal in ASCII (nothing a parser could split differently), the path

@@ -3,7 +3,7 @@ import HTTPTypes
 /// The checks every response head passes, so that a malformed head fails with the same
 /// ``NetworkError`` whichever transport read it.
 ///
-/// The chain runs ``problem(in:limits:)`` on every head a transport returns (see `CallChain`):
+/// The chain runs ``problem(in:limits:)`` on every head a transport returns (see `LinkChain`):
 /// the size limits and `Content-Length`. The field syntax (``fieldNameProblem(_:)``,
 /// ``fieldValueProblem(_:)-(UnsafeRawBufferPointer)``) is checked where raw bytes are still visible, because
 /// `HTTPField` replaces what it cannot hold: curl's head parser and URLSession's conversion use

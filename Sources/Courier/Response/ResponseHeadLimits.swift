@@ -1,5 +1,5 @@
 /// The most a response head may hold. Every transport's head passes the same check in the core
-/// (see ``NetworkClient/chainOrder``); a head over a limit fails the call as
+/// (see ``NetworkClient/linkOrder``); a head over a limit fails the call as
 /// ``NetworkError/Kind/invalidResponse``. A transport that reads heads itself (curl) also stops
 /// reading at the limit, so a hostile server cannot make the process buffer an endless head.
 ///

@@ -71,8 +71,8 @@ public struct RequestContext: Sendable {
         get { TransferRecorder(call) }
         set { call = call.writing(newValue.call) }
     }
-    /// What only the chain's own links read, fixed when the call is made (see ``ChainInternals``).
-    var internals: ChainInternals { call.internals }
+    /// What only the chain's own links read, fixed when the call is made (see ``LinkContext``).
+    var internals: LinkContext { call.internals }
     /// The longest a transport may spend establishing a connection.
     public var connectTimeout: Duration {
         get { limits.connectTimeout }
@@ -192,7 +192,7 @@ public struct RequestContext: Sendable {
     /// The context every call of a client starts from (see ``NetworkClient/callTemplate``): the
     /// configuration's limits, credential names, clock, logger and cache policy, and the chain's
     /// internals. A call sets its own id, deadline, running call and what its endpoint names.
-    init(template configuration: ClientConfiguration, internals: ChainInternals) {
+    init(template configuration: ClientConfiguration, internals: LinkContext) {
         identity = Identity(requestID: "")
         due = Moment.now()
         limits = CallLimits(

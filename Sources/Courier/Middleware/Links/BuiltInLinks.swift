@@ -7,7 +7,7 @@ import HTTPTypes
 /// between steps (each layer of closures was an async frame and an executor check per call).
 ///
 /// The steps are not ``Middleware`` (they need no `next` closure), but each is a named link of the
-/// one chain: ``NetworkClient/chainOrder`` lists them by ``names``.
+/// one chain: ``NetworkClient/linkOrder`` lists them by ``names``.
 ///
 /// Each `run` is `@inline(__always)`, so the nested steps become one async function: as separate
 /// frames they cost every call two more executor checks (`swift_task_switch`: 7 instead of 5 a call
@@ -33,7 +33,7 @@ extension BuiltInLink {
 struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
     let next: Next
 
-    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
     static var name: String { "FollowUpLink" }
 
     var names: [String] { [Self.name] + next.names }
@@ -43,7 +43,7 @@ struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass(Self.name)
+            LinkTrace.pass(Self.name)
         #endif
         let response = try await next.run(request, body, context)
         guard FollowUpLink.redirects(response) else { return response }
@@ -58,7 +58,7 @@ struct CookieStep<Next: BuiltInLink>: BuiltInLink {
     let jar: CookieJar
     let next: Next
 
-    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
     static var name: String { "CookieJar" }
 
     var names: [String] { [Self.name] + next.names }
@@ -68,7 +68,7 @@ struct CookieStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass(Self.name)
+            LinkTrace.pass(Self.name)
         #endif
         var sent = request
         if let cookie = jar.header(for: request) {
@@ -95,7 +95,7 @@ struct CacheStep<Next: BuiltInLink>: BuiltInLink {
     let networkMiddlewareBelow: Bool
     let next: Next
 
-    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
     static var name: String { "CacheLink" }
 
     var names: [String] { [Self.name] + next.names }
@@ -105,7 +105,7 @@ struct CacheStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass(Self.name)
+            LinkTrace.pass(Self.name)
         #endif
         guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await next.run(request, body, context) }
         return try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next.asNext)
@@ -118,7 +118,7 @@ struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
     let bridge: BridgeLink
     let next: Next
 
-    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
     static var name: String { "BridgeLink" }
 
     var names: [String] { [Self.name] + next.names }
@@ -128,7 +128,7 @@ struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass(Self.name)
+            LinkTrace.pass(Self.name)
         #endif
         let response = try await next.run(request, body, context)
         guard bridge.decodes(response.head, of: request) else { return response }
@@ -143,7 +143,7 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
     let networkMiddlewareBelow: Bool
     let next: Next
 
-    /// The step's name in ``NetworkClient/chainOrder`` and in a debug trace.
+    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
     static var name: String { "QueueGate" }
 
     var names: [String] { [Self.name] + next.names }
@@ -153,7 +153,7 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         #if DEBUG
-            ChainTrace.pass(Self.name)
+            LinkTrace.pass(Self.name)
         #endif
         guard let placement = context.placement else { return try await next.run(request, body, context) }
         return try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(request, body, context, placement, next.asNext)

@@ -26,10 +26,10 @@ import HTTPTypes
 /// (follow-up, cookies, cache, bridge, queue gate) is named links of their own (`BuiltInLink`),
 /// nested once at client build into one concrete generic type that specialises into straight-line
 /// code. None is recognised by its type, nothing runs before the fold, every call takes the same
-/// path through it, ``NetworkClient/chainOrder`` names every step, and `MiddlewareChainTests` pins
+/// path through it, ``NetworkClient/linkOrder`` names every step, and `MiddlewareChainTests` pins
 /// the whole order.
 
-struct CallChain: Sendable {
+struct LinkChain: Sendable {
     /// The once-per-call links in the order requests pass them: team headers, the application's
     /// middleware, retry, the circuit breaker, hedging.
     let outer: [any Middleware]
@@ -224,14 +224,14 @@ struct CallChain: Sendable {
     private static func bind(_ link: any Middleware, to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             #if DEBUG
-                ChainTrace.pass(String(describing: type(of: (link as? NetworkLink)?.wrapped ?? link)))
+                LinkTrace.pass(String(describing: type(of: (link as? NetworkLink)?.wrapped ?? link)))
             #endif
             return try await link.intercept(request, body: body, context: context, next: next)
         }
     }
 }
 
-/// The end of the chain: one attempt on the transport (see ``CallChain/attempt(_:_:_:on:deadlineHeader:resendsUnsent:)``).
+/// The end of the chain: one attempt on the transport (see ``LinkChain/attempt(_:_:_:on:deadlineHeader:resendsUnsent:)``).
 struct Attempt: Sendable {
     let transport: any Transport
     let deadlineHeader: HTTPField.Name?
@@ -240,9 +240,9 @@ struct Attempt: Sendable {
 
     func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws -> TransportResponse {
         #if DEBUG
-            ChainTrace.pass("transport \(transport.name)")
+            LinkTrace.pass("transport \(transport.name)")
         #endif
-        let response = try await CallChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
+        let response = try await LinkChain.attempt(request, body, context, on: transport, deadlineHeader: deadlineHeader)
         // A proxy that forwards plain http answers `407` itself; over a tunnel (https, and every
         // call on a transport that only tunnels) the transport reports it as the same error, and a
         // `407` inside a tunnel is the server's.

@@ -3,8 +3,8 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-@Suite("Chains")
-struct ChainTests {
+@Suite("Call sequences")
+struct CallSequenceTests {
     struct Step: Endpoint {
         typealias Output = PathReply
         var path: String
@@ -24,30 +24,30 @@ struct ChainTests {
         let transport = CountingTransport(delay: .zero)
         let client = try makeQueueClient(transport, queue: nil)
         let steps = Locked<[String]>([])
-        let chain = Chain("first", Step(path: "a"))
+        let sequence = CallSequence("first", Step(path: "a"))
             .then("second") { previous in Step(path: previous.path + "/b") }
             .then("third", api: { previous in StepAPI(client: client, path: previous.path + "/c") })
-        #expect(chain.stepNames == ["first", "second", "third"])
-        let output = try await chain.run(on: client) { step, result in
+        #expect(sequence.stepNames == ["first", "second", "third"])
+        let output = try await sequence.run(on: client) { step, result in
             steps.withLock { $0.append("\(step) \((try? result.get()) != nil)") }
         }
         #expect(output == PathReply(path: "/a/b/c"))
         #expect(transport.snapshot.started == ["/a", "/a/b", "/a/b/c"])
         #expect(steps.withLock { $0 } == ["0 (first) true", "1 (second) true", "2 (third) true"])
-        _ = try await chain.run(on: client)
-        #expect(transport.snapshot.started.count == 6, "a chain can run again")
+        _ = try await sequence.run(on: client)
+        #expect(transport.snapshot.started.count == 6, "a sequence can run again")
     }
 
-    @Test("a failing step stops the chain and the error names it")
+    @Test("a failing step stops the sequence and the error names it")
     func failure() async throws {
         let transport = CountingTransport(delay: .zero) { $0.hasSuffix("/b") }
         let client = try makeQueueClient(transport, queue: nil)
-        let chain = Chain("first", Step(path: "a"))
+        let sequence = CallSequence("first", Step(path: "a"))
             .then("second") { _ in Step(path: "b") }
             .then("third") { _ in Step(path: "c") }
-        let error = await expectNetworkError(.connectionClosed) { try await chain.run(on: client) }
-        #expect(error?.chainStep == ChainStep(index: 1, name: "second"))
-        #expect(error?.description.contains("in chain step 1 (second)") == true)
+        let error = await expectNetworkError(.connectionClosed) { try await sequence.run(on: client) }
+        #expect(error?.sequenceStep == CallSequenceStep(index: 1, name: "second"))
+        #expect(error?.description.contains("in sequence step 1 (second)") == true)
         #expect(transport.snapshot.started == ["/a", "/b"])
     }
 
@@ -56,9 +56,9 @@ struct ChainTests {
         struct NoToken: Error {}
         let transport = CountingTransport(delay: .zero)
         let client = try makeQueueClient(transport, queue: nil)
-        let chain = Chain("first", Step(path: "a")).then("second") { _ -> Step in throw NoToken() }
-        let error = await expectNetworkError(.invalidRequest) { try await chain.run(on: client) }
-        #expect(error?.chainStep?.index == 1)
+        let sequence = CallSequence("first", Step(path: "a")).then("second") { _ -> Step in throw NoToken() }
+        let error = await expectNetworkError(.invalidRequest) { try await sequence.run(on: client) }
+        #expect(error?.sequenceStep?.index == 1)
         #expect(error?.underlying is NoToken)
         #expect(transport.snapshot.started == ["/a"])
     }
@@ -68,8 +68,8 @@ struct ChainTests {
         let transport = CountingTransport(delay: .seconds(10))
         let client = try makeQueueClient(transport, queue: nil)
         let results = Locked<[Result<PathReply, NetworkError>]>([])
-        let chain = Chain("slow", Step(path: "slow")).then("never") { _ in Step(path: "never") }
-        let handle = chain.start(on: client) { result in results.withLock { $0.append(result) } }
+        let sequence = CallSequence("slow", Step(path: "slow")).then("never") { _ in Step(path: "never") }
+        let handle = sequence.start(on: client) { result in results.withLock { $0.append(result) } }
         #expect(await waitUntil { transport.snapshot.running == 1 })
         handle.cancel()
         #expect(await waitUntil { results.withLock { $0.count } == 1 })
@@ -77,7 +77,7 @@ struct ChainTests {
         let only = try #require(results.withLock { $0.first })
         if case .failure(let error) = only {
             #expect(error.kind == .cancelled)
-            #expect(error.chainStep?.index == 0)
+            #expect(error.sequenceStep?.index == 0)
         } else {
             Issue.record("expected cancelled")
         }

@@ -2,11 +2,11 @@
     import Synchronization
 
     /// The steps a call passed through the chain, in order, recorded only in debug builds and only
-    /// while a test sets ``current``: how `MiddlewareChainTests` checks ``NetworkClient/chainOrder``
+    /// while a test sets ``current``: how `MiddlewareChainTests` checks ``NetworkClient/linkOrder``
     /// against what a call actually runs. A release build has no trace and no check for one.
-    final class ChainTrace: Sendable {
+    final class LinkTrace: Sendable {
         /// The trace of the calls made in this task, when a test asks for one.
-        @TaskLocal static var current: ChainTrace?
+        @TaskLocal static var current: LinkTrace?
 
         private let recorded = Mutex<[String]>([])
 

@@ -7,7 +7,7 @@ import Logging
 /// Kept out of ``RequestContext``'s public fields, in one reference: copying the context per frame
 /// copies one word for all of it. A call with no queue that reads its body whole shares its
 /// client's instance, so it costs no allocation.
-final class ChainInternals: Sendable {
+final class LinkContext: Sendable {
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
     let placement: QueuePlacement?
     /// The client's response cache, if it has one.
@@ -54,14 +54,14 @@ final class ChainInternals: Sendable {
     }
 
     /// A context outside a client: no queue, cache or budget.
-    static let none = ChainInternals(
+    static let none = LinkContext(
         placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown, logger: RequestContext.silent)
 
     /// These internals without the progress meter, for a transfer that is not the call's own (a
     /// hedged copy, a background revalidation): its bytes must not count as the call's.
-    func withoutProgress() -> ChainInternals {
+    func withoutProgress() -> LinkContext {
         guard progress != nil else { return self }
-        return ChainInternals(
+        return LinkContext(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading,
             transferEnd: transferEnd, logger: logger)
     }
@@ -69,8 +69,8 @@ final class ChainInternals: Sendable {
     /// These internals for a call with a queue, a streamed body or progress: a copy with its
     /// placement, reading, meter and, for a long transfer, its end. (A buffered call without them
     /// shares its client's instance.)
-    func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?, transferEnd: Moment?) -> ChainInternals {
-        ChainInternals(
+    func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?, transferEnd: Moment?) -> LinkContext {
+        LinkContext(
             placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
             bodyReading: streams ? .streamed : .whole, progress: progress, transferEnd: transferEnd, logger: logger)
     }

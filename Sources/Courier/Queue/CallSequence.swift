@@ -3,20 +3,20 @@ import Dispatch
 /// Calls that depend on each other: each step builds its request from the previous step's output.
 ///
 /// ```swift
-/// let chain = Chain("log in", Login(user: "ana"))
+/// let sequence = CallSequence("log in", Login(user: "ana"))
 ///     .then("load profile") { token in GetProfile(token: token.value) }
 ///     .then("load avatar") { profile in GetImage(url: profile.avatarURL) }
-/// let avatar = try await chain.run(on: client)
+/// let avatar = try await sequence.run(on: client)
 /// ```
 ///
-/// The first failure stops the chain: the error is the step's ``NetworkError`` with
-/// ``NetworkError/chainStep`` saying which step (its index from 0 and its name). A step whose
-/// builder throws fails with ``NetworkError/Kind/invalidRequest`` and sends nothing. A chain is a
+/// The first failure stops the sequence: the error is the step's ``NetworkError`` with
+/// ``NetworkError/sequenceStep`` saying which step (its index from 0 and its name). A step whose
+/// builder throws fails with ``NetworkError/Kind/invalidRequest`` and sends nothing. A sequence is a
 /// description: it can be run any number of times (steps that make ``BaseAPI`` objects make a new
 /// one each run).
-public struct Chain<Output: Sendable>: Sendable {
+public struct CallSequence<Output: Sendable>: Sendable {
     /// Told after each step, with the step and its result (the output as `any Sendable`).
-    public typealias StepHandler = @Sendable (ChainStep, Result<any Sendable, NetworkError>) -> Void
+    public typealias StepHandler = @Sendable (CallSequenceStep, Result<any Sendable, NetworkError>) -> Void
 
     /// The steps' names, in order.
     public let stepNames: [String]
@@ -29,56 +29,56 @@ public struct Chain<Output: Sendable>: Sendable {
         self.body = body
     }
 
-    /// A chain whose first step runs `endpoint`.
+    /// A sequence whose first step runs `endpoint`.
     /// - Parameters:
     ///   - name: The step's name, for errors and step callbacks.
     ///   - endpoint: The first call.
     public init<E: Endpoint>(_ name: String, _ endpoint: E) where E.Output == Output {
-        let step = ChainStep(index: 0, name: name)
+        let step = CallSequenceStep(index: 0, name: name)
         self.init(stepNames: [name]) { client, onStep throws(NetworkError) in
             try await Self.perform(step, onStep) { () async throws(NetworkError) in try await Self.send(endpoint, on: client) }
         }
     }
 
-    /// A chain whose first step runs the API object `make` returns (a new one per run).
+    /// A sequence whose first step runs the API object `make` returns (a new one per run).
     /// - Parameters:
     ///   - name: The step's name.
     ///   - make: Makes the first API object.
     public init(_ name: String, api make: @escaping @Sendable () -> BaseAPI<Output>) {
-        let step = ChainStep(index: 0, name: name)
+        let step = CallSequenceStep(index: 0, name: name)
         self.init(stepNames: [name]) { _, onStep throws(NetworkError) in
             try await Self.perform(step, onStep) { () async throws(NetworkError) in try await Self.response(of: make()) }
         }
     }
 
-    /// Adds a step that builds an endpoint from this chain's output.
+    /// Adds a step that builds an endpoint from this sequence's output.
     /// - Parameters:
     ///   - name: The step's name.
-    ///   - make: Builds the next call from the previous output; a thrown error stops the chain.
-    /// - Returns: The longer chain.
-    public func then<E: Endpoint>(_ name: String, _ make: @escaping @Sendable (Output) throws -> E) -> Chain<E.Output> {
-        let step = ChainStep(index: stepNames.count, name: name)
+    ///   - make: Builds the next call from the previous output; a thrown error stops the sequence.
+    /// - Returns: The longer sequence.
+    public func then<E: Endpoint>(_ name: String, _ make: @escaping @Sendable (Output) throws -> E) -> CallSequence<E.Output> {
+        let step = CallSequenceStep(index: stepNames.count, name: name)
         let previous = body
-        return Chain<E.Output>(stepNames: stepNames + [name]) { client, onStep throws(NetworkError) in
+        return CallSequence<E.Output>(stepNames: stepNames + [name]) { client, onStep throws(NetworkError) in
             let input = try await previous(client, onStep)
-            return try await Chain<E.Output>.perform(step, onStep) { () async throws(NetworkError) in
-                try await Chain<E.Output>.send(try Chain<E.Output>.build(step) { try make(input) }, on: client)
+            return try await CallSequence<E.Output>.perform(step, onStep) { () async throws(NetworkError) in
+                try await CallSequence<E.Output>.send(try CallSequence<E.Output>.build(step) { try make(input) }, on: client)
             }
         }
     }
 
-    /// Adds a step that builds an API object from this chain's output.
+    /// Adds a step that builds an API object from this sequence's output.
     /// - Parameters:
     ///   - name: The step's name.
     ///   - make: Builds the next API object from the previous output.
-    /// - Returns: The longer chain.
-    public func then<Next: Sendable>(_ name: String, api make: @escaping @Sendable (Output) throws -> BaseAPI<Next>) -> Chain<Next> {
-        let step = ChainStep(index: stepNames.count, name: name)
+    /// - Returns: The longer sequence.
+    public func then<Next: Sendable>(_ name: String, api make: @escaping @Sendable (Output) throws -> BaseAPI<Next>) -> CallSequence<Next> {
+        let step = CallSequenceStep(index: stepNames.count, name: name)
         let previous = body
-        return Chain<Next>(stepNames: stepNames + [name]) { client, onStep throws(NetworkError) in
+        return CallSequence<Next>(stepNames: stepNames + [name]) { client, onStep throws(NetworkError) in
             let input = try await previous(client, onStep)
-            return try await Chain<Next>.perform(step, onStep) { () async throws(NetworkError) in
-                try await Chain<Next>.response(of: try Chain<Next>.build(step) { try make(input) })
+            return try await CallSequence<Next>.perform(step, onStep) { () async throws(NetworkError) in
+                try await CallSequence<Next>.response(of: try CallSequence<Next>.build(step) { try make(input) })
             }
         }
     }
@@ -88,7 +88,7 @@ public struct Chain<Output: Sendable>: Sendable {
     ///   - client: Runs the endpoint steps (API objects use their own client).
     ///   - onStep: Told after each step, on the running task.
     /// - Returns: The last step's output.
-    /// - Throws: The failing step's ``NetworkError``, with ``NetworkError/chainStep`` set;
+    /// - Throws: The failing step's ``NetworkError``, with ``NetworkError/sequenceStep`` set;
     ///   cancelling the task cancels the running step.
     ///
     /// Like ``NetworkClient/response(for:)``, the steps run on Swift's global executor, never on
@@ -98,19 +98,19 @@ public struct Chain<Output: Sendable>: Sendable {
         try await body(client, onStep)
     }
 
-    /// Runs the chain in a task of its own; the result goes to `completion`.
+    /// Runs the sequence in a task of its own; the result goes to `completion`.
     /// - Parameters:
     ///   - client: Runs the endpoint steps.
     ///   - callbackQueue: Where `onStep` and `completion` run; the global queue by default.
     ///   - onStep: Told after each step.
-    ///   - completion: Called once with the result (a cancelled chain fails with `cancelled`).
-    /// - Returns: A handle that cancels the chain.
+    ///   - completion: Called once with the result (a cancelled sequence fails with `cancelled`).
+    /// - Returns: A handle that cancels the sequence.
     @discardableResult
     public func start(
         on client: NetworkClient, callbackQueue: DispatchQueue = .global(), onStep: StepHandler? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
-    ) -> ChainHandle {
-        let serial = DispatchQueue(label: "courier.chain", target: callbackQueue)
+    ) -> CallSequenceHandle {
+        let serial = DispatchQueue(label: "courier.call-sequence", target: callbackQueue)
         var relay: StepHandler?
         if let onStep {
             relay = { step, result in serial.async { onStep(step, result) } }
@@ -119,7 +119,7 @@ public struct Chain<Output: Sendable>: Sendable {
             let result = await outcome(on: client, relay)
             serial.async { completion(result) }
         }
-        return ChainHandle(cancelTask: { task.cancel() })
+        return CallSequenceHandle(cancelTask: { task.cancel() })
     }
 
     private func outcome(on client: NetworkClient, _ onStep: StepHandler?) async -> Result<Output, NetworkError> {
@@ -136,7 +136,7 @@ public struct Chain<Output: Sendable>: Sendable {
     }
 
     private static func perform(
-        _ step: ChainStep, _ onStep: StepHandler?, _ operation: () async throws(NetworkError) -> Output
+        _ step: CallSequenceStep, _ onStep: StepHandler?, _ operation: () async throws(NetworkError) -> Output
     ) async throws(NetworkError) -> Output {
         do throws(NetworkError) {
             if Task.isCancelled { throw NetworkError.cancelled(phase: .building) }
@@ -145,13 +145,13 @@ public struct Chain<Output: Sendable>: Sendable {
             return output
         } catch {
             var failure = error
-            failure.chainStep = step
+            failure.sequenceStep = step
             onStep?(step, .failure(failure))
             throw failure
         }
     }
 
-    private static func build<Call>(_ step: ChainStep, _ make: () throws -> Call) throws(NetworkError) -> Call {
+    private static func build<Call>(_ step: CallSequenceStep, _ make: () throws -> Call) throws(NetworkError) -> Call {
         do {
             return try make()
         } catch {
@@ -170,8 +170,8 @@ public struct Chain<Output: Sendable>: Sendable {
     }
 }
 
-/// One step of a ``Chain``: its index (from 0) and name.
-public struct ChainStep: Sendable, Hashable, CustomStringConvertible {
+/// One step of a ``CallSequence``: its index (from 0) and name.
+public struct CallSequenceStep: Sendable, Hashable, CustomStringConvertible {
     /// The step's position, from 0.
     public var index: Int
     /// The step's name.
@@ -190,10 +190,10 @@ public struct ChainStep: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(index) (\(name))" }
 }
 
-/// Cancels a chain started with ``Chain/start(on:callbackQueue:onStep:completion:)``.
-public struct ChainHandle: Sendable {
+/// Cancels a sequence started with ``CallSequence/start(on:callbackQueue:onStep:completion:)``.
+public struct CallSequenceHandle: Sendable {
     let cancelTask: @Sendable () -> Void
 
-    /// Cancels the running step and stops the chain; its completion gets ``NetworkError/Kind/cancelled``.
+    /// Cancels the running step and stops the sequence; its completion gets ``NetworkError/Kind/cancelled``.
     public func cancel() { cancelTask() }
 }
