@@ -19,6 +19,22 @@ let development = Context.environment["COURIER_DEVELOPMENT"] == "1"
 /// The optional adapters: each trait brings its one package into a service's resolution.
 let optionalTraits: Set<String> = ["AsyncHTTPClient", "XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle"]
 
+/// The Swift Package Index builds the documentation with this set: every adapter's symbols.
+let indexBuildsDocs = Context.environment["SPI_GENERATE_DOCS"] != nil
+
+/// An optional adapter's package product: with its trait in a service's build; always in the
+/// contributors' build, so that `--traits` (which replaces the default traits) cannot leave the
+/// suites, examples and benchmark that use the adapter without it.
+func optional(_ product: String, from package: String, trait: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: development ? nil : .when(traits: [trait]))
+}
+
+/// The adapter's sources are inside `#if <trait>`; the contributors' build defines it whatever
+/// traits are on (see ``optional(_:from:trait:)``).
+func adapterSettings(trait: String, _ settings: [SwiftSetting] = []) -> [SwiftSetting] {
+    development ? settings + [.define(trait)] : settings
+}
+
 let package = Package(
     name: "Courier",
     platforms: [.macOS(.v15)],
@@ -42,7 +58,7 @@ let package = Package(
         .trait(name: "OpenAPI", description: "Builds CourierOpenAPI: generated OpenAPI clients over Courier (swift-openapi-runtime)."),
         .trait(name: "SwiftConfiguration", description: "Builds CourierConfiguration: ClientConfiguration from swift-configuration."),
         .trait(name: "ServiceLifecycle", description: "Builds CourierServiceLifecycle: a client as a swift-service-lifecycle Service."),
-        .default(enabledTraits: development ? optionalTraits : []),
+        .default(enabledTraits: development || indexBuildsDocs ? optionalTraits : []),
     ],
     dependencies: [
         // The core's.
@@ -122,10 +138,10 @@ let package = Package(
             name: "CourierXML",
             dependencies: [
                 "Courier",
-                .product(name: "XMLCoder", package: "XMLCoder", condition: .when(traits: ["XML"])),
+                optional("XMLCoder", from: "XMLCoder", trait: "XML"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: callerIsolated
+            swiftSettings: adapterSettings(trait: "XML", callerIsolated)
         ),
         // swift-openapi-runtime (trait `OpenAPI`): `CourierClientTransport`, a generated client's
         // `ClientTransport` over NetworkClient.
@@ -133,28 +149,31 @@ let package = Package(
             name: "CourierOpenAPI",
             dependencies: [
                 "Courier",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                optional("OpenAPIRuntime", from: "swift-openapi-runtime", trait: "OpenAPI"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "Adapters/CourierOpenAPI"
+            path: "Adapters/CourierOpenAPI",
+            swiftSettings: adapterSettings(trait: "OpenAPI")
         ),
         // swift-configuration (trait `SwiftConfiguration`): `ClientConfiguration(reader:)`.
         .target(
             name: "CourierConfiguration",
             dependencies: [
                 "Courier",
-                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["SwiftConfiguration"])),
+                optional("Configuration", from: "swift-configuration", trait: "SwiftConfiguration"),
             ],
-            path: "Adapters/CourierConfiguration"
+            path: "Adapters/CourierConfiguration",
+            swiftSettings: adapterSettings(trait: "SwiftConfiguration")
         ),
         // swift-service-lifecycle (trait `ServiceLifecycle`): `NetworkClientService`.
         .target(
             name: "CourierServiceLifecycle",
             dependencies: [
                 "Courier",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+                optional("ServiceLifecycle", from: "swift-service-lifecycle", trait: "ServiceLifecycle"),
             ],
-            path: "Adapters/CourierServiceLifecycle"
+            path: "Adapters/CourierServiceLifecycle",
+            swiftSettings: adapterSettings(trait: "ServiceLifecycle")
         ),
         // What the suites share that needs no server: `eventually`, `expectNetworkError`, seeded
         // randomness, pattern bodies, test compression, an observer that records calls. Not a product.
@@ -182,8 +201,9 @@ let package = Package(
 if development {
     package.products += [
         // The conformance suite and the loopback server it runs against, so a transport outside
-        // this package can run it too (with COURIER_DEVELOPMENT=1, see Conformance.md).
-        .library(name: "CourierConformance", targets: ["CourierConformance"]),
+        // this package can run it too (with COURIER_DEVELOPMENT=1, see WritingATransport.md); the
+        // server-free helpers (`expectNetworkError`, `eventually`) come with it (`CourierTestSupport`).
+        .library(name: "CourierConformance", targets: ["CourierConformance", "CourierTestSupport"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier-example", targets: ["CourierExample"]),
         .executable(name: "courier-calculator", targets: ["CalculatorExample"]),
@@ -395,8 +415,9 @@ if Context.environment["COURIER_DOCS"] == "1" {
 }
 
 // The libFuzzer targets only when `scripts/fuzz.sh` asks for them: they link only with
-// `-sanitize=fuzzer`, which the normal build does not use.
-if Context.environment["COURIER_FUZZ"] == "1" {
+// `-sanitize=fuzzer`, which the normal build does not use (in the contributors' build: they use
+// CourierXML's internals).
+if development && Context.environment["COURIER_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "CourierFuzz", dependencies: ["Courier", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",

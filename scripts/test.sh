@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite, installing missing system packages first: plain `swift test` (the
-# suites that need a process of their own run themselves in a child test process:
-# IsolatedSuiteTests); then the OpenAPI example; then the example service's smoke test, the first
+# Runs the whole test suite, installing missing system packages first: `swift test` in the
+# contributors' build (COURIER_DEVELOPMENT=1, every trait; the suites that need a process of their
+# own run themselves in a child test process: IsolatedSuiteTests); then plain `swift test` (the
+# core's own suites, no traits); then the OpenAPI example; then the example service's smoke test, the first
 # service's check (Examples/FirstService) and the DocC catalogs (scripts/docs.sh); then a
 # 1,000-call soak per transport (scripts/soak.sh); then the transport tests (curl, and urlsession,
 # which runs on libcurl too) a second time against libcurl 8 when the system's is older (Debian 12:
@@ -39,6 +40,11 @@ run_tests() {
 # core's own suites, which need no test server and no optional adapter).
 swift build --build-tests
 run_tests swift test --skip-build
+# The core's own suites as plain `swift test` runs them in a service's checkout: no contributors'
+# build, no trait, in a scratch directory of its own (about 1.5 minutes from nothing).
+echo "== plain swift test: the core's own suites, no traits"
+env -u COURIER_DEVELOPMENT swift build --build-tests --scratch-path .build-notrait
+run_tests env -u COURIER_DEVELOPMENT swift test --skip-build --scratch-path .build-notrait
 # The OpenAPI example: the generated client's every operation over each transport against the
 # loopback server (a few seconds).
 echo "== the OpenAPI example"

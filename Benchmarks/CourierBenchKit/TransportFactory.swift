@@ -19,7 +19,7 @@ enum TransportFactory {
     static func unsupportedReason(_ transport: BenchTransport, http: HTTPChoice, privateCA: Bool) -> String? {
         switch (transport, http) {
         case (.ahc, _) where !isLinked(.ahc):
-            return "this build does not link AsyncHTTPClient (build with --traits AsyncHTTPClient)"
+            return "this build does not link AsyncHTTPClient (build with the trait AsyncHTTPClient: COURIER_DEVELOPMENT=1 turns it on)"
         case (.urlsession, .http2) where privateCA:
             return "URLSession on Linux cannot trust a private CA"
         case (.urlsession, .h2c), (.ahc, .h2c):

@@ -15,7 +15,8 @@ import Testing
 struct TinyRunTests {
     /// The courier-bench executable `swift build --build-tests` put beside this test binary.
     static func executable() throws -> String {
-        try #require(ChildProcess.sibling(named: "courier-bench"), "build courier-bench first: swift build --build-tests")
+        try #require(
+            ChildProcess.sibling(named: "courier-bench"), "build courier-bench first: COURIER_DEVELOPMENT=1 swift build --build-tests")
     }
 
     /// The clients this build links (AsyncHTTPClient needs the package trait the test command turns on).

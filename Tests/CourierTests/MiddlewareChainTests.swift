@@ -205,7 +205,7 @@ struct MiddlewareChainTests {
         /// One call, one hop, no revalidation: each step once (a redirect would pass the hop's steps
         /// again; a background revalidation would record after the call).
         @Test("linkOrder is what a call runs: every step, in order, recorded as the call passes it (debug builds)")
-        func chainOrderIsWhatRuns() async throws {
+        func linkOrderIsWhatRuns() async throws {
             let (_, trace, shared) = try Self.redirectingSetup()
             for cookies in [false, true] {
                 let mock = MockTransport()

@@ -9,7 +9,7 @@ import Testing
     "Queue soak",
     .enabled(
         if: ProcessInfo.processInfo.environment["COURIER_ISOLATED_SUITE"] == "QueueSoakTests",
-        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=QueueSoakTests swift test --filter QueueSoakTests"
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_DEVELOPMENT=1 COURIER_ISOLATED_SUITE=QueueSoakTests swift test --filter QueueSoakTests"
     ))
 struct QueueSoakTests {
     @Test("10,000 calls, limit 16, 20% failures, random cancellations: each completes exactly once, nothing is left")

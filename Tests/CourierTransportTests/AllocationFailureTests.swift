@@ -24,7 +24,8 @@ struct AllocationFailureTests {
     @Test("every allocation of four kinds of call fails in turn; each call ends typed, nothing leaks, the client recovers")
     func everyAllocationFails() async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierAllocationProbe"), "build CourierAllocationProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierAllocationProbe"),
+            "build CourierAllocationProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         try await withServer { server in
             let outcome = try await ChildProcess.run(probe, [server.baseURL, "2000"], timeout: .seconds(240))
             try #require(outcome.status == 0 && !outcome.timedOut, "probe failed (\(outcome.status)): \(outcome.errors)")

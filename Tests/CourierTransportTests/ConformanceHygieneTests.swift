@@ -12,7 +12,7 @@ import Testing
     "Resource hygiene after each conformance case", .serialized, .timeLimit(.minutes(10)),
     .enabled(
         if: IsolatedSuite.hygiene.runsHere,
-        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=ConformanceHygieneTests swift test --filter ConformanceHygieneTests"
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_DEVELOPMENT=1 COURIER_ISOLATED_SUITE=ConformanceHygieneTests swift test --filter ConformanceHygieneTests"
     ))
 struct ConformanceHygieneTests {
     /// One case, named as its test is.

@@ -15,7 +15,7 @@ import Testing
     "Conformance on the real clock: stall and connect limits, cancellation, shutdown", .serialized, .timeLimit(.minutes(5)),
     .enabled(
         if: IsolatedSuite.realClock.runsHere,
-        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=ConformanceRealClockTests swift test --filter ConformanceRealClockTests"
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_DEVELOPMENT=1 COURIER_ISOLATED_SUITE=ConformanceRealClockTests swift test --filter ConformanceRealClockTests"
     ))
 struct ConformanceRealClockTests {
     // Two cases whose answer comes within milliseconds but whose limit is a real-clock deadline:

@@ -9,7 +9,9 @@ import Testing
 @Suite("Resource hygiene: a shut-down client leaves no descriptor and no thread", .serialized, .timeLimit(.minutes(3)))
 struct HygieneTests {
     static func probe() throws -> String {
-        try #require(ChildProcess.sibling(named: "CourierHygieneProbe"), "build CourierHygieneProbe first: swift build --build-tests")
+        try #require(
+            ChildProcess.sibling(named: "CourierHygieneProbe"),
+            "build CourierHygieneProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
     }
 
     struct Report: Decodable {

@@ -24,7 +24,9 @@ struct LargeBodyTests {
         (ProcessInfo.processInfo.environment["COURIER_STREAM_LATE_ALLOWANCE_MIB"].flatMap { Int($0) } ?? 96) << 20
 
     static func probe() throws -> String {
-        try #require(ChildProcess.sibling(named: "CourierMemoryProbe"), "build CourierMemoryProbe first: swift build --build-tests")
+        try #require(
+            ChildProcess.sibling(named: "CourierMemoryProbe"),
+            "build CourierMemoryProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
     }
 
     struct Measurement: Decodable {

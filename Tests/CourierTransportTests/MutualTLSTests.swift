@@ -16,7 +16,7 @@ import Testing
     "Mutual TLS",
     .enabled(
         if: IsolatedSuite.mutualTLS.runsHere,
-        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_ISOLATED_SUITE=MutualTLSTests swift test --filter MutualTLSTests"
+        "runs in a child process of its own (IsolatedSuiteTests); alone: COURIER_DEVELOPMENT=1 COURIER_ISOLATED_SUITE=MutualTLSTests swift test --filter MutualTLSTests"
     ))
 struct MutualTLSTests {
     static let registry: TransportRegistry = {

@@ -28,7 +28,8 @@ struct TracingBootstrapTests {
     @Test("one client span per call, and its id on the wire once", arguments: transports)
     func oneSpan(transport: String) async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierTracingProbe"), "build CourierTracingProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierTracingProbe"),
+            "build CourierTracingProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         let outcome = try await ChildProcess.run(probe, [transport], timeout: .seconds(60))
         #expect(outcome.status == 0 && !outcome.timedOut, "\(outcome.errors)")
         let line = try #require(outcome.output.split(separator: "\n").last, "no output: \(outcome.errors)")
@@ -49,7 +50,8 @@ struct LoggingBootstrapTests {
     @Test("a failing call prints one redacted warning through the service's logging backend")
     func oneWarning() async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierTracingProbe"), "build CourierTracingProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierTracingProbe"),
+            "build CourierTracingProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         let outcome = try await ChildProcess.run(probe, ["logging"], timeout: .seconds(60))
         #expect(outcome.status == 0 && !outcome.timedOut, "\(outcome.errors)")
         let lines = outcome.output.split(separator: "\n").map(String.init)

@@ -19,7 +19,8 @@ struct URLSessionCrashTests {
     @Test("each still crashes the process in FoundationNetworking, with its own message", arguments: cases)
     func stillCrashes(fault: FaultServer.Fault, message: String) async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierURLSessionProbe"),
+            "build CourierURLSessionProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         let server = try await FaultServer.start()
         let outcome = try await ChildProcess.run(probe, ["\(server.baseURL)/fault/\(fault.rawValue)"], timeout: .seconds(30))
         await server.shutdown()
@@ -41,7 +42,8 @@ struct URLSessionCrashTests {
     @Test("10,000 header lines are refused as an invalid response (in a child: they hold FoundationNetworking's queue)")
     func tooManyHeaders() async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierURLSessionProbe"),
+            "build CourierURLSessionProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         let server = try await FaultServer.start()
         let outcome = try await ChildProcess.run(
             probe, ["\(server.baseURL)/fault/\(FaultServer.Fault.tooManyHeaders.rawValue)"], timeout: .seconds(120))

@@ -103,7 +103,8 @@ struct URLSessionProxyTests {
     @Test("a TLS failure is tls_failure, directly and through the environment's proxy")
     func tlsFailureThroughProxy() async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierURLSessionProbe"),
+            "build CourierURLSessionProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         let server = try await TestServer.start(mode: .tls)
         let proxy = try await ForwardProxy.start()
         let url = "https://localhost:\(server.port)/echo"

@@ -12,7 +12,8 @@ struct URLSessionShutdownRaceTests {
     @Test("1,000 rounds of four calls racing shutdown() end without a trap")
     func racesShutdown() async throws {
         let probe = try #require(
-            ChildProcess.sibling(named: "CourierURLSessionProbe"), "build CourierURLSessionProbe first: swift build --build-tests")
+            ChildProcess.sibling(named: "CourierURLSessionProbe"),
+            "build CourierURLSessionProbe first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         // A temporary directory of its own: the staged bodies it counts are the probe's alone.
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)

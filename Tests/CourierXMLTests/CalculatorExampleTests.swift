@@ -7,7 +7,8 @@ struct CalculatorExampleTests {
     @Test("runs against a service URL given with --soap-url, over every transport, faults included")
     func givenURL() async throws {
         let executable = try #require(
-            ChildProcess.sibling(named: "courier-calculator"), "build courier-calculator first: swift build --build-tests")
+            ChildProcess.sibling(named: "courier-calculator"),
+            "build courier-calculator first: COURIER_DEVELOPMENT=1 swift build --build-tests")
         try await withServer { server in
             let url = server.baseURL + "/calculator.asmx"
             let outcome = try await ChildProcess.run(executable, ["--soap-url", url], timeout: .seconds(60))

@@ -85,7 +85,7 @@ public struct ResponseDecoder<Output: Sendable>: Sendable {
         case .xml:
             guard let xml = linkedXML else {
                 throw DecodingProblem(
-                    "the response is XML (\(head.headerFields[.contentType] ?? "")); link the CourierXML product to decode it, or give the call a decoder"
+                    "the response is XML (\(head.headerFields[.contentType] ?? "")); link the CourierXML product (package trait XML) to decode it, or give the call a decoder"
                 )
             }
             return try decodeXML(decodable, from: data, with: xml)
