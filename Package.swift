@@ -41,6 +41,7 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierMock", targets: ["CourierMock"]),
+        .library(name: "CourierAlerts", targets: ["CourierAlerts"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -91,6 +92,17 @@ let package = Package(
                 // API-only packages (no backends): the service picks the metrics and tracing backends.
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: callerIsolated
+        ),
+        // Failure alerts, a wing: a `CallObserver` that classifies failures and tells a sink (closure,
+        // log, webhook) when a rule trips. A module of its own, linked only by services that alert.
+        .target(
+            name: "CourierAlerts",
+            dependencies: [
+                "Courier",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: callerIsolated
         ),
@@ -187,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
@@ -285,6 +297,7 @@ if development {
         .executableTarget(
             name: "CourierExample",
             dependencies: [
+                "CourierAlerts",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierTestServer",
             ],
             path: "Examples/CourierExample",
@@ -372,6 +385,7 @@ if development {
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
+                "CourierAlerts",
                 "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient", "CourierMock",
                 .product(name: "Logging", package: "swift-log"),
             ]

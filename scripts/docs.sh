@@ -14,7 +14,7 @@ export COURIER_DOCS=1
 mkdir -p .build-docs
 # The contributors' build turns every trait on (Package.swift), so that each optional adapter has its
 # symbols and the scratch directory is built one way only.
-for target in Courier CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
+for target in Courier CourierAlerts CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
   CourierServiceLifecycle CourierOpenAPI; do
   echo "== documentation for $target"
   swift package --disable-sandbox --allow-writing-to-directory .build-docs \

@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierMock", package: "Courier"),
+                .product(name: "CourierAlerts", package: "Courier"),
             ],
             path: "Benchmarks/MiddlewareOverhead",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -30,6 +31,7 @@ let package = Package(
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CourierMock", package: "Courier"),
+                .product(name: "CourierAlerts", package: "Courier"),
             ],
             path: "Sources/ChainProfile"
         ),

@@ -1,3 +1,4 @@
+import CourierAlerts
 import CourierMock
 import CourierTestSupport
 import Foundation

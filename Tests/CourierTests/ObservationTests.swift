@@ -1,4 +1,5 @@
 import Courier
+import CourierAlerts
 import CourierMock
 import Foundation
 import InMemoryTracing

@@ -3,7 +3,7 @@
 /// Use it to export metrics, keep statistics or raise alerts without touching call sites.
 /// `callFinished` runs on the calling task right after the call's result is known, before the
 /// caller gets it: keep it short and never block (hand slow work to your own task, as
-/// ``FailureAlerts`` does).
+/// `FailureAlerts` in `CourierAlerts` does).
 ///
 /// ```swift
 /// struct SlowCallCounter: CallObserver {

@@ -4,6 +4,7 @@
 // handful of allocations).
 import Benchmark
 import Courier
+import CourierAlerts
 import CourierMock
 import Foundation
 

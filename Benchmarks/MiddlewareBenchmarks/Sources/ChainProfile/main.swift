@@ -7,6 +7,7 @@
 // Arguments: `both` (the default: the two clients in alternating rounds, and their difference),
 // `bare` or `full`; then the number of calls (default 300,000). Prints ns per call.
 import Courier
+import CourierAlerts
 import CourierMock
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import Courier
 import Synchronization
 
 /// Watches every call of a client and raises an ``Alert`` when an ``AlertRule`` trips, and
@@ -87,7 +88,7 @@ public final class FailureAlerts: CallObserver {
     ///   - rules: The rules; invalid ones are rejected.
     ///   - sink: Where alerts go.
     ///   - timeSource: The clock for windows and rate limits.
-    /// - Throws: ``ConfigurationError`` for a rule out of range.
+    /// - Throws: `ConfigurationError` for a rule out of range.
     public init(rules: [AlertRule], sink: any AlertSink, timeSource: any TimeSource = SystemTimeSource()) throws(ConfigurationError) {
         for rule in rules { try rule.validate() }
         self.rules = rules

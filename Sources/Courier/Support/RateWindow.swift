@@ -1,9 +1,12 @@
 /// The calls and failures of one group over a sliding window, counted in ``slices`` equal
 /// slices of it: constant memory at any call rate, and constant work per call (running totals;
 /// a slice is emptied once, when the window moves past it).
-struct RateWindow: Sendable {
+package struct RateWindow: Sendable {
     /// How many slices a window has.
-    static let slices = 60
+    package static let slices = 60
+
+    /// An empty window.
+    package init() {}
 
     private var calls = [Int](repeating: 0, count: slices)
     private var failures = [Int](repeating: 0, count: slices)
@@ -17,7 +20,7 @@ struct RateWindow: Sendable {
     ///   - failed: Whether the call failed.
     ///   - elapsed: The time since a fixed origin (negative values count as zero).
     ///   - window: The window's length (positive).
-    mutating func add(failed: Bool, elapsed: Duration, window: Duration) -> (calls: Int, failures: Int) {
+    package mutating func add(failed: Bool, elapsed: Duration, window: Duration) -> (calls: Int, failures: Int) {
         add(failed: failed, elapsedNanoseconds: Self.nanoseconds(elapsed), sliceWidth: Self.sliceWidth(of: window))
     }
 
@@ -26,7 +29,7 @@ struct RateWindow: Sendable {
     ///   - failed: Whether the call failed.
     ///   - elapsedNanoseconds: Nanoseconds since a fixed origin (negative values count as zero).
     ///   - sliceWidth: ``sliceWidth(of:)`` of the window.
-    mutating func add(failed: Bool, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (calls: Int, failures: Int) {
+    package mutating func add(failed: Bool, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (calls: Int, failures: Int) {
         add(calls: 1, failures: failed ? 1 : 0, elapsedNanoseconds: elapsedNanoseconds, sliceWidth: sliceWidth)
     }
 
@@ -37,7 +40,7 @@ struct RateWindow: Sendable {
     ///   - failures: Failures to count.
     ///   - elapsedNanoseconds: Nanoseconds since a fixed origin (negative values count as zero).
     ///   - sliceWidth: ``sliceWidth(of:)`` of the window.
-    mutating func add(calls added: Int, failures failed: Int, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (
+    package mutating func add(calls added: Int, failures failed: Int, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (
         calls: Int, failures: Int
     ) {
         // A clock that steps back counts in the newest slice rather than reopening an old one.
@@ -66,17 +69,17 @@ struct RateWindow: Sendable {
 
     /// The time on `clock` in nanoseconds since the process's origin (``Moment``): the time the
     /// per-host windows (retry budget, circuit breaker) count in.
-    static func elapsedNanoseconds(on clock: any TimeSource) -> Int64 {
+    package static func elapsedNanoseconds(on clock: any TimeSource) -> Int64 {
         nanoseconds(Moment.now(on: clock).sinceOrigin)
     }
 
     /// The width of one slice of a window, in nanoseconds (at least 1).
-    static func sliceWidth(of window: Duration) -> Int64 {
+    package static func sliceWidth(of window: Duration) -> Int64 {
         max(1, nanoseconds(window) / Int64(slices))
     }
 
     /// A duration in nanoseconds, saturating far from overflow.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
+    package static func nanoseconds(_ duration: Duration) -> Int64 {
         let nanoseconds = duration.attoseconds / 1_000_000_000
         return Int64(exactly: nanoseconds) ?? (nanoseconds < 0 ? Int64.min / 2 : Int64.max / 2)
     }

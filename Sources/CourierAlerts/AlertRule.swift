@@ -1,3 +1,5 @@
+import Courier
+
 /// When ``FailureAlerts`` raises an alert.
 ///
 /// ```swift
@@ -10,7 +12,7 @@
 public struct AlertRule: Sendable, Hashable {
     /// Which calls a rule watches, and how they are grouped.
     public enum Scope: Sendable, Hashable {
-        /// Calls of one endpoint label (see ``EndpointLabels``).
+        /// Calls of one endpoint label (see `EndpointLabels` in Courier).
         case endpoint(String)
         /// Calls of one team.
         case team(String)
@@ -67,7 +69,7 @@ public struct AlertRule: Sendable, Hashable {
     }
 
     /// Checks the values.
-    /// - Throws: ``ConfigurationError`` (key `alerts.<name>`) for values out of range.
+    /// - Throws: `ConfigurationError` (key `alerts.<name>`) for values out of range.
     public func validate(source: String = "code") throws(ConfigurationError) {
         func invalid(_ allowed: String) -> ConfigurationError {
             ConfigurationError(key: "alerts.\(name)", value: nil, allowed: allowed, source: source)
