@@ -57,12 +57,14 @@
                 return try integers(name).map { .list($0.map { .number(Double($0)) }) }
             case .headerRules:
                 guard let text = try string(name) else { return nil }
-                guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), parsed is [Any] else {
+                guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), parsed is [Any],
+                    let value = ConfigurationValue(json: parsed)
+                else {
                     throw ConfigurationError(
                         key: key.name, value: text, allowed: "a JSON array of rules, as in a configuration file",
                         source: ClientConfiguration.readerSource)
                 }
-                return ConfigurationValue(json: parsed)
+                return value
             }
         }
 

@@ -194,4 +194,22 @@ struct ConfigurationKeysTests {
         hedging.minimumDelay = .seconds(-1)
         #expect((try? hedging.validate()) == nil)
     }
+
+    @Test("a JSON value is read as JSONSerialization makes it; anything else is refused, never a silent null")
+    func valuesFromJSON() throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(#"{"a": [1, true, "x", null], "b": {"c": 2.5}}"#.utf8))
+        guard case .object(let fields)? = ConfigurationValue(json: parsed), case .list(let list)? = fields["a"] else {
+            Issue.record("not an object with a list")
+            return
+        }
+        #expect(list.count == 4)
+        if case .number(let number) = list[0] { #expect(number == 1) } else { Issue.record("\(list[0])") }
+        if case .flag(let flag) = list[1] { #expect(flag) } else { Issue.record("\(list[1])") }
+        if case .text(let text) = list[2] { #expect(text == "x") } else { Issue.record("\(list[2])") }
+        if case .null = list[3] {} else { Issue.record("\(list[3])") }
+        // What JSONSerialization never makes: refused, alone or nested.
+        #expect(ConfigurationValue(json: Date()) == nil)
+        #expect(ConfigurationValue(json: ["ok", Date()] as [Any]) == nil)
+        #expect(ConfigurationValue(json: ["key": URL(fileURLWithPath: "/")] as [String: Any]) == nil)
+    }
 }

@@ -11,7 +11,8 @@
 //
 // Bootstraps swift-log with its standard-output handler, as a new service does, and makes one call
 // that fails (a 500, with a bearer token and a token in the query) through a client whose
-// configuration sets no logger: LoggingBootstrapTests reads what it printed.
+// configuration, made before the bootstrap, sets no logger: LoggingBootstrapTests reads what it
+// printed.
 import Courier
 import CourierCurl
 import CourierTestServer
@@ -73,10 +74,14 @@ struct Failing: Endpoint {
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else { fail("usage: CourierTracingProbe <curl|urlsession|ahc|logging>") }
 if arguments[1] == "logging" {
+    // Made before the bootstrap, as a service's static defaults can be: its default logger must
+    // still be the bootstrapped backend's.
+    var configuration = ClientConfiguration()
     LoggingSystem.bootstrap(StreamLogHandler.standardOutput)
     do {
         let server = try await TestServer.start(mode: .http1)
-        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: try CurlTransport())
+        configuration.baseURL = server.baseURL
+        let client = try NetworkClient(configuration: configuration, transport: try CurlTransport())
         _ = try? await client.send(Failing())
         await client.shutdown()
         await server.shutdown()

@@ -87,6 +87,10 @@ public final class NetworkClient: Sendable {
     ) throws(ConfigurationError) {
         try configuration.validate()
         try transport.checkSettings(of: configuration)
+        // The logger is made once, now (after the service's logging bootstrap, whenever the
+        // configuration was made), and is the one `configuration.logger` reads from here on.
+        var configuration = configuration
+        configuration.logger = configuration.logger
         do {
             var fields = try configuration.defaultHeaders.validatedFields(secretNames: configuration.secretHeaderNames)
             // The bridge's advertisement, computed once: a default field, so a call's own

@@ -152,7 +152,7 @@ extension ClientConfiguration {
             (failure.line, failure.column) = Self.position(of: error, in: data)
             throw failure
         }
-        guard case .object(let fields) = ConfigurationValue(json: object) else {
+        guard case .object(let fields)? = ConfigurationValue(json: object) else {
             throw ConfigurationError(key: "(file)", value: nil, allowed: "a JSON object at the top level", source: source)
         }
         var load = ConfigurationLoad(self, source: source)

@@ -70,7 +70,16 @@ public struct ClientConfiguration: Sendable {
     /// (swift-log's `LoggingSystem.bootstrap`; standard error at `info` when the service bootstrapped
     /// none), so a failing call is never silent. An API object may bring its own (`logger`); give
     /// `Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })` for none.
-    public var logger = Logger(label: "courier")
+    ///
+    /// Until one is set, the default is made when this is read: a configuration made before the
+    /// service bootstraps swift-log still logs to the backend the service chose. A client reads it
+    /// once, when it is made.
+    public var logger: Logger {
+        get { chosenLogger ?? Logger(label: "courier") }
+        set { chosenLogger = newValue }
+    }
+    /// The logger set in code, if any (see ``logger``).
+    private var chosenLogger: Logger?
     /// The level failed calls are logged at: `warning` by default, so a failing call in a new
     /// service prints one redacted line in its normal log. Successful and cancelled calls are
     /// logged at `debug`. Set `debug` to leave failures to the caller, or `error` for louder.

@@ -134,15 +134,32 @@ public enum ConfigurationValue: Sendable {
     /// An explicit null.
     case null
 
-    /// A value from `JSONSerialization` (booleans told from numbers by their type).
-    public init(json: Any) {
+    /// A value from `JSONSerialization`'s output: strings, numbers, booleans, arrays, dictionaries
+    /// with string keys and `NSNull`; `nil` for anything else (never a silent null). Booleans are
+    /// told from numbers by the number's type, as `JSONSerialization` makes them: an `NSNumber`
+    /// made from an `Int8` reads as a boolean too.
+    public init?(json: Any) {
         switch json {
         case let text as String: self = .text(text)
         case let number as NSNumber:
             self = String(cString: number.objCType) == "c" ? .flag(number.boolValue) : .number(number.doubleValue)
-        case let list as [Any]: self = .list(list.map(ConfigurationValue.init(json:)))
-        case let object as [String: Any]: self = .object(object.mapValues(ConfigurationValue.init(json:)))
-        default: self = .null
+        case let list as [Any]:
+            var values: [ConfigurationValue] = []
+            values.reserveCapacity(list.count)
+            for item in list {
+                guard let value = ConfigurationValue(json: item) else { return nil }
+                values.append(value)
+            }
+            self = .list(values)
+        case let object as [String: Any]:
+            var values: [String: ConfigurationValue] = [:]
+            for (key, item) in object {
+                guard let value = ConfigurationValue(json: item) else { return nil }
+                values[key] = value
+            }
+            self = .object(values)
+        case is NSNull: self = .null
+        default: return nil
         }
     }
 
@@ -163,8 +180,10 @@ public enum ConfigurationValue: Sendable {
             }
         case .headers where trimmed.hasPrefix("{"):
             // Header values may hold commas: a JSON object of names and values says so.
-            guard let parsed = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)), parsed is [String: Any] else { return nil }
-            self = ConfigurationValue(json: parsed)
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)), parsed is [String: Any],
+                let value = ConfigurationValue(json: parsed)
+            else { return nil }
+            self = value
         case .strings, .headers: self = .list(items.filter { !$0.isEmpty }.map(ConfigurationValue.text))
         case .integers:
             var numbers: [ConfigurationValue] = []
@@ -174,8 +193,9 @@ public enum ConfigurationValue: Sendable {
             }
             self = .list(numbers)
         case .headerRules:
-            guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else { return nil }
-            self = ConfigurationValue(json: parsed)
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), let value = ConfigurationValue(json: parsed)
+            else { return nil }
+            self = value
         }
     }
 }
