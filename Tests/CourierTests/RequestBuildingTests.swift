@@ -151,4 +151,22 @@ struct RequestBuildingTests {
         }
         #expect(mock.recordedRequests.isEmpty)
     }
+
+    @Test("a body reader shared by several tasks hands out every byte once")
+    func sharedBodyReader() async {
+        let data = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let reader = RequestBody.data(data).makeReader(chunkSize: 1000)
+        let read = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var bytes = 0
+                    while let chunk = try? reader.next() { bytes += chunk.count }
+                    return bytes
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(read == data.count)
+        #expect((try? reader.next()) == nil, "at the end it stays at the end")
+    }
 }

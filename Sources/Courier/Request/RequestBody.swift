@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -300,10 +301,29 @@ extension RequestBody {
     }
 }
 
-/// Reads a body's segments in order, one chunk at a time. Used from one consumer at a time.
-public final class BodyReader: @unchecked Sendable {
-    // @unchecked: a stream's `unfolding` closure is called by one consumer, one call at a time;
-    // the reader is never shared beyond that stream.
+/// Reads a body's segments in order, one chunk at a time.
+///
+/// Meant for one consumer (a transport's read callback, or one stream), but safe to share: its
+/// position is behind a lock, so two threads calling ``next()`` get distinct chunks, never a torn
+/// read. The lock is taken once per chunk and never contended on the one-consumer path.
+public final class BodyReader: Sendable {
+    private let cursor: Mutex<BodyCursor>
+
+    init(storage: RequestBody.Storage, chunkSize: Int) {
+        cursor = Mutex(BodyCursor(storage: storage, chunkSize: chunkSize))
+    }
+
+    /// The next chunk, or `nil` at the end.
+    /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be read.
+    public func next() throws(NetworkError) -> Data? {
+        try cursor.withLock { (cursor) throws(NetworkError) -> Data? in try cursor.next() }
+    }
+
+    deinit { cursor.withLock { $0.close() } }
+}
+
+/// Where a ``BodyReader`` is in its body: the segments left, the open file part and the offset.
+struct BodyCursor: ~Copyable {
     private var segments: ArraySlice<RequestBody.Segment>
     private var failure: NetworkError?
     private var offsetInBytes = 0
@@ -328,9 +348,8 @@ public final class BodyReader: @unchecked Sendable {
         self.chunkSize = chunkSize
     }
 
-    /// The next chunk, or `nil` at the end.
-    /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be read.
-    public func next() throws -> Data? {
+    /// The next chunk, or `nil` at the end (see ``BodyReader/next()``).
+    mutating func next() throws(NetworkError) -> Data? {
         if let failure { throw failure }
         while let segment = segments.first {
             switch segment {
@@ -357,36 +376,49 @@ public final class BodyReader: @unchecked Sendable {
                     fileRemaining = length
                 }
                 if fileRemaining > 0 {
-                    let chunk = try file?.read(upToCount: Int(min(Int64(chunkSize), fileRemaining))) ?? Data()
+                    let chunk = try read(upTo: Int(min(Int64(chunkSize), fileRemaining)), of: url)
                     guard !chunk.isEmpty else {
                         throw changedFile(url, announced: length, "shrank: it ended \(fileRemaining) bytes early")
                     }
                     fileRemaining -= Int64(chunk.count)
                     // Checked before the last chunk goes: a transport that framed the body by its
                     // length reads no further, and would send a grown file's first bytes as whole.
-                    if fileRemaining == 0, let more = try file?.read(upToCount: 1), !more.isEmpty {
+                    if fileRemaining == 0, try !read(upTo: 1, of: url).isEmpty {
                         throw changedFile(url, announced: length, "grew past them")
                     }
                     return chunk
                 }
-                if length == 0, let more = try file?.read(upToCount: 1), !more.isEmpty {
+                if length == 0, try !read(upTo: 1, of: url).isEmpty {
                     throw changedFile(url, announced: length, "grew past them")
                 }
-                try? file?.close()
-                file = nil
+                close()
                 segments.removeFirst()
             }
         }
         return nil
     }
 
-    private func changedFile(_ url: URL, announced: Int64, _ what: String) -> NetworkError {
-        try? file?.close()
-        file = nil
-        failure = .invalidRequest(
-            "the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
-        return failure ?? .invalidRequest("the request body's file changed")
+    /// Up to `count` bytes of the open file part (empty at its end).
+    private func read(upTo count: Int, of url: URL) throws(NetworkError) -> Data {
+        do {
+            return try file?.read(upToCount: count) ?? Data()
+        } catch {
+            throw NetworkError(
+                kind: .invalidRequest, phase: .sending, message: "could not read \(url.path) for the request body", underlying: error)
+        }
     }
 
-    deinit { try? file?.close() }
+    /// Closes the open file part, if any.
+    mutating func close() {
+        try? file?.close()
+        file = nil
+    }
+
+    private mutating func changedFile(_ url: URL, announced: Int64, _ what: String) -> NetworkError {
+        close()
+        let error = NetworkError.invalidRequest(
+            "the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
+        failure = error
+        return error
+    }
 }
