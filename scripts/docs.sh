@@ -3,7 +3,7 @@
 # (an unresolved symbol link, for example). The plugin is added to the package only here
 # (COURIER_DOCS=1), so the normal build never compiles it. It reads the symbols of the debug build
 # in .build, the one `scripts/test.sh` has just made with the same traits (about 2 minutes then
-# for all nine catalogs; a scratch directory of its own rebuilt everything, past CI's budget).
+# for all ten catalogs; a scratch directory of its own rebuilt everything, past CI's budget).
 # Output: .build-docs/<target>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Pass it to the client as an observer, and call ``shutdown()`` when done:
 /// ```swift
-/// let alerts = FailureAlerts(rules: rules, sink: LogAlertSink(logger: logger))
+/// let alerts = try FailureAlerts(rules: rules, sink: LogAlertSink(logger: logger))
 /// let client = try NetworkClient(configuration: configuration, transport: transport, observers: [alerts])
 /// ```
 public final class FailureAlerts: CallObserver {

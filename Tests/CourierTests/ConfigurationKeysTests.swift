@@ -211,5 +211,13 @@ struct ConfigurationKeysTests {
         #expect(ConfigurationValue(json: Date()) == nil)
         #expect(ConfigurationValue(json: ["ok", Date()] as [Any]) == nil)
         #expect(ConfigurationValue(json: ["key": URL(fileURLWithPath: "/")] as [String: Any]) == nil)
+        // A boxed optional, as a literal with `nil` values makes: nil is a null, a value itself.
+        let boxed: [String: Any] = ["none": String?.none as Any, "some": String?.some("x") as Any]
+        guard case .object(let boxedFields)? = ConfigurationValue(json: boxed) else {
+            Issue.record("a boxed optional refused")
+            return
+        }
+        if case .null? = boxedFields["none"] {} else { Issue.record("\(String(describing: boxedFields["none"]))") }
+        if case .text("x")? = boxedFields["some"] {} else { Issue.record("\(String(describing: boxedFields["some"]))") }
     }
 }

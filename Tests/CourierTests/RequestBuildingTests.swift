@@ -152,21 +152,32 @@ struct RequestBuildingTests {
         #expect(mock.recordedRequests.isEmpty)
     }
 
-    @Test("a body reader shared by several tasks hands out every byte once")
-    func sharedBodyReader() async {
-        let data = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        let reader = RequestBody.data(data).makeReader(chunkSize: 1000)
-        let read = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    var bytes = 0
-                    while let chunk = try? reader.next() { bytes += chunk.count }
-                    return bytes
+    @Test("a body reader shared by several threads hands out every chunk once")
+    func sharedBodyReader() throws {
+        // Each 8-byte chunk holds its own index, so a chunk handed out twice or torn shows.
+        let chunks = 20_000
+        var data = Data(capacity: chunks * 8)
+        for index in 0..<chunks { withUnsafeBytes(of: UInt64(index).littleEndian) { data.append(contentsOf: $0) } }
+        let reader = RequestBody.data(data).makeReader(chunkSize: 8)
+        let seen = Locked([Int]())
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            var mine: [Int] = []
+            do {
+                while let chunk = try reader.next() {
+                    guard chunk.count == 8 else {
+                        failures.withLock { $0 += 1 }
+                        continue
+                    }
+                    mine.append(Int(chunk.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }))
                 }
+            } catch {
+                failures.withLock { $0 += 1 }
             }
-            return await group.reduce(0, +)
+            seen.withLock { $0 += mine }
         }
-        #expect(read == data.count)
-        #expect((try? reader.next()) == nil, "at the end it stays at the end")
+        #expect(failures.withLock { $0 } == 0)
+        #expect(seen.withLock { $0.sorted() } == Array(0..<chunks))
+        #expect(try reader.next() == nil, "at the end it stays at the end")
     }
 }

@@ -73,7 +73,8 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Until one is set, the default is made when this is read: a configuration made before the
     /// service bootstraps swift-log still logs to the backend the service chose. A client reads it
-    /// once, when it is made.
+    /// once, when it is made. Changing it in place (`configuration.logger.logLevel = .debug`, or its
+    /// metadata) sets it, to a logger made then: do that after the bootstrap.
     public var logger: Logger {
         get { chosenLogger ?? Logger(label: "courier") }
         set { chosenLogger = newValue }

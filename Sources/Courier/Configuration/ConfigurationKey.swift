@@ -135,7 +135,8 @@ public enum ConfigurationValue: Sendable {
     case null
 
     /// A value from `JSONSerialization`'s output: strings, numbers, booleans, arrays, dictionaries
-    /// with string keys and `NSNull`; `nil` for anything else (never a silent null). Booleans are
+    /// with string keys and `NSNull` (or a boxed `nil`); `nil` for anything else (never a silent
+    /// null). Booleans are
     /// told from numbers by the number's type, as `JSONSerialization` makes them: an `NSNumber`
     /// made from an `Int8` reads as a boolean too.
     public init?(json: Any) {
@@ -159,7 +160,17 @@ public enum ConfigurationValue: Sendable {
             }
             self = .object(values)
         case is NSNull: self = .null
-        default: return nil
+        default:
+            // A boxed optional, as a dictionary literal with `nil` values makes: `nil` is a null,
+            // a value is read as itself.
+            let mirror = Mirror(reflecting: json)
+            guard mirror.displayStyle == .optional else { return nil }
+            guard let wrapped = mirror.children.first?.value else {
+                self = .null
+                return
+            }
+            guard let value = ConfigurationValue(json: wrapped) else { return nil }
+            self = value
         }
     }
 

@@ -64,6 +64,10 @@ extension RequestBody {
             }
         } catch let error as NetworkError where error.kind == .cancelled {
             throw error
+        } catch let error as NetworkError {
+            // The reader's own failure (a file part that cannot be read, or changed size) as it is.
+            try? FileManager.default.removeItem(at: url)
+            throw error
         } catch {
             try? FileManager.default.removeItem(at: url)
             throw NetworkError(

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -303,27 +302,30 @@ extension RequestBody {
 
 /// Reads a body's segments in order, one chunk at a time.
 ///
-/// Meant for one consumer (a transport's read callback, or one stream), but safe to share: its
-/// position is behind a lock, so two threads calling ``next()`` get distinct chunks, never a torn
-/// read. The lock is taken once per chunk and never contended on the one-consumer path.
+/// Meant for one consumer (a transport's read callback, or one stream). Sharing it is safe but
+/// splits the body: its position is behind a lock, so consumers calling ``next()`` at once each
+/// get distinct chunks, never the same bytes twice or a torn read. The lock (a ``Locked``) is taken
+/// once per chunk and uncontended on the one-consumer path. After a failure every call throws it.
 public final class BodyReader: Sendable {
-    private let cursor: Mutex<BodyCursor>
+    private let cursor: Locked<BodyCursor>
 
     init(storage: RequestBody.Storage, chunkSize: Int) {
-        cursor = Mutex(BodyCursor(storage: storage, chunkSize: chunkSize))
+        cursor = Locked(BodyCursor(storage: storage, chunkSize: chunkSize))
     }
 
     /// The next chunk, or `nil` at the end.
-    /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be read.
+    /// - Throws: ``NetworkError`` (``NetworkError/Kind/invalidRequest``) when a file part cannot be
+    ///   opened or read, or changed size since the body was made.
     public func next() throws(NetworkError) -> Data? {
-        try cursor.withLock { (cursor) throws(NetworkError) -> Data? in try cursor.next() }
+        let result = cursor.withLock { cursor in Result { () throws(NetworkError) -> Data? in try cursor.next() } }
+        return try result.get()
     }
 
     deinit { cursor.withLock { $0.close() } }
 }
 
 /// Where a ``BodyReader`` is in its body: the segments left, the open file part and the offset.
-struct BodyCursor: ~Copyable {
+struct BodyCursor {
     private var segments: ArraySlice<RequestBody.Segment>
     private var failure: NetworkError?
     private var offsetInBytes = 0
@@ -369,9 +371,10 @@ struct BodyCursor: ~Copyable {
                     do {
                         file = try FileHandle(forReadingFrom: url)
                     } catch {
-                        throw NetworkError(
-                            kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body",
-                            underlying: error)
+                        throw fail(
+                            NetworkError(
+                                kind: .invalidRequest, phase: .sending, message: "could not open \(url.path) for the request body",
+                                underlying: error))
                     }
                     fileRemaining = length
                 }
@@ -399,13 +402,21 @@ struct BodyCursor: ~Copyable {
     }
 
     /// Up to `count` bytes of the open file part (empty at its end).
-    private func read(upTo count: Int, of url: URL) throws(NetworkError) -> Data {
+    private mutating func read(upTo count: Int, of url: URL) throws(NetworkError) -> Data {
         do {
             return try file?.read(upToCount: count) ?? Data()
         } catch {
-            throw NetworkError(
-                kind: .invalidRequest, phase: .sending, message: "could not read \(url.path) for the request body", underlying: error)
+            throw fail(
+                NetworkError(
+                    kind: .invalidRequest, phase: .sending, message: "could not read \(url.path) for the request body", underlying: error))
         }
+    }
+
+    /// Closes the file part and keeps `error`: every later ``next()`` throws it.
+    private mutating func fail(_ error: NetworkError) -> NetworkError {
+        close()
+        failure = error
+        return error
     }
 
     /// Closes the open file part, if any.
@@ -415,10 +426,8 @@ struct BodyCursor: ~Copyable {
     }
 
     private mutating func changedFile(_ url: URL, announced: Int64, _ what: String) -> NetworkError {
-        close()
-        let error = NetworkError.invalidRequest(
-            "the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)")
-        failure = error
-        return error
+        fail(
+            .invalidRequest(
+                "the request body's file \(url.path) changed while it was sent: \(announced) bytes were announced, and it \(what)"))
     }
 }

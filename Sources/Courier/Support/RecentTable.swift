@@ -9,7 +9,7 @@ package struct RecentTable<Key: Hashable, Value> {
     package init() {}
 
     /// How many entries it holds.
-    package var count: Int { entries.count }
+    var count: Int { entries.count }
 
     /// The value for `key`, if present; remembered for the next lookup.
     package mutating func value(for key: Key) -> Value? {
