@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Tries Courier as a new service does, from this nested package: counts the packages its package
 # line resolves (at most COURIER_MAX_PACKAGES, 4: the core's four, as the README says; see "What a
-# service resolves" in docs/INTERNALS.md), builds it in release, and runs it against a
-# loopback file server (Python's http.server): the release binary must find the linked transports
-# and choose curl, decode an ISO 8601 date with one configuration line, and fail a 404 as
-# http_status. Prints the first debug build's time when asked (COURIER_TIME_DEBUG_BUILD=1).
+# service resolves" in docs/INTERNALS.md), checks by resolution what the optional adapters' traits
+# bring (their packages, nothing of the contributors' build), builds it in release, and runs it
+# against a loopback file server (Python's http.server): the release binary must find the linked
+# transports and choose curl, decode an ISO 8601 date with one configuration line, and fail a 404
+# as http_status. Prints the first debug build's time when asked (COURIER_TIME_DEBUG_BUILD=1).
 set -euo pipefail
 cd "$(dirname "$0")"
 # As a service sees Courier: not the contributors' build that scripts/test.sh turns on.
@@ -16,6 +17,29 @@ pins="$(python3 -c 'import json; print(len(json.load(open("Package.resolved"))["
 names="$(python3 -c 'import json; print(" ".join(p["identity"] for p in json.load(open("Package.resolved"))["pins"]))')"
 echo "== first service: resolves $pins packages ($names)"
 [ "$pins" -le "$max" ] || fail "Courier + CourierCurl resolve $pins packages, more than $max"
+# The same with the optional adapters' traits on (resolution only, a few seconds): each brings its
+# own packages, and nothing of the contributors' build (SwiftNIO, the benchmark's) comes with them.
+traited="$(mktemp -d)"
+mkdir -p "$traited/Sources/T"
+echo 'import CourierXML' >"$traited/Sources/T/main.swift"
+cat >"$traited/Package.swift" <<MANIFEST
+// swift-tools-version:6.2
+import PackageDescription
+let package = Package(
+    name: "traited", platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "courier", path: "$(cd ../.. && pwd)", traits: ["XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle"])],
+    targets: [.executableTarget(name: "T", dependencies: [.product(name: "CourierXML", package: "courier")])])
+MANIFEST
+(cd "$traited" && swift package resolve >/dev/null)
+traited_names="$(python3 -c 'import json,sys; print(" ".join(sorted(p["identity"] for p in json.load(open(sys.argv[1]))["pins"])))' "$traited/Package.resolved")"
+rm -rf "$traited"
+echo "== with the XML, OpenAPI, SwiftConfiguration and ServiceLifecycle traits: $traited_names"
+for wanted in xmlcoder swift-openapi-runtime swift-configuration swift-service-lifecycle; do
+  grep -qw "$wanted" <<<"$traited_names" || fail "the traits did not bring $wanted"
+done
+for unwanted in swift-nio async-http-client swift-argument-parser hdrhistogram-swift; do
+  ! grep -qw "$unwanted" <<<"$traited_names" || fail "the adapters' traits brought $unwanted"
+done
 if [ "${COURIER_TIME_DEBUG_BUILD:-0}" = 1 ]; then
   rm -rf .build-debug-timing
   start=$(date +%s)
