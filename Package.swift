@@ -17,7 +17,7 @@ let callerIsolated: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsend
 let development = Context.environment["COURIER_DEVELOPMENT"] == "1"
 
 /// The optional adapters: each trait brings its one package into a service's resolution.
-let optionalTraits: Set<String> = ["AsyncHTTPClient", "XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle"]
+let optionalTraits: Set<String> = ["AsyncHTTPClient", "XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle", "Tracing"]
 
 /// The Swift Package Index builds the documentation with this set: every adapter's symbols.
 let indexBuildsDocs = Context.environment["SPI_GENERATE_DOCS"] != nil
@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierMock", targets: ["CourierMock"]),
         .library(name: "CourierAlerts", targets: ["CourierAlerts"]),
+        .library(name: "CourierTracing", targets: ["CourierTracing"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -59,15 +60,16 @@ let package = Package(
         .trait(name: "OpenAPI", description: "Builds CourierOpenAPI: generated OpenAPI clients over Courier (swift-openapi-runtime)."),
         .trait(name: "SwiftConfiguration", description: "Builds CourierConfiguration: ClientConfiguration from swift-configuration."),
         .trait(name: "ServiceLifecycle", description: "Builds CourierServiceLifecycle: a client as a swift-service-lifecycle Service."),
+        .trait(name: "Tracing", description: "Builds CourierTracing: a client span per call (swift-distributed-tracing)."),
         .default(enabledTraits: development || indexBuildsDocs ? optionalTraits : []),
     ],
     dependencies: [
         // The core's.
-        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        // The optional adapters' (each resolved only with its trait on).
+        // The optional adapters' and wings' (each resolved only with its trait on).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
@@ -89,9 +91,8 @@ let package = Package(
                 "CZlib", "CPSL",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                // API-only packages (no backends): the service picks the metrics and tracing backends.
+                // An API-only package (no backend): the service picks the metrics backend.
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: callerIsolated
         ),
@@ -105,6 +106,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: callerIsolated
+        ),
+        // Tracing, a wing (trait `Tracing`): `TracingMiddleware`, a client span per call
+        // (swift-distributed-tracing, an API-only package: the service picks the backend), and
+        // `TraceParent`. Services that do not trace never resolve swift-distributed-tracing.
+        .target(
+            name: "CourierTracing",
+            dependencies: [
+                "Courier",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
+            ],
+            swiftSettings: adapterSettings(trait: "Tracing", callerIsolated)
         ),
         // Adapters: each depends on the core only.
         .target(
@@ -199,11 +212,14 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierAlerts", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                // The tracing wing's suite is inside `#if Tracing`.
+                optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
+                optional("InMemoryTracing", from: "swift-distributed-tracing", trait: "Tracing"),
             ],
-            exclude: development ? [] : ["WithServer"]
+            exclude: development ? [] : ["WithServer"],
+            swiftSettings: adapterSettings(trait: "Tracing")
         ),
     ]
 )
@@ -287,7 +303,7 @@ if development {
         .executableTarget(
             name: "CourierTracingProbe",
             dependencies: [
-                "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
+                "Courier", "CourierTracing", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
@@ -297,7 +313,7 @@ if development {
         .executableTarget(
             name: "CourierExample",
             dependencies: [
-                "CourierAlerts",
+                "CourierAlerts", "CourierTracing",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierTestServer",
             ],
             path: "Examples/CourierExample",
@@ -385,7 +401,7 @@ if development {
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "CourierAlerts",
+                "CourierAlerts", "CourierTracing",
                 "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient", "CourierMock",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -395,7 +411,8 @@ if development {
             dependencies: [
                 "CourierTestSupport",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
-                "CourierTestServer", "CourierOpenAPI", "InventoryClient", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -2,6 +2,7 @@
 // transport it links (or only the one named by COURIER_TRANSPORT), printing each response and
 // its timing.
 import Courier
+import CourierTracing
 import CourierAlerts
 import CourierCurl
 import CourierMock

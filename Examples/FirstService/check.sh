@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tries Courier as a new service does, from this nested package: counts the packages its package
-# line resolves (at most COURIER_MAX_PACKAGES, 4: the core's four, as the README says; see "What a
+# line resolves (at most COURIER_MAX_PACKAGES, 3: the core's three, as the README says; see "What a
 # service resolves" in docs/INTERNALS.md), checks by resolution what the optional adapters' traits
 # bring (their packages, nothing of the contributors' build), builds it in release, and runs it
 # against a loopback file server (Python's http.server): the release binary must find the linked
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 # As a service sees Courier: not the contributors' build that scripts/test.sh turns on.
 unset COURIER_DEVELOPMENT
-max="${COURIER_MAX_PACKAGES:-4}"
+max="${COURIER_MAX_PACKAGES:-3}"
 fail() { echo "first-service check failed: $*" >&2; exit 1; }
 swift package resolve >/dev/null
 pins="$(python3 -c 'import json; print(len(json.load(open("Package.resolved"))["pins"]))')"
@@ -27,14 +27,14 @@ cat >"$traited/Package.swift" <<MANIFEST
 import PackageDescription
 let package = Package(
     name: "traited", platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "courier", path: "$(cd ../.. && pwd)", traits: ["XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle"])],
+    dependencies: [.package(name: "courier", path: "$(cd ../.. && pwd)", traits: ["XML", "OpenAPI", "SwiftConfiguration", "ServiceLifecycle", "Tracing"])],
     targets: [.executableTarget(name: "T", dependencies: [.product(name: "CourierXML", package: "courier")])])
 MANIFEST
 (cd "$traited" && swift package resolve >/dev/null)
 traited_names="$(python3 -c 'import json,sys; print(" ".join(sorted(p["identity"] for p in json.load(open(sys.argv[1]))["pins"])))' "$traited/Package.resolved")"
 rm -rf "$traited"
-echo "== with the XML, OpenAPI, SwiftConfiguration and ServiceLifecycle traits: $traited_names"
-for wanted in xmlcoder swift-openapi-runtime swift-configuration swift-service-lifecycle; do
+echo "== with the XML, OpenAPI, SwiftConfiguration, ServiceLifecycle and Tracing traits: $traited_names"
+for wanted in xmlcoder swift-openapi-runtime swift-configuration swift-service-lifecycle swift-distributed-tracing; do
   grep -qw "$wanted" <<<"$traited_names" || fail "the traits did not bring $wanted"
 done
 for unwanted in swift-nio async-http-client swift-argument-parser hdrhistogram-swift; do

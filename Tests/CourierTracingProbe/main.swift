@@ -14,6 +14,7 @@
 // configuration, made before the bootstrap, sets no logger: LoggingBootstrapTests reads what it
 // printed.
 import Courier
+import CourierTracing
 import CourierCurl
 import CourierTestServer
 import CourierURLSession

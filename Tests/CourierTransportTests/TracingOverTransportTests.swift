@@ -1,4 +1,5 @@
 import Courier
+import CourierTracing
 import CourierConformance
 import CourierTestServer
 import Foundation
