@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "CourierMock", targets: ["CourierMock"]),
         .library(name: "CourierAlerts", targets: ["CourierAlerts"]),
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
+        .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -83,12 +84,10 @@ let package = Package(
         // The core: API objects, client, middleware chain, errors. No FoundationNetworking, libcurl or NIO.
         // The system zlib (Debian: zlib1g-dev): the core decodes gzip and deflate bodies with it.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // libpsl (Debian: libpsl-dev), the Public Suffix List as curl reads it: the cookie jar's domain rule.
-        .systemLibrary(name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"]), .brew(["libpsl"])]),
         .target(
             name: "Courier",
             dependencies: [
-                "CZlib", "CPSL",
+                "CZlib",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 // An API-only package (no backend): the service picks the metrics backend.
@@ -118,6 +117,15 @@ let package = Package(
                 optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
             ],
             swiftSettings: adapterSettings(trait: "Tracing", callerIsolated)
+        ),
+        // Cookies, a wing: `CookieJar` (RFC 6265) around each hop, turned on by `keepsCookies` (the key
+        // `cookies`), and its public suffixes. Only services that keep cookies link it (and libpsl).
+        // libpsl (Debian: libpsl-dev), the Public Suffix List as curl reads it: the jar's domain rule.
+        .systemLibrary(name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"]), .brew(["libpsl"])]),
+        .target(
+            name: "CourierCookies",
+            dependencies: ["Courier", "CPSL", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: callerIsolated
         ),
         // Adapters: each depends on the core only.
         .target(
@@ -212,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The tracing wing's suite is inside `#if Tracing`.
                 optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
@@ -263,7 +271,7 @@ if development {
         // A library, so adapters outside this package can run it too.
         .target(
             name: "CourierConformance",
-            dependencies: ["Courier", "CourierTestServer", "CourierTestSupport"]
+            dependencies: ["Courier", "CourierCookies", "CourierTestServer", "CourierTestSupport"]
         ),
         // Moves one large body through one transport in a process of its own and prints how much
         // that process grew: the large-body conformance cases run it (a test process's own memory
@@ -451,6 +459,6 @@ if Context.environment["COURIER_DOCS"] == "1" {
 if development && Context.environment["COURIER_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "CourierFuzz", dependencies: ["Courier", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
+            name: "CourierFuzz", dependencies: ["Courier", "CourierCookies", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

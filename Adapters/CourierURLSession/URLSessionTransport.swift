@@ -157,6 +157,9 @@ public final class URLSessionTransport: Transport {
     /// FoundationNetworking always asks for and decodes gzip and deflate (and br and zstd when its
     /// libcurl has them): the chain checks the codings and the ratio, and decodes nothing again.
     public var decodesContentCodings: Bool { true }
+    /// `HTTPURLResponse` joins a response's repeated fields (`Set-Cookie` among them) with commas,
+    /// so a client on this transport keeps no cookies (`CourierCookies` refuses them at start).
+    public var joinsRepeatedResponseFields: Bool { true }
     /// The settings this transport was made with.
     public let configuration: Configuration
     /// The configuration's ``Configuration/stallTimeout``: long transfers' bodies are bounded by it.
@@ -380,14 +383,6 @@ extension URLSessionTransport {
         // The values FoundationNetworking cannot honour, refused with their reasons; the proxy by
         // its own rule (only the environment's).
         _ = try configuration.applying(client)
-        if client.keepsCookies {
-            // HTTPURLResponse joins a response's Set-Cookie fields with commas, and a cookie's
-            // value may hold one: read apart, `a=1,b=2; Secure` would lose its Secure.
-            throw ClientConfiguration.unsupported(
-                ConfigurationKey.cookies.name, value: "true", by: name,
-                "FoundationNetworking joins a response's Set-Cookie fields into one, which cannot be read apart safely; "
-                    + "use the curl or ahc transport")
-        }
         try client.transportSettings.check(
             running: runningSettings ?? TransportSettings(), honoured: honouredSettingKeys, skipping: [ConfigurationKey.proxy.name],
             by: name)

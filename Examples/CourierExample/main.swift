@@ -2,11 +2,11 @@
 // transport it links (or only the one named by COURIER_TRANSPORT), printing each response and
 // its timing.
 import Courier
-import CourierTracing
 import CourierAlerts
 import CourierCurl
 import CourierMock
 import CourierTestServer
+import CourierTracing
 import CourierURLSession
 import Foundation
 

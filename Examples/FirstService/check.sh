@@ -5,13 +5,15 @@
 # bring (their packages, nothing of the contributors' build), builds it in release, and runs it
 # against a loopback file server (Python's http.server): the release binary must find the linked
 # transports and choose curl, decode an ISO 8601 date with one configuration line, and fail a 404
-# as http_status. Prints the first debug build's time when asked (COURIER_TIME_DEBUG_BUILD=1).
+# as http_status, and refuse a key of a wing it does not link (COURIER_COOKIES). Prints the first debug build's time when asked (COURIER_TIME_DEBUG_BUILD=1).
 set -euo pipefail
 cd "$(dirname "$0")"
 # As a service sees Courier: not the contributors' build that scripts/test.sh turns on.
 unset COURIER_DEVELOPMENT
 max="${COURIER_MAX_PACKAGES:-3}"
 fail() { echo "first-service check failed: $*" >&2; exit 1; }
+# A pin file left from an earlier manifest would keep packages the manifest no longer names.
+rm -f Package.resolved
 swift package resolve >/dev/null
 pins="$(python3 -c 'import json; print(len(json.load(open("Package.resolved"))["pins"]))')"
 names="$(python3 -c 'import json; print(" ".join(p["identity"] for p in json.load(open("Package.resolved"))["pins"]))')"
@@ -73,5 +75,6 @@ rm -f "$errors"
 echo "$output"
 grep -qx "linked: curl,urlsession" <<<"$output" || fail "linked transports"
 grep -qx "transport: curl" <<<"$output" || fail "the default transport"
+grep -qx "cookies without CourierCookies: refused" <<<"$output" || fail "a key of a wing not linked"
 grep -qx "order: 7 1765000000" <<<"$output" || fail "the ISO 8601 answer"
 grep -qx "missing: http_status 404" <<<"$output" || fail "the 404"

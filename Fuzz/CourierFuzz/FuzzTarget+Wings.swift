@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 
 @testable import Courier
+@testable import CourierCookies
 
 /// The parsers of the wings: what a server sends to the cookie jar, an event stream, a JSON Lines
 /// body and a resumed download, and what a configuration or the environment names as a proxy, a

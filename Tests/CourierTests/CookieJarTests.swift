@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Courier
+@testable import CourierCookies
 
 @Suite("Cookie jar: RFC 6265 storage and retrieval")
 struct CookieJarTests {

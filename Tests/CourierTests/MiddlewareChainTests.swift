@@ -1,3 +1,4 @@
+import CourierCookies
 import CourierMock
 import Foundation
 import Testing
@@ -189,7 +190,7 @@ struct MiddlewareChainTests {
         let client = try NetworkClient(configuration: configuration, transport: mock)
         #expect(
             client.linkOrder == [
-                "TeamHeadersMiddleware", "RetryMiddleware", "FollowUpLink", "CookieJar", "CacheLink", "BridgeLink", "QueueGate",
+                "TeamHeadersMiddleware", "RetryMiddleware", "FollowUpLink", "CookieJarLink", "CacheLink", "BridgeLink", "QueueGate",
                 "transport mock",
             ])
         let response = try await client.response(for: Ping())
@@ -198,7 +199,7 @@ struct MiddlewareChainTests {
         #expect(mock.recordedRequests.map { $0.head.headerFields[.cookie] } == [nil, "hop=1"])
         var without = shared
         without.keepsCookies = false
-        #expect(try !NetworkClient(configuration: without, transport: mock).linkOrder.contains("CookieJar"))
+        #expect(try !NetworkClient(configuration: without, transport: mock).linkOrder.contains("CookieJarLink"))
     }
 
     #if DEBUG
@@ -223,7 +224,7 @@ struct MiddlewareChainTests {
                 _ = try await LinkTrace.$current.withValue(passed) { try await client.response(for: Ping()) }
                 #expect(passed.steps == client.linkOrder, "cookies \(cookies): ran \(passed.steps), named \(client.linkOrder)")
                 #expect(client.linkOrder.contains("CircuitBreakerLink") && client.linkOrder.contains("HedgingLink"))
-                #expect(client.linkOrder.contains("CookieJar") == cookies)
+                #expect(client.linkOrder.contains("CookieJarLink") == cookies)
                 await client.shutdown()
             }
         }

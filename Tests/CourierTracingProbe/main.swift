@@ -14,9 +14,9 @@
 // configuration, made before the bootstrap, sets no logger: LoggingBootstrapTests reads what it
 // printed.
 import Courier
-import CourierTracing
 import CourierCurl
 import CourierTestServer
+import CourierTracing
 import CourierURLSession
 import Foundation
 import InMemoryTracing

@@ -1,8 +1,8 @@
 import Courier
-import CourierTracing
 import CourierConformance
 import CourierTestServer
 import CourierTestSupport
+import CourierTracing
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Courier
-import CourierTracing
 import CourierConformance
 import CourierTestServer
+import CourierTracing
 import Foundation
 import InMemoryTracing
 import Testing

@@ -46,9 +46,9 @@ public final class NetworkClient: Sendable {
     let breaker: CircuitBreaker?
     /// The gauges ``recordPoolMetrics(factory:)`` sets.
     let poolGauges = PoolGauges()
-    /// This client's cookies, when ``ClientConfiguration/keepsCookies`` is on: a jar of its own,
-    /// shared with no other client.
-    public let cookieJar: CookieJar?
+    /// What each wing that the configuration turns on keeps for this client (the cookie jar), by
+    /// the wing's type (see ``wingValue(_:)``).
+    let wingValues: [(wing: ObjectIdentifier, value: any Sendable)]
     /// The longest a long transfer's body (a download, an event stream, JSON Lines) may go without
     /// a byte before it fails as ``NetworkError/Kind/timedOut``: the configuration's
     /// ``ClientConfiguration/stallTimeout``, else the transport's own limit
@@ -68,7 +68,8 @@ public final class NetworkClient: Sendable {
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
     /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up
-    /// (see ``FollowUp``), the response cache, the bridge, the queue's gate, then
+    /// (see ``FollowUp``), the wings' links around each hop (the cookie jar, with `CourierCookies`
+    /// and `keepsCookies`), the response cache, the bridge, the queue's gate, then
     /// `networkMiddleware` once per attempt, then the transport (see ``linkOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
@@ -79,8 +80,10 @@ public final class NetworkClient: Sendable {
     ///     ``ClientConfiguration/exportsMetrics`` is on.
     ///   - queue: The default queue for calls whose API object names none; `nil` (the default)
     ///     uses one made from ``ClientConfiguration/queue`` when that is set, or none.
-    /// - Throws: ``ConfigurationError`` when a configuration value is out of range, or names a
-    ///   transport setting `transport` was not made with (see ``Transport/checkSettings(of:)``).
+    /// - Throws: ``ConfigurationError`` when a configuration value is out of range, names a
+    ///   transport setting `transport` was not made with (see ``Transport/checkSettings(of:)``), or
+    ///   turns on a wing `transport` cannot carry out (cookies on a transport that joins repeated
+    ///   response fields).
     public init(
         configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = [],
         networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil
@@ -108,14 +111,20 @@ public final class NetworkClient: Sendable {
         let breaker = configuration.resilience.circuitBreaker.map {
             CircuitBreaker(policy: $0, exports: configuration.exportsMetrics)
         }
-        let jar =
-            configuration.keepsCookies ? CookieJar(clock: configuration.timeSource, publicSuffixes: configuration.cookieSuffixes) : nil
-        cookieJar = jar
+        // The wings linked into this program, each asked once what it adds (see `Wing`).
+        var hops: [any Middleware] = []
+        var wingValues: [(wing: ObjectIdentifier, value: any Sendable)] = []
+        for wing in linkedWings {
+            guard let parts = try wing.parts(for: configuration, transport: transport) else { continue }
+            if let hop = parts.hop { hops.append(hop) }
+            if let value = parts.value { wingValues.append((ObjectIdentifier(wing), value)) }
+        }
+        self.wingValues = wingValues
         let jsonEncoder = configuration.json.makeEncoder()
         self.jsonEncoder = jsonEncoder
         let chain = LinkChain(
             configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,
-            cookies: jar, jsonEncoder: jsonEncoder)
+            hops: hops, jsonEncoder: jsonEncoder)
         self.breaker = breaker
         self.chain = chain
         callTemplate = RequestContext(

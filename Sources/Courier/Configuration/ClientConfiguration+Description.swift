@@ -27,7 +27,7 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
             parts.append("addresses: \(connectionOverrides.addresses.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
         }
         if json != JSONCoding() { parts.append("json: dates \(json.dates.rawValue), keys \(json.keys.rawValue)") }
-        if keepsCookies { parts.append("cookies: on") }
+        for wing in linkedWings { parts += wing.describe(self) }
         if retry != nil { parts.append("retry: on") }
         if queue != nil { parts.append("queue: on") }
         if cache != nil { parts.append("cache: on") }

@@ -73,6 +73,7 @@ extension ClientConfiguration {
     {
         var load = ConfigurationLoad(self, source: "environment")
         load.environment = environment
+        try load.refuseUnlinkedWingKeys(in: environment)
         for key in ConfigurationKey.applicationOrder {
             let variable = key.environmentVariable
             guard let text = environment[variable] else { continue }
@@ -217,6 +218,7 @@ extension ConfigurationLoad {
                 try key.apply(&self, value)
                 continue
             }
+            if key == nil, let product = unlinkedWingKeys[name] { throw unlinked(name, product: product) }
             guard key != nil || ConfigurationKey.groups.contains(name) else {
                 var failure = error(name, nil, allowed: "one of the keys in ConfigurationKey.all")
                 failure.suggestion = ConfigurationKey.suggestion(for: name)

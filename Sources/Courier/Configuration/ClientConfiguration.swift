@@ -136,14 +136,9 @@ public struct ClientConfiguration: Sendable {
     /// whatever the environment says) by default. URLSession cannot be told to ignore the
     /// environment's proxy variables: with one set, it refuses `none` (see its documentation).
     public var proxy = ProxyConfiguration.none
-    /// Whether the client keeps cookies (RFC 6265) in a ``CookieJar`` of its own
-    /// (``NetworkClient/cookieJar``); `false` by default: no cookie is stored or sent but the ones
-    /// a call sets itself.
-    public var keepsCookies = false
-    /// The public suffixes the jar refuses as a cookie's `Domain` (``PublicSuffixes``): the Public
-    /// Suffix List and the infrastructure rules by default; add your own with
-    /// ``PublicSuffixes/init(extraRules:)`` (the key `cookieSuffixes`).
-    public var cookieSuffixes = PublicSuffixes.standard
+    /// The wings' settings (the cookie jar's, for one), behind the properties each wing's module
+    /// adds to the configuration; empty by default (see ``Wing``).
+    package var wings = WingSettings()
     /// A Unix socket every call connects to, and addresses some host names connect to instead;
     /// none by default.
     public var connectionOverrides = ConnectionOverrides.none

@@ -5,14 +5,18 @@ import Logging
 // its property on the configuration); the loaders, the reader, the docs and the errors follow.
 
 extension ConfigurationKey {
-    /// Every key, in the order the documentation lists them.
-    public static let all: [ConfigurationKey] = [
+    /// Every key, in the order the documentation lists them: the kernel's, then those of each wing
+    /// linked into this program (the cookie jar's with `CourierCookies`).
+    public static let all: [ConfigurationKey] = kernel + linkedWings.flatMap { $0.keys }
+
+    /// The kernel's keys.
+    private static let kernel: [ConfigurationKey] = [
         transport, baseURL, timeoutsRequest, timeoutsConnect, timeoutsStall, maxResponseBytes, responseHeadMaxFields,
         responseHeadMaxBytes, responseHeadMaxInterimResponses, decompressionMaxRatio, decompressionMaxCodings, maxRedirects,
         secretHeaders, headers, jsonDates, jsonKeys,
         headerRules, failureLogLevel, metrics, httpVersion, connectionsMaxTotal, connectionsMaxPerHost, connectionsUnixSocket,
         connectionsAddresses, tlsCAFile, tlsCAPEM,
-        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, cookies, cookieSuffixes, retry,
+        tlsClientCertificateFile, tlsClientKeyFile, tlsPinnedPublicKey, proxyNoProxy, proxy, retry,
         retryMaxAttempts,
         retryBaseDelay,
         retryMaxDelay,
@@ -182,19 +186,6 @@ extension ConfigurationKey {
             throw error.variable != nil ? error : load.error(name, error.value, allowed: error.allowed)
         }
         load.configuration.proxy = proxy
-    }
-
-    public static let cookies = flag(
-        "cookies", \.keepsCookies, default: "false", "Whether the client keeps cookies (RFC 6265) in a jar of its own.")
-    public static let cookieSuffixes = ConfigurationKey(
-        "cookieSuffixes", .strings, default: "none",
-        "More public suffixes for the cookie jar (`*.tenants.acme.internal`), besides the list and the infrastructure rules."
-    ) { load, value, name throws(ConfigurationError) in
-        do throws(ConfigurationError) {
-            load.configuration.cookieSuffixes = try PublicSuffixes(extraRules: value.texts(name, load))
-        } catch {
-            throw error.key == name ? load.error(name, error.value, allowed: error.allowed) : error
-        }
     }
 
     // MARK: Retry

@@ -4,7 +4,7 @@ import Foundation
 // (with an error naming the key) and writing it through a key path.
 
 extension ConfigurationKey {
-    init(
+    package init(
         _ name: String, _ kind: Kind, default defaultValue: String, _ summary: String,
         apply: @escaping @Sendable (inout ConfigurationLoad, ConfigurationValue, String) throws(ConfigurationError) -> Void
     ) {
@@ -15,7 +15,7 @@ extension ConfigurationKey {
         set = apply
     }
 
-    typealias Path<Value> = any WritableKeyPath<ClientConfiguration, Value> & Sendable
+    package typealias Path<Value> = any WritableKeyPath<ClientConfiguration, Value> & Sendable
 
     /// A key whose value is read by `read` and written through `path`.
     static func typed<Value>(
@@ -101,7 +101,7 @@ extension ConfigurationKey {
         return key
     }
 
-    static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
+    package static func flag(_ name: String, _ path: Path<Bool>, default value: String, _ summary: String) -> Self {
         typed(name, .bool, path, default: value, summary) { value, name, load throws(ConfigurationError) in try value.flag(name, load) }
     }
 
@@ -179,7 +179,7 @@ extension ConfigurationValue {
         return text
     }
 
-    func texts(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> [String] {
+    package func texts(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> [String] {
         guard case .list(let items) = self else { throw load.error(key, describedValue, allowed: "a list of strings") }
         var texts: [String] = []
         for item in items { texts.append(try item.text(key, load)) }

@@ -214,7 +214,7 @@ public enum ConfigurationValue: Sendable {
 /// A configuration being loaded from one source: the values so far, a response cache still to be
 /// built from its `cache.*` keys, and where the value being applied came from.
 package struct ConfigurationLoad {
-    var configuration: ClientConfiguration
+    package var configuration: ClientConfiguration
     /// The `cache` section's values, once the source names the section.
     var cache: CacheSpec?
     /// The source, for errors: a file's path, `environment`, `swift-configuration`.
@@ -230,7 +230,7 @@ package struct ConfigurationLoad {
     }
 
     /// The error for `key`'s value, from this source.
-    func error(_ key: String, _ value: String?, allowed: String) -> ConfigurationError {
+    package func error(_ key: String, _ value: String?, allowed: String) -> ConfigurationError {
         var error = ConfigurationError(key: key, value: value, allowed: allowed, source: source)
         error.variable = variable
         return error

@@ -54,6 +54,12 @@ public protocol Transport: Sendable {
     /// was told to.
     var stallLimit: Duration? { get }
 
+    /// Whether the transport hands over a response's repeated fields joined into one, comma
+    /// separated (FoundationNetworking does so for every field, `Set-Cookie` too). A cookie jar
+    /// cannot read such answers apart safely (a cookie's value may hold a comma), so a client
+    /// refuses to keep cookies on it. `false` by default.
+    var joinsRepeatedResponseFields: Bool { get }
+
     /// The transport settings this transport runs with, in the core's terms (see
     /// ``TransportSettings``); `nil` (the default) for a transport that reads none.
     var runningSettings: TransportSettings? { get }
@@ -90,6 +96,8 @@ extension Transport {
     public var connectionPool: ConnectionPoolSnapshot? { nil }
     /// By default a transport has no stall limit of its own.
     public var stallLimit: Duration? { nil }
+    /// By default a transport hands over each response field as the server sent it.
+    public var joinsRepeatedResponseFields: Bool { false }
 
     /// By default a transport reads none of the client configuration's transport settings.
     public var runningSettings: TransportSettings? { nil }

@@ -1,6 +1,7 @@
 import Configuration
 import Courier
 import CourierConfiguration
+import CourierCookies
 import Foundation
 import Logging
 import Testing

@@ -23,6 +23,16 @@ let linked = TransportRegistry.linked.names
 print("linked: \(linked.joined(separator: ","))")
 guard linked == ["curl", "urlsession"] else { fail("the linked transports are \(linked), expected curl and urlsession") }
 
+// A key of a wing this service does not link (the cookie jar is the product CourierCookies) is
+// refused naming the product, not ignored.
+do {
+    _ = try ClientConfiguration.load(environment: ["COURIER_COOKIES": "true"])
+    fail("COURIER_COOKIES was accepted without CourierCookies")
+} catch {
+    guard error.description.contains("CourierCookies") else { fail("COURIER_COOKIES: \(error)") }
+    print("cookies without CourierCookies: refused")
+}
+
 var configuration = ClientConfiguration(baseURL: CommandLine.arguments[1])
 configuration.json.dates = .iso8601
 do {

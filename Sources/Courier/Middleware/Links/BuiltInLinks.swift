@@ -1,6 +1,6 @@
 import HTTPTypes
 
-/// A built-in step of the chain's middle: follow-up, the cookie jar, the response cache, the
+/// A built-in step of the chain's middle: follow-up, the wings' hop links, the response cache, the
 /// bridge, the queue's gate, and the attempt below them. Each holds the step after it as a generic
 /// parameter, so the middle is nested once, when the client is built, into one concrete type that
 /// the compiler specialises into straight-line code: no closure per layer, no existential call
@@ -51,40 +51,30 @@ struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
     }
 }
 
-/// The cookie jar (`CookieJar`), around each hop, above the cache (whose key then sees the
-/// cookies): the jar's cookies for the hop's URL after any the call set itself, and what the
-/// hop's own answer sets.
-struct CookieStep<Next: BuiltInLink>: BuiltInLink {
-    let jar: CookieJar
+/// The wings' links around each hop (``WingParts/hop``; the cookie jar's), below follow-up and above
+/// the cache (whose key then sees what they add): ordinary middleware, folded onto the step below
+/// once, when the client is built, so a call pays one closure call per link.
+struct HopStep<Next: BuiltInLink>: BuiltInLink {
+    let hops: [any Middleware]
     let next: Next
+    /// The links folded onto `next`.
+    private let folded: Middleware.Next
 
-    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
-    static var name: String { "CookieJar" }
+    init(hops: [any Middleware], next: Next) {
+        self.hops = hops
+        self.next = next
+        var folded = next.asNext
+        for hop in hops.reversed() { folded = LinkChain.bind(hop, to: folded) }
+        self.folded = folded
+    }
 
-    var names: [String] { [Self.name] + next.names }
+    var names: [String] { hops.map { String(describing: type(of: $0)) } + next.names }
 
     @inline(__always)
     nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
         -> TransportResponse
     {
-        #if DEBUG
-            LinkTrace.pass(Self.name)
-        #endif
-        var sent = request
-        if let cookie = jar.header(for: request) {
-            let own = request.headerFields[values: .cookie]
-            sent.headerFields[.cookie] = (own + [cookie]).joined(separator: "; ")
-        }
-        let response = try await next.run(sent, body, context)
-        // Only an answer to this call's own request sets cookies: not one the cache served, nor
-        // another caller's transfer this call joined.
-        if response.head.headerFields[.setCookie] != nil {
-            let metrics = context.recorder.metrics
-            if !metrics.deduplicated, metrics.cache != .hit, metrics.cache != .stale {
-                jar.store(from: response.head, for: request)
-            }
-        }
-        return response
+        try await folded(request, body, context)
     }
 }
 

@@ -10,8 +10,8 @@ import HTTPTypes
 /// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the circuit
 ///    breaker (`CircuitBreakerLink`, when the configuration has one);
 /// 4. follow-up (`FollowUpLink`): redirects;
-///    then the cookie jar (`CookieJar`, when the configuration keeps cookies) around each hop:
-///    the jar's cookies for the hop's URL, and what its answer sets;
+///    then the wings' links around each hop (`HopStep`; the cookie jar of `CourierCookies` when
+///    the configuration keeps cookies: the jar's cookies for the hop's URL, and what its answer sets);
 /// 5. the response cache (`CacheLink`): always present; without a ``ResponseCache`` in the
 ///    call's context it only passes the call on (or fails a ``CachePolicy/cacheOnly`` call);
 /// 6. the bridge (`BridgeLink`): `Accept-Encoding`, and decoding of the response body (see
@@ -23,7 +23,7 @@ import HTTPTypes
 ///    malformed head fails the same way on every transport.
 ///
 /// The outer links and the network middleware are ordinary ``Middleware``; the built-in middle
-/// (follow-up, cookies, cache, bridge, queue gate) is named links of their own (`BuiltInLink`),
+/// (follow-up, the wings' hop links, cache, bridge, queue gate) is named links of their own (`BuiltInLink`),
 /// nested once at client build into one concrete generic type that specialises into straight-line
 /// code. None is recognised by its type, nothing runs before the fold, every call takes the same
 /// path through it, ``NetworkClient/linkOrder`` names every step, and `MiddlewareChainTests` pins
@@ -51,13 +51,14 @@ struct LinkChain: Sendable {
     ///   - breaker: The circuits per host; no link when `nil`.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
-    ///   - cookies: The client's cookie jar; no link when `nil`.
+    ///   - hops: The wings' links around each hop (see ``WingParts/hop``), in the order requests
+    ///     pass them; no step when empty.
     ///   - jsonEncoder: The client's JSON encoder: a ``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` body that a
     ///     middleware made is written with it where the middleware hands it on (to the built-in
     ///     middle, or to the transport), as an endpoint's is by the request builder.
     init(
         configuration: ClientConfiguration, application: [any Middleware], breaker: CircuitBreaker?, network: [any Middleware],
-        transport: any Transport, cookies: CookieJar? = nil, jsonEncoder: JSONEncoder = JSONEncoder()
+        transport: any Transport, hops: [any Middleware] = [], jsonEncoder: JSONEncoder = JSONEncoder()
     ) {
         let retry = configuration.retry
         var outer: [any Middleware] = []
@@ -86,15 +87,15 @@ struct LinkChain: Sendable {
             below = next
         }
         // The built-in middle, nested once into one concrete type per shape (with or without the
-        // cookie jar): follow-up, the jar, the cache, the bridge, the gate, then the attempt.
+        // wings' hop links): follow-up, the hop links, the cache, the bridge, the gate, then the attempt.
         let networkBelow = below != nil
         let bridged = BridgeStep(
             bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
             next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep(attempt: attempt, below: below)))
         let cached = CacheStep(networkMiddlewareBelow: networkBelow, next: bridged)
         var next: Middleware.Next
-        if let cookies {
-            let middle = FollowUpStep(next: CookieStep(jar: cookies, next: cached))
+        if !hops.isEmpty {
+            let middle = FollowUpStep(next: HopStep(hops: hops, next: cached))
             middleNames = middle.names
             next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         } else {
@@ -221,7 +222,7 @@ struct LinkChain: Sendable {
     }
 
     /// One layer of the fold: the link with the rest of the chain after it.
-    private static func bind(_ link: any Middleware, to next: @escaping Middleware.Next) -> Middleware.Next {
+    static func bind(_ link: any Middleware, to next: @escaping Middleware.Next) -> Middleware.Next {
         { request, body, context in
             #if DEBUG
                 LinkTrace.pass(String(describing: type(of: (link as? NetworkLink)?.wrapped ?? link)))

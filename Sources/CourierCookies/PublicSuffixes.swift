@@ -1,4 +1,5 @@
 import CPSL
+import Courier
 
 /// The domains under which different owners hold names, so a cookie set for one of them would reach
 /// strangers: the whole Public Suffix List as curl reads it (libpsl: the newer of its built-in copy
@@ -38,7 +39,7 @@ public struct PublicSuffixes: Sendable, Equatable {
     /// The list's suffixes plus ``infrastructureRules`` and `extraRules`.
     /// - Parameter extraRules: More suffixes (`tenants.acme.internal`), where `*` stands for any one
     ///   label (`*.tenants.acme.internal`: every tenant's name is a suffix).
-    /// - Throws: ``ConfigurationError`` naming a rule that is not dot-separated labels of letters,
+    /// - Throws: `ConfigurationError` naming a rule that is not dot-separated labels of letters,
     ///   digits, `-` and `_`, or `*`, or one whose last label or every label is `*` (it would make
     ///   every name a suffix).
     public init(extraRules: [String] = []) throws(ConfigurationError) {

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Reads one `Set-Cookie` field (RFC 6265 5.2) into the cookie the jar stores (5.3), or `nil` when

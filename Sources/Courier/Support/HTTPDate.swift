@@ -3,13 +3,13 @@
 /// Parsed by hand, without Foundation's date formatters: the three formats are fixed, a formatter
 /// per call would cost more than the rest of a cache lookup, and a value a server sends must never
 /// be able to do more than fail to parse.
-struct HTTPDate: Sendable, Hashable, Comparable {
+package struct HTTPDate: Sendable, Hashable, Comparable {
     /// Seconds since the epoch.
-    var seconds: Int64
+    package var seconds: Int64
 
     init(seconds: Int64) { self.seconds = seconds }
 
-    static func < (left: HTTPDate, right: HTTPDate) -> Bool { left.seconds < right.seconds }
+    package static func < (left: HTTPDate, right: HTTPDate) -> Bool { left.seconds < right.seconds }
 
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -20,7 +20,7 @@ struct HTTPDate: Sendable, Hashable, Comparable {
     /// Parses the preferred format (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete ones a
     /// recipient must still accept (`Sunday, 06-Nov-94 08:49:37 GMT` and asctime's
     /// `Sun Nov  6 08:49:37 1994`). Anything else, a date out of range included, is `nil`.
-    init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let trimmed = text.trimmingHTTPWhitespace()
         guard trimmed.utf8.count <= 64 else { return nil }
         let parts = trimmed.split(separator: " ", omittingEmptySubsequences: true).map { $0.lowercased() }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -5,8 +6,8 @@ import Synchronization
 /// The cookies one client keeps, by RFC 6265: stored from each hop's `Set-Cookie`, sent with each
 /// hop whose URL they match.
 ///
-/// Opt in per client with ``ClientConfiguration/keepsCookies`` (the key `cookies`): the client
-/// then makes a jar of its own (``NetworkClient/cookieJar``), never shared with another client.
+/// Opt in per client with `ClientConfiguration.keepsCookies` (the key `cookies`): the client
+/// then makes a jar of its own (`NetworkClient.cookieJar`), never shared with another client.
 /// The jar is a step of the chain around each hop, redirects included, so a cookie a redirect sets
 /// goes only where the jar's rules send it, whatever the caller's own headers were.
 ///

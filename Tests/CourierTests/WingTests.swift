@@ -1,0 +1,72 @@
+import Courier
+import CourierCookies
+import CourierMock
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The one registration point for wings (`Wing`), through the cookie jar, the wing that uses it.
+@Suite("Wings: found once, keys in the one table, nothing when off")
+struct WingTests {
+    @Test("the kernel's table names each wing by its LinkedWing type and lists the wing's own keys")
+    func table() {
+        #expect(knownWings.map(\.linkedType) == [_mangledTypeName(CourierCookies.LinkedWing.self)])
+        #expect(knownWings.map(\.product) == ["CourierCookies"])
+        #expect(knownWings.first?.keys == CourierCookies.LinkedWing.keys.map(\.name))
+        #expect(linkedWings.map { ObjectIdentifier($0) } == [ObjectIdentifier(CourierCookies.LinkedWing.self)])
+    }
+
+    @Test("a linked wing's keys are in the one key table, and the environment and a file set them")
+    func keys() throws {
+        let names = ConfigurationKey.all.map(\.name)
+        #expect(names.suffix(2) == ["cookies", "cookieSuffixes"])
+        let fromEnvironment = try ClientConfiguration.load(environment: [
+            "COURIER_COOKIES": "true", "COURIER_COOKIE_SUFFIXES": "*.tenants.acme.test",
+        ])
+        #expect(fromEnvironment.keepsCookies)
+        #expect(fromEnvironment.cookieSuffixes.isPublicSuffix("blue.tenants.acme.test"))
+        #expect(fromEnvironment.description.contains("cookies: on"))
+        let fromFile = try ClientConfiguration().applyingJSON(Data("{\"cookies\": true}".utf8), source: "f.json")
+        #expect(fromFile.keepsCookies)
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ClientConfiguration.load(environment: ["COURIER_COOKIES": "maybe"])
+        }
+        #expect(error?.variable == "COURIER_COOKIES")
+    }
+
+    @Test("a wing the configuration leaves off adds no link and keeps nothing; on, it adds its hop link and its value")
+    func offAndOn() throws {
+        let mock = MockTransport()
+        let off = try NetworkClient(configuration: ClientConfiguration(baseURL: "https://api.test"), transport: mock)
+        #expect(off.cookieJar == nil)
+        #expect(!off.linkOrder.contains("CookieJarLink"))
+        #expect(!ClientConfiguration().description.contains("cookies"))
+        var configuration = ClientConfiguration(baseURL: "https://api.test")
+        configuration.keepsCookies = true
+        let on = try NetworkClient(configuration: configuration, transport: mock)
+        #expect(on.cookieJar != nil)
+        let order = on.linkOrder
+        #expect(order.firstIndex(of: "FollowUpLink").map { order[$0 + 1] } == "CookieJarLink")
+        // Each client has a jar of its own.
+        let other = try NetworkClient(configuration: configuration, transport: mock)
+        #expect(other.cookieJar !== on.cookieJar)
+    }
+
+    @Test("a transport that joins repeated response fields cannot carry the jar: the client refuses it at start")
+    func joinedFields() throws {
+        struct Joining: Transport {
+            var name: String { "joining" }
+            var joinsRepeatedResponseFields: Bool { true }
+            func send(_ request: HTTPRequest, body: RequestBody?, context: RequestContext) async throws -> TransportResponse {
+                TransportResponse(head: HTTPResponse(status: .ok))
+            }
+            func shutdown() async {}
+        }
+        var configuration = ClientConfiguration(baseURL: "https://api.test")
+        configuration.keepsCookies = true
+        let error = #expect(throws: ConfigurationError.self) { _ = try NetworkClient(configuration: configuration, transport: Joining()) }
+        #expect(error?.key == "cookies")
+        configuration.keepsCookies = false
+        #expect(throws: Never.self) { _ = try NetworkClient(configuration: configuration, transport: Joining()) }
+    }
+}
