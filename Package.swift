@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "CourierAlerts", targets: ["CourierAlerts"]),
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
+        .library(name: "CourierStreaming", targets: ["CourierStreaming"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -125,6 +126,16 @@ let package = Package(
         .target(
             name: "CourierCookies",
             dependencies: ["Courier", "CPSL", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: callerIsolated
+        ),
+        // Streaming, a wing: downloads to disk (resumed, verified), server-sent events (reconnecting)
+        // and JSON Lines, each a reading over the core's streamed call. Linked only by services that
+        // read such answers.
+        .target(
+            name: "CourierStreaming",
+            dependencies: [
+                "Courier", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: callerIsolated
         ),
         // Adapters: each depends on the core only.
@@ -220,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierStreaming", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The tracing wing's suite is inside `#if Tracing`.
                 optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
@@ -271,7 +282,7 @@ if development {
         // A library, so adapters outside this package can run it too.
         .target(
             name: "CourierConformance",
-            dependencies: ["Courier", "CourierCookies", "CourierTestServer", "CourierTestSupport"]
+            dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CourierTestServer", "CourierTestSupport"]
         ),
         // Moves one large body through one transport in a process of its own and prints how much
         // that process grew: the large-body conformance cases run it (a test process's own memory
@@ -279,7 +290,7 @@ if development {
         .executableTarget(
             name: "CourierMemoryProbe",
             dependencies: [
-                "CourierTestSupport",
+                "CourierTestSupport", "CourierStreaming",
                 "Courier", "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierTestServer", "CourierOpenAPI",
                 "InventoryClient", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -419,7 +430,7 @@ if development {
             dependencies: [
                 "CourierTestSupport",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
-                "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing",
+                "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing", "CourierStreaming",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -459,6 +470,6 @@ if Context.environment["COURIER_DOCS"] == "1" {
 if development && Context.environment["COURIER_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "CourierFuzz", dependencies: ["Courier", "CourierCookies", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
+            name: "CourierFuzz", dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 
 @testable import Courier
 @testable import CourierCookies
+@testable import CourierStreaming
 
 /// The parsers of the wings: what a server sends to the cookie jar, an event stream, a JSON Lines
 /// body and a resumed download, and what a configuration or the environment names as a proxy, a

@@ -1,4 +1,5 @@
 import Courier
+import CourierStreaming
 import CourierTestServer
 import CourierTestSupport
 import Foundation

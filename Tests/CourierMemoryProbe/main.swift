@@ -14,6 +14,7 @@
 import Courier
 import CourierCurl
 import CourierOpenAPI
+import CourierStreaming
 import CourierTestServer
 import CourierTestSupport
 import CourierURLSession

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Courier
+@testable import CourierStreaming
 
 @Suite("Download parts: the SHA-256 a download is checked with, and the ranges it reads")
 struct DownloadPartsTests {

@@ -1,5 +1,6 @@
 import Courier
 import CourierMock
+import CourierStreaming
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,4 +1,5 @@
 import Courier
+import CourierStreaming
 import Foundation
 import Synchronization
 import Testing

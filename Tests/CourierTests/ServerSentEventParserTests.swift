@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierStreaming
 
 @Suite("Server-sent events: the WHATWG event-stream rules")
 struct ServerSentEventParserTests {

@@ -1,6 +1,7 @@
 import Courier
 import CourierConformance
 import CourierCurl
+import CourierStreaming
 import CourierTestServer
 import CourierURLSession
 import Foundation

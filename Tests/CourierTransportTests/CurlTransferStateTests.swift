@@ -1,5 +1,6 @@
 import CCurl
 import Courier
+import CourierStreaming
 import CourierTestServer
 import CourierTestSupport
 import Foundation

@@ -5,6 +5,7 @@ import HTTPTypes
 import Testing
 
 @testable import Courier
+@testable import CourierStreaming
 
 /// A download's part file and note, against a mock server: what a previous run left is taken over
 /// only when it is this user's and of the same resource, a range the server cannot satisfy starts

@@ -1,6 +1,7 @@
 import Courier
 import CourierConformance
 import CourierMock
+import CourierStreaming
 import CourierTestServer
 import CourierTestSupport
 import Foundation

@@ -91,7 +91,7 @@ struct Call: Sendable {
         context.call = RunningCall.call(
             transport: client.transport.name, internals: internals, admission: client.admission, clock: context.clock)
         switch reporterTaken
-            ? .failure(Self.reporterInUse) : RequestBuilder.build(endpoint, client: client, limits: context, timeout: settings.timeout)
+            ? .failure(ProgressReporter.inUse) : RequestBuilder.build(endpoint, client: client, limits: context, timeout: settings.timeout)
         {
         case .success(let built):
             request = built.request
@@ -105,10 +105,6 @@ struct Call: Sendable {
         }
         self.context = context
     }
-
-    /// The failure of a call given a ``ProgressReporter`` another call has already.
-    static let reporterInUse = NetworkError.invalidRequest(
-        "the endpoint's progress reporter belongs to another call already; give each call a reporter of its own")
 
     /// Where the call counts its bytes, if it does.
     var progress: ProgressMeter? { context.internals.progress }

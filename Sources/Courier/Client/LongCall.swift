@@ -20,7 +20,7 @@ import Logging
 ///
 /// `@unchecked Sendable`: used by one reader at a time; what a connection's end (on the reader's
 /// task) writes is under a lock.
-final class LongCall: @unchecked Sendable {
+package final class LongCall: @unchecked Sendable {
     private let call: Call
     private let bounds: TransferBounds
     /// When the network part began, once the call is admitted.
@@ -35,7 +35,7 @@ final class LongCall: @unchecked Sendable {
     }
 
     /// The long call of `endpoint` (read once, its request built once), bounded by `bounds`.
-    init(_ endpoint: some Endpoint, on client: NetworkClient, bounds: TransferBounds) {
+    package init(_ endpoint: some Endpoint, on client: NetworkClient, bounds: TransferBounds) {
         call = Call(endpoint, on: client, streams: true, bounds: bounds)
         self.bounds = bounds
     }
@@ -48,7 +48,7 @@ final class LongCall: @unchecked Sendable {
     /// header whose value a header cannot carry is left out.
     /// - Throws: ``NetworkError``: the connection's failure (the call goes on), or the call's when
     ///   it has ended (its deadline passed, the client is shutting down, it was finished).
-    func connect(setting headers: [(String, String)]) async throws(NetworkError) -> StreamedResponse {
+    package func connect(setting headers: [(String, String)]) async throws(NetworkError) -> StreamedResponse {
         if let buildFailure = call.buildFailure { throw buildFailure }
         guard !finished else { throw NetworkError.cancelled(phase: .building) }
         // A later connection is refused once the client is shutting down, as a new call would be.
@@ -112,7 +112,7 @@ final class LongCall: @unchecked Sendable {
     /// Waits before the next connection, as `plan` allows (see ``RepeatPlan/again(after:)``); the
     /// call's deadline passing (its end, the client's shutdown) ends the wait.
     /// - Throws: ``RepeatPlan/Refusal``.
-    func again(_ plan: RepeatPlan, after wait: Duration) async throws(RepeatPlan.Refusal) {
+    package func again(_ plan: RepeatPlan, after wait: Duration) async throws(RepeatPlan.Refusal) {
         do {
             // The call's context: its deadline signal is the call's own.
             try await call.context.interruptible { try await plan.again(after: wait) }
@@ -128,7 +128,7 @@ final class LongCall: @unchecked Sendable {
     /// deadline released.
     /// - Returns: The error as reported (with the request and the metrics), or `nil` on success.
     @discardableResult
-    func finish(_ error: (any Error)?) -> NetworkError? {
+    package func finish(_ error: (any Error)?) -> NetworkError? {
         guard !finished else { return error.map { NetworkError.converting($0, phase: .receiving) } }
         finished = true
         defer { owner.end() }

@@ -57,7 +57,7 @@ public final class NetworkClient: Sendable {
     public let bodyStallLimit: Duration
     /// The client's JSON decoder, made once from ``ClientConfiguration/json``: automatic decoding,
     /// ``ResponseDecoder/json(_:)`` and ``ErrorBodyDecoder/json(_:decoder:)`` without a decoder of
-    /// their own, JSON Lines and ``ServerSentEvents/decode(_:as:)`` read with it.
+    /// their own, JSON Lines and `ServerSentEvents.decode(_:as:)` read with it.
     public let jsonDecoder: JSONDecoder
     /// The client's JSON encoder, made once from ``ClientConfiguration/json``: a
     /// ``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` without an encoder of its own is written with it.
@@ -258,7 +258,7 @@ public final class NetworkClient: Sendable {
     }
 
     /// The configuration's clock, now.
-    func now() -> Moment {
+    package func now() -> Moment {
         onSystemClock ? Moment.now() : Moment.now(on: configuration.timeSource)
     }
 }

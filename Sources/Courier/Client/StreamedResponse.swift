@@ -49,7 +49,7 @@ extension NetworkClient {
     /// ``stream(_:)`` with a long transfer's bounds (JSON Lines; downloads and event streams are
     /// ``LongCall``s): the endpoint's timeout bounds the head; the body, its stall limit and end.
     @concurrent
-    func stream<E: Endpoint>(_ endpoint: E, bounds: TransferBounds?) async throws(NetworkError) -> StreamedResponse {
+    package func stream<E: Endpoint>(_ endpoint: E, bounds: TransferBounds?) async throws(NetworkError) -> StreamedResponse {
         let call = Call(endpoint, on: self, streams: true, bounds: bounds)
         return try await call.tracked { () async throws(NetworkError) in try await call.openStream() }
     }

@@ -6,7 +6,7 @@ import Foundation
 /// Every JSON body the client encodes (``RequestBody/json(_:encoder:)-(_,JSONEncoder?)`` without an encoder, the
 /// one-off calls' bodies) and every JSON answer it decodes (``ResponseDecoder/automatic``,
 /// ``ResponseDecoder/json(_:)`` without a decoder, ``ErrorBodyDecoder/json(_:decoder:)`` without
-/// one, event-stream data through ``ServerSentEvents/decode(_:as:)``, JSON Lines) uses these
+/// one, event-stream data through `ServerSentEvents.decode(_:as:)`, JSON Lines) uses these
 /// unless the endpoint or the call brings its own coder.
 ///
 /// ```swift

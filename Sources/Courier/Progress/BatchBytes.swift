@@ -6,7 +6,7 @@ import Dispatch
 /// The expected totals are known once every item has announced its length, and while none of
 /// the lengths is unknown: a request body of known length as the item starts; the response
 /// being received's length as its head arrives.
-final class BatchBytes: Sendable {
+package final class BatchBytes: Sendable {
     /// A change of one item's announced length.
     struct Length {
         /// Whether the item announces it for the first time.

@@ -4,7 +4,7 @@ import Foundation
 /// total (see ``BatchBytes``): the one place a call's progress is counted. The transport reports
 /// the bytes it sent (``RequestContext/reportBytesSent(_:)``); the chain's attempt counts each
 /// response's body as it arrives (``counting(_:announced:)``).
-final class ProgressMeter: Sendable {
+package final class ProgressMeter: Sendable {
     private struct State {
         var progress = TransferProgress()
         var lastReport: ProgressReporter.Throttle.LastReport?
@@ -22,7 +22,7 @@ final class ProgressMeter: Sendable {
     private let clock: any TimeSource
     private let state = Locked(State())
 
-    init(reporter: ProgressReporter?, batch: BatchBytes?, clock: any TimeSource) {
+    package init(reporter: ProgressReporter?, batch: BatchBytes?, clock: any TimeSource) {
         self.reporter = reporter
         self.batch = batch
         self.clock = clock
@@ -34,7 +34,7 @@ final class ProgressMeter: Sendable {
     }
 
     /// The call starts sending a body of `length` bytes (`nil` when unknown): the first report.
-    func start(sending length: Int64?) {
+    package func start(sending length: Int64?) {
         let length = Self.plausible(length)
         change(force: true) { state in
             batch?.add(
@@ -68,7 +68,7 @@ final class ProgressMeter: Sendable {
 
     /// A response's body begins, `length` bytes long when announced: the count starts over, from
     /// `kept` (the bytes a resumed download keeps).
-    func startReceiving(length: Int64?, kept: Int64 = 0) {
+    package func startReceiving(length: Int64?, kept: Int64 = 0) {
         let length = Self.plausible(length)
         change(force: true) { state in
             batch?.add(
@@ -82,7 +82,7 @@ final class ProgressMeter: Sendable {
     }
 
     /// `count` more bytes of the response body arrived (or, negative, were taken back).
-    func received(_ count: Int64) {
+    package func received(_ count: Int64) {
         guard count != 0 else { return }
         change { state in
             state.progress.bytesReceived += count
@@ -93,7 +93,7 @@ final class ProgressMeter: Sendable {
     /// The call has ended: the last report. Later calls change nothing. A length the call never
     /// announced (it ended before sending, or without a response from the network: a failure, a
     /// cache hit) counts as 0 in its batch's total.
-    func finish() {
+    package func finish() {
         change(force: true) { state in
             if !state.announcedSent { batch?.add(BatchBytes.Change(expectedSent: .init(first: true, previous: nil, now: 0))) }
             if !state.announcedReceived { batch?.add(BatchBytes.Change(expectedReceived: .init(first: true, previous: nil, now: 0))) }

@@ -70,8 +70,12 @@ public final class ProgressReporter: Sendable {
         }
     }
 
+    /// The failure of a call given a reporter another call has already.
+    package static let inUse = NetworkError.invalidRequest(
+        "the endpoint's progress reporter belongs to another call already; give each call a reporter of its own")
+
     /// Takes the reporter for one call: `false` when another call has it already.
-    func claim() -> Bool {
+    package func claim() -> Bool {
         claimed.withLock { taken in
             defer { taken = true }
             return !taken
@@ -80,7 +84,7 @@ public final class ProgressReporter: Sendable {
 
     /// Ends a reporter no call will report to (its call never started, or reads an event
     /// stream): one finished, empty report, unless a call has it.
-    func finishUnused() {
+    package func finishUnused() {
         if claim() { deliver(TransferProgress(isFinished: true)) }
     }
 

@@ -4,9 +4,9 @@
 /// (``RepeatRule``, after a failure: an idempotent method or an `Idempotency-Key`), the host's
 /// retry budget pays for it (``Resilience/retryBudget``, as for retry and hedging), and it waits
 /// the given backoff on the client's clock, within the reading's end when it has one.
-struct RepeatPlan: Sendable {
+package struct RepeatPlan: Sendable {
     /// Why it does not go again.
-    enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         /// The request may not go again (``RepeatRule``).
         case notRepeatable
         /// The reading's end has come (before or during the wait).
@@ -19,42 +19,34 @@ struct RepeatPlan: Sendable {
 
     let client: NetworkClient
     /// The host whose budget pays, as the first connection's request names it.
-    let host: String
+    package let host: String
     /// Whether the request may go again at all.
-    let mayRepeat: Bool
-    /// The reading's end, when it has one (a download's ``DownloadOptions/maxDuration``).
+    package let requestMayRepeat: Bool
+    /// The reading's end, when it has one (a download's `DownloadOptions.maxDuration`).
     private(set) var end: Moment?
     /// The request's method and URL (`GET https://…`).
-    let target: String
-
-    /// A fingerprint of ``target`` (a URL may carry a key in its query): what a download's part
-    /// file belongs to. Computed when asked: only a download asks.
-    var resource: String {
-        var digest = SHA256Digest()
-        digest.update(target.utf8)
-        return digest.hex()
-    }
+    package let target: String
 
     /// The plan for `endpoint`'s request as the client composes it (``RequestBuilder``); one that
     /// cannot be built never goes again (its call fails as `invalid_request` itself).
-    init(_ endpoint: some Endpoint, on client: NetworkClient, end: Moment? = nil) {
+    package init(_ endpoint: some Endpoint, on client: NetworkClient, end: Moment? = nil) {
         let terms = client.repeatTerms(of: endpoint)
         self.client = client
         host = terms.host
-        mayRepeat = terms.mayRepeat
+        requestMayRepeat = terms.mayRepeat
         target = terms.target
         self.end = end
     }
 
     /// Whether the reading's end has come.
-    var isPastEnd: Bool { end.map { client.now() >= $0 } ?? false }
+    package var isPastEnd: Bool { end.map { client.now() >= $0 } ?? false }
 
     /// Goes again after `wait`, or says why not: the rule, then the end (refused at once when the
     /// wait would reach it), then the budget, drawn only for a repetition that will happen, then
     /// the wait on the client's clock.
     /// - Throws: ``Refusal``.
-    func again(after wait: Duration) async throws(Refusal) {
-        guard mayRepeat else { throw .notRepeatable }
+    package func again(after wait: Duration) async throws(Refusal) {
+        guard requestMayRepeat else { throw .notRepeatable }
         let wake = client.now().advanced(by: max(.zero, wait))
         // An end that comes before the wait is over refuses now: no budget spent, no wait.
         if let end, wake >= end { throw .pastEnd }
@@ -64,7 +56,7 @@ struct RepeatPlan: Sendable {
     }
 
     /// This plan with the reading's end `end`.
-    func ending(at end: Moment?) -> RepeatPlan {
+    package func ending(at end: Moment?) -> RepeatPlan {
         var plan = self
         plan.end = end
         return plan
@@ -72,7 +64,7 @@ struct RepeatPlan: Sendable {
 
     /// The backoff before repetition number `count` (1 for the first): the client's retry policy's
     /// (``RetryPolicy/backoff(beforeRetry:random:)``, full jitter), or the default policy's.
-    func backoff(before count: Int) -> Duration {
+    package func backoff(before count: Int) -> Duration {
         (client.configuration.retry ?? RetryPolicy()).backoff(beforeRetry: count, random: Double.random(in: 0..<1))
     }
 }

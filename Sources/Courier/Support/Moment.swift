@@ -6,7 +6,7 @@
 /// array of them goes through unspecialised code, and an async function allocates task memory
 /// for each local one. `Duration` is frozen. Public API keeps `ContinuousClock.Instant`; the call
 /// path converts at its edges (``init(_:)`` and ``instant``), both exact.
-struct Moment: Comparable, Sendable {
+package struct Moment: Comparable, Sendable {
     /// Time since ``origin``.
     var sinceOrigin: Duration
 
@@ -14,7 +14,7 @@ struct Moment: Comparable, Sendable {
     static let origin = ContinuousClock.now
 
     /// The moment of `instant`.
-    init(_ instant: ContinuousClock.Instant) {
+    package init(_ instant: ContinuousClock.Instant) {
         sinceOrigin = Self.origin.duration(to: instant)
     }
 
@@ -25,30 +25,30 @@ struct Moment: Comparable, Sendable {
     /// The moment `time` shows now. Not inlined: the clock's instant is a value of run-time size,
     /// and read here it lives on this function's stack, not in an async caller's task memory.
     @inline(never)
-    static func now(on time: any TimeSource) -> Moment {
+    package static func now(on time: any TimeSource) -> Moment {
         Moment(time.now)
     }
 
     /// The system clock's moment now (see ``now(on:)``).
     @inline(never)
-    static func now() -> Moment {
+    package static func now() -> Moment {
         Moment(ContinuousClock.now)
     }
 
     /// The same point as a `ContinuousClock.Instant`.
-    var instant: ContinuousClock.Instant { Self.origin.advanced(by: sinceOrigin) }
+    package var instant: ContinuousClock.Instant { Self.origin.advanced(by: sinceOrigin) }
 
     /// The moment `duration` later.
-    func advanced(by duration: Duration) -> Moment {
+    package func advanced(by duration: Duration) -> Moment {
         Moment(sinceOrigin: sinceOrigin + duration)
     }
 
     /// The time from this moment to `other` (negative when `other` is earlier).
-    func duration(to other: Moment) -> Duration {
+    package func duration(to other: Moment) -> Duration {
         other.sinceOrigin - sinceOrigin
     }
 
-    static func < (lhs: Moment, rhs: Moment) -> Bool {
+    package static func < (lhs: Moment, rhs: Moment) -> Bool {
         lhs.sinceOrigin < rhs.sinceOrigin
     }
 }

@@ -1,5 +1,6 @@
-/// SHA-256 (FIPS 180-4), fed in pieces: the checksum a download is verified with. The core links
-/// no crypto library, and a digest of a file being written needs nothing more.
+/// SHA-256 (FIPS 180-4), fed in pieces: the checksum a download is verified with, and the name of
+/// its part file. Courier links no crypto library, and a digest of a file being written needs
+/// nothing more.
 struct SHA256Digest {
     private var state: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Logging
@@ -49,20 +50,20 @@ extension NetworkClient {
     /// connection's metrics); each connection is a resume step of it through the whole chain
     /// (headers, middleware, its own head deadline), asking for `Accept: text/event-stream` and,
     /// after the first, sending `Last-Event-ID`. The
-    /// sequence ends when the server answers `204 No Content`; it fails with a ``NetworkError``
+    /// sequence ends when the server answers `204 No Content`; it fails with a `NetworkError`
     /// when an answer is not a `text/event-stream` (`invalid_response`), when a status is refused
     /// (`http_status`), or when reconnecting is refused: after ``EventStreamReconnection/maxAttempts``
-    /// in a row, or by the host's retry budget (``Resilience/retryBudget``). A connection that ends,
+    /// in a row, or by the host's retry budget (`Resilience.retryBudget`). A connection that ends,
     /// or fails as closed, timed out or unreachable, is opened again after the server's `retry`
     /// (or ``EventStreamReconnection/defaultDelay``), on the client's clock.
     ///
     /// Reading is the backpressure: a connection's bytes are taken only as fast as events are read.
     /// The endpoint's timeout bounds each connection's wait for its head; after it, a connection
     /// is never cut by the request timeout, only when no byte arrives for the stall limit
-    /// (``NetworkClient/bodyStallLimit``, 30 s by default: a server that sends nothing for
+    /// (`NetworkClient.bodyStallLimit`, 30 s by default: a server that sends nothing for
     /// longer, not even a heartbeat comment, needs a longer `timeouts.stall`), and it is then
-    /// opened again. ``Endpoint/maxResponseBytes`` holds per connection. Only a request that may go
-    /// again reconnects (``RepeatRule``: an idempotent method such as `GET`, or an
+    /// opened again. `Endpoint.maxResponseBytes` holds per connection. Only a request that may go
+    /// again reconnects (`RepeatRule`: an idempotent method such as `GET`, or an
     /// `Idempotency-Key`): a `POST` stream without a key ends, or fails, with its connection.
     ///
     /// ```swift
@@ -92,8 +93,8 @@ extension NetworkClient {
     }
 }
 
-/// The events of one `text/event-stream` endpoint (see ``NetworkClient/events(_:reconnection:maxEventBytes:)``).
-/// Every error it throws is a ``NetworkError``.
+/// The events of one `text/event-stream` endpoint (see `NetworkClient.events(_:reconnection:maxEventBytes:)`).
+/// Every error it throws is a `NetworkError`.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     /// An event.
     public typealias Element = ServerSentEvent
@@ -116,8 +117,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         return [("Last-Event-ID", id)]
     }
 
-    /// An event's data decoded as JSON with the client's decoder (``NetworkClient/jsonDecoder``,
-    /// made from ``ClientConfiguration/json``).
+    /// An event's data decoded as JSON with the client's decoder (`NetworkClient.jsonDecoder`,
+    /// made from `ClientConfiguration.json`).
     ///
     /// ```swift
     /// let feed = client.events(PriceFeed())
@@ -129,7 +130,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     ///   - event: An event of this stream.
     ///   - type: What its data decodes to.
     /// - Returns: The value.
-    /// - Throws: ``NetworkError/Kind/decoding`` naming the event's type when its data is not that JSON.
+    /// - Throws: `NetworkError.Kind.decoding` naming the event's type when its data is not that JSON.
     public func decode<Value: Decodable>(_ event: ServerSentEvent, as type: Value.Type) throws(NetworkError) -> Value {
         do {
             return try client.jsonDecoder.decode(type, from: Data(event.data.utf8))
@@ -142,7 +143,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// Whether a connection that ended is opened again: reconnection is on and the request may go again.
-    var reconnects: Bool { reconnection.isEnabled && plan.mayRepeat }
+    var reconnects: Bool { reconnection.isEnabled && plan.requestMayRepeat }
 
     /// Starts reading: the first connection opens on the first `next()`.
     public func makeAsyncIterator() -> Iterator {

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One event of a `text/event-stream` (server-sent events).
@@ -30,7 +31,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// event cut off by the end of the stream is dropped.
 ///
 /// Every buffer has a cap: a line, or an event's data, longer than ``maxEventBytes`` fails as
-/// ``NetworkError/Kind/invalidResponse``.
+/// `NetworkError.Kind.invalidResponse`.
 public struct ServerSentEventParser: Sendable {
     /// The longest line, and the most data one event may gather, in bytes as received. (The
     /// event's text may be longer: an invalid UTF-8 byte becomes U+FFFD, three bytes, so at most
@@ -82,7 +83,7 @@ public struct ServerSentEventParser: Sendable {
     /// Reads the next bytes of the stream.
     /// - Parameter bytes: The bytes, in any pieces.
     /// - Returns: The events they completed, in order.
-    /// - Throws: ``NetworkError`` (`invalid_response`) for a line or an event past the cap.
+    /// - Throws: `NetworkError` (`invalid_response`) for a line or an event past the cap.
     public mutating func feed(_ bytes: some Sequence<UInt8>) throws(NetworkError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in bytes {

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Cuts a body into JSON Lines records: LF-ended lines (a CR before the LF dropped), blank lines
@@ -47,7 +48,7 @@ struct LineFramer {
     }
 
     /// The next record, or what is needed first.
-    /// - Throws: ``NetworkError/Kind/invalidResponse`` for a line longer than the cap.
+    /// - Throws: `NetworkError.Kind.invalidResponse` for a line longer than the cap.
     mutating func next() throws(NetworkError) -> Step {
         while true {
             // The scan resumes where the last one stopped, so a long line arriving in small pieces

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 #if canImport(Glibc)
@@ -235,5 +236,15 @@ struct PartialFile {
         }
         if let infoPath { unlink(infoPath) }
         try? handle.close()
+    }
+}
+
+extension RepeatPlan {
+    /// A fingerprint of the request's method and URL (a URL may carry a key in its query): what a
+    /// download's part file belongs to.
+    var resource: String {
+        var digest = SHA256Digest()
+        digest.update(target.utf8)
+        return digest.hex()
     }
 }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 extension NetworkClient {
@@ -6,10 +7,10 @@ extension NetworkClient {
     /// One call through the chain, asking for `Accept: application/jsonl, application/x-ndjson`
     /// unless the endpoint sets its own. Lines end with LF (a CR before it is dropped); blank
     /// lines are skipped; a last line without its LF still counts. A line longer than
-    /// `maxLineBytes` fails as ``NetworkError/Kind/invalidResponse``, one that does not decode as
-    /// ``NetworkError/Kind/decoding`` naming its line number. Reading is the backpressure. Like an
+    /// `maxLineBytes` fails as `NetworkError.Kind.invalidResponse`, one that does not decode as
+    /// `NetworkError.Kind.decoding` naming its line number. Reading is the backpressure. Like an
     /// event stream, a feed is a long transfer: the endpoint's timeout bounds the wait for its head,
-    /// and its body fails only when no byte arrives for ``NetworkClient/bodyStallLimit``.
+    /// and its body fails only when no byte arrives for `NetworkClient.bodyStallLimit`.
     ///
     /// ```swift
     /// for try await change in client.jsonLines(ChangeFeed(), as: Change.self) { apply(change) }
@@ -17,7 +18,7 @@ extension NetworkClient {
     /// - Parameters:
     ///   - endpoint: The endpoint.
     ///   - type: The type of each line.
-    ///   - decoder: The decoder; `nil` (the default) uses the client's (``NetworkClient/jsonDecoder``).
+    ///   - decoder: The decoder; `nil` (the default) uses the client's (`NetworkClient.jsonDecoder`).
     ///   - maxLineBytes: The cap on one line; 1 MiB by default.
     /// - Returns: The records.
     public func jsonLines<E: Endpoint, Record: Decodable & Sendable>(
@@ -35,8 +36,8 @@ extension NetworkClient {
     }
 }
 
-/// The records of a JSON Lines endpoint (see ``NetworkClient/jsonLines(_:as:decoder:maxLineBytes:)``).
-/// Every error it throws is a ``NetworkError``.
+/// The records of a JSON Lines endpoint (see `NetworkClient.jsonLines(_:as:decoder:maxLineBytes:)`).
+/// Every error it throws is a `NetworkError`.
 public struct JSONLines<Record: Sendable>: AsyncSequence, Sendable {
     /// A record.
     public typealias Element = Record

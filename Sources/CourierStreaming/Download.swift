@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Logging
@@ -6,7 +7,7 @@ import Logging
     import Glibc
 #endif
 
-/// How ``NetworkClient/download(_:to:options:)`` fetches a body into a file.
+/// How `NetworkClient.download(_:to:options:)` fetches a body into a file.
 public struct DownloadOptions: Sendable, Hashable {
     /// Whether a download cut off part-way is resumed with `Range` and `If-Range` (when the first
     /// answer had a strong `ETag` or a `Last-Modified`); `true` by default.
@@ -21,8 +22,8 @@ public struct DownloadOptions: Sendable, Hashable {
     public var maxBytes = ClientConfiguration.maxResponseBytesRange.upperBound
     /// The longest the whole download may take, over all its connections; `nil` (the default) sets
     /// no total. Either way each connection's head must come within the endpoint's timeout (or
-    /// ``ClientConfiguration/requestTimeout``), and its body fails when no byte arrives for
-    /// ``NetworkClient/bodyStallLimit``: a download that keeps receiving is never cut by the
+    /// `ClientConfiguration.requestTimeout`), and its body fails when no byte arrives for
+    /// `NetworkClient.bodyStallLimit`: a download that keeps receiving is never cut by the
     /// request timeout.
     public var maxDuration: Duration?
     /// The permission bits a new destination file gets: `0o600` (only its owner reads it) by
@@ -69,13 +70,13 @@ extension NetworkClient {
     /// When a connection fails part-way (closed, timed out, cut), the download resumes from the
     /// bytes it has with `Range: bytes=N-` and `If-Range` (the first answer's strong `ETag`, else
     /// its `Last-Modified`), at most ``DownloadOptions/maxResumes`` times, as the one repeat policy
-    /// allows (`RepeatPlan`: a request that may go again, ``RepeatRule``; the host's retry budget;
+    /// allows (`RepeatPlan`: a request that may go again, `RepeatRule`; the host's retry budget;
     /// the retry policy's backoff, full jitter, on the client's clock; before
     /// ``DownloadOptions/maxDuration`` when it sets one). A `206` whose range starts where the file ends is appended; a `200` (the
     /// server ignored the range, or the file changed) starts over.
     ///
     /// Time: each connection's head comes within the endpoint's timeout; its body is bounded by the
-    /// stall limit (``NetworkClient/bodyStallLimit``: no byte for that long fails it as
+    /// stall limit (`NetworkClient.bodyStallLimit`: no byte for that long fails it as
     /// `timed_out`, and the download resumes), not by the request timeout.
     ///
     /// The download is one call, whatever the number of connections: one request id, one log line
@@ -91,7 +92,7 @@ extension NetworkClient {
     ///   - destination: A file URL.
     ///   - options: Resumption, checksum, size cap.
     /// - Returns: The file, its size, and how often it resumed or started over.
-    /// - Throws: ``NetworkError``: the call's, `invalid_request` for a destination that is not a
+    /// - Throws: `NetworkError`: the call's, `invalid_request` for a destination that is not a
     ///   writable file path, `invalid_response` for a body that fails its checksum or a `206` that
     ///   does not continue the file (another start, or another version of it: a `Content-Range`
     ///   total other than the first answer's length, or an `ETag` or `Last-Modified` other than
@@ -112,7 +113,7 @@ extension NetworkClient {
         }
         var meter: ProgressMeter?
         if let reporter = endpoint.progress {
-            guard reporter.claim() else { throw Call.reporterInUse }
+            guard reporter.claim() else { throw ProgressReporter.inUse }
             meter = ProgressMeter(reporter: reporter, batch: nil, clock: configuration.timeSource)
         }
         defer { meter?.finish() }

@@ -6,11 +6,16 @@
 /// ``noEnd``) as their backstop. A connection's alarm rings at its head's deadline (a ``LongCall``'s
 /// connection's, or a JSON Lines call's own); the call's, at the transfer's end when it has one.
 /// Once the head is in, a ``BodyWatch`` gives each wait for bytes until the stall limit.
-struct TransferBounds: Sendable {
+package struct TransferBounds: Sendable {
     /// The longest the body may go without a byte: the client's ``NetworkClient/bodyStallLimit``.
-    var stall: Duration
+    package var stall: Duration
     /// When the whole transfer must have ended (on the configuration's clock), or `nil` for no end.
-    var end: Moment?
+    package var end: Moment?
+
+    package init(stall: Duration, end: Moment?) {
+        self.stall = stall
+        self.end = end
+    }
 
     /// The deadline a transfer with no end hands its transport as a backstop: a year, which only
     /// keeps a library's own timer finite; the stall limit is what bounds the transfer.
