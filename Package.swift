@@ -45,6 +45,7 @@ let package = Package(
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierStreaming", targets: ["CourierStreaming"]),
+        .library(name: "CourierCache", targets: ["CourierCache"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -133,6 +134,15 @@ let package = Package(
         // read such answers.
         .target(
             name: "CourierStreaming",
+            dependencies: [
+                "Courier", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: callerIsolated
+        ),
+        // The response cache, a wing: HTTP caching (RFC 9111) in memory or on disk, a link around each
+        // hop when `ClientConfiguration.cache` (the `cache` keys) is set.
+        .target(
+            name: "CourierCache",
             dependencies: [
                 "Courier", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -231,7 +241,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierStreaming", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierStreaming", "CourierCache", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The tracing wing's suite is inside `#if Tracing`.
                 optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
@@ -282,7 +292,7 @@ if development {
         // A library, so adapters outside this package can run it too.
         .target(
             name: "CourierConformance",
-            dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CourierTestServer", "CourierTestSupport"]
+            dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CourierCache", "CourierTestServer", "CourierTestSupport"]
         ),
         // Moves one large body through one transport in a process of its own and prints how much
         // that process grew: the large-body conformance cases run it (a test process's own memory
@@ -382,7 +392,7 @@ if development {
             name: "CourierBenchKit",
             dependencies: [
                 "Courier", "CourierCurl", "CourierURLSession", "CourierMock", "CourierAsyncHTTPClient", "CourierTestServer",
-                "CourierXML", "CCurlReference", "CourierOpenAPI", "InventoryClient",
+                "CourierCache", "CourierXML", "CCurlReference", "CourierOpenAPI", "InventoryClient",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(
                     name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
@@ -420,7 +430,7 @@ if development {
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "CourierAlerts", "CourierTracing",
+                "CourierAlerts", "CourierTracing", "CourierCache",
                 "Courier", "CourierURLSession", "CourierCurl", "CourierXML", "CourierOpenAPI", "InventoryClient", "CourierMock",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -430,7 +440,7 @@ if development {
             dependencies: [
                 "CourierTestSupport",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
-                "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing", "CourierStreaming",
+                "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing", "CourierStreaming", "CourierCache",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -470,6 +480,6 @@ if Context.environment["COURIER_DOCS"] == "1" {
 if development && Context.environment["COURIER_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "CourierFuzz", dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
+            name: "CourierFuzz", dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CourierCache", "CCurl", "CourierCurl", "CourierXML"], path: "Fuzz/CourierFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

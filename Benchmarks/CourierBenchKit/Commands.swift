@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierCache
 import CourierTestServer
 import Foundation
 import HTTPTypes

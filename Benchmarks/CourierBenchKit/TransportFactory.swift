@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierCurl
 import CourierMock
 import CourierURLSession

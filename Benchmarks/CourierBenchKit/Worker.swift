@@ -1,5 +1,6 @@
 import CCurlReference
 import Courier
+import CourierCache
 import CourierCurl
 import Foundation
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 
 @testable import Courier
+@testable import CourierCache
 @testable import CourierCurl
 
 /// One parser fed whatever libFuzzer makes: it must return or throw a typed error, never crash,

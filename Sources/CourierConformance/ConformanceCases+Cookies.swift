@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierCookies
 import CourierTestServer
 import Foundation

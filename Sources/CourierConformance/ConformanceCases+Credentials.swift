@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierTestServer
 import CourierTestSupport
 import Foundation

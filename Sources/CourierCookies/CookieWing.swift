@@ -55,9 +55,9 @@ extension ConfigurationKey {
 package enum LinkedWing: Wing {
     package static var keys: [ConfigurationKey] { [.cookies, .cookieSuffixes] }
 
-    package static func parts(for configuration: ClientConfiguration, transport: any Transport) throws(ConfigurationError)
-        -> WingParts?
-    {
+    package static func parts(for setup: WingSetup) throws(ConfigurationError) -> WingParts? {
+        let configuration = setup.configuration
+        let transport = setup.transport
         guard configuration.keepsCookies else { return nil }
         // A cookie's value may hold a comma: `a=1,b=2; Secure` read apart would lose its Secure.
         if transport.joinsRepeatedResponseFields {
@@ -80,7 +80,7 @@ package enum LinkedWing: Wing {
 struct CookieJarLink: Middleware {
     let jar: CookieJar
 
-    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: Middleware.Next) async throws
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next) async throws
         -> TransportResponse
     {
         var sent = request

@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierMock
 import Foundation
 import MetricsTestKit
@@ -146,5 +147,20 @@ struct CachePolicyTests {
         let loaded = try await client.response(for: Call())
         #expect(loaded.metrics.cache == nil)
         #expect(mock.recordedRequests.count == 1)
+    }
+
+    @Test("cacheOnly never reaches the network, whatever the method: with a cache, an unsafe method fails as not_cached too")
+    func cacheOnlySendsNothing() async throws {
+        let mock = MockTransport()
+        mock.stub(.post, "/item", .status(201))
+        var configuration = ClientConfiguration(baseURL: "https://api.test", transport: "mock")
+        configuration.cache = .memory()
+        let client = try NetworkClient(configuration: configuration, transport: mock)
+        var offline = Call(method: .post)
+        offline.cachePolicy = .cacheOnly
+        let error = await #expect(throws: NetworkError.self) { try await client.response(for: offline) }
+        #expect(error?.kind == .notCached)
+        #expect(error?.message.contains("nothing was sent") == true)
+        #expect(mock.recordedRequests.isEmpty)
     }
 }

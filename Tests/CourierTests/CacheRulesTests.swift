@@ -2,6 +2,7 @@ import HTTPTypes
 import Testing
 
 @testable import Courier
+@testable import CourierCache
 
 /// The response cache's rules (RFC 9111), data-driven: dates, `Cache-Control`, freshness and age,
 /// what may be stored, and `Vary`.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Courier
+@testable import CourierCache
 
 /// The stores behind `ResponseCache`: bounds, eviction, and the checked byte form on disk.
 @Suite("Response cache stores")

@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierMock
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierMock
 import CourierStreaming
 import Foundation

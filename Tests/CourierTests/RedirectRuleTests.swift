@@ -114,12 +114,10 @@ struct RedirectRuleTests {
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
         let attempt = AttemptStep(attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none), below: next)
         let middle = FollowUpStep(
-            next: CacheStep(
-                networkMiddlewareBelow: true,
-                next: BridgeStep(
-                    bridge: BridgeLink(decompression: Decompression(), transportDecodes: false),
-                    next: GateStep(networkMiddlewareBelow: true, next: attempt))))
-        #expect(middle.names == ["FollowUpLink", "CacheLink", "BridgeLink", "QueueGate"])
+            next: BridgeStep(
+                bridge: BridgeLink(decompression: Decompression(), transportDecodes: false),
+                next: GateStep(networkMiddlewareBelow: true, next: attempt)))
+        #expect(middle.names == ["FollowUpLink", "BridgeLink", "QueueGate"])
         let response = try await middle.run(request, RequestBody?.none, context)
         #expect(response.head.status == .ok)
         #expect(sent.withLock { $0 } == ["/start", "/end"])

@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 import CourierCookies
 import CourierMock
 import Foundation
@@ -10,16 +11,17 @@ import Testing
 struct WingTests {
     @Test("the kernel's table names each wing by its LinkedWing type and lists the wing's own keys")
     func table() {
-        #expect(knownWings.map(\.linkedType) == [_mangledTypeName(CourierCookies.LinkedWing.self)])
-        #expect(knownWings.map(\.product) == ["CourierCookies"])
-        #expect(knownWings.first?.keys == CourierCookies.LinkedWing.keys.map(\.name))
-        #expect(linkedWings.map { ObjectIdentifier($0) } == [ObjectIdentifier(CourierCookies.LinkedWing.self)])
+        let wings: [any Wing.Type] = [CourierCookies.LinkedWing.self, CourierCache.LinkedWing.self]
+        #expect(knownWings.map(\.linkedType) == wings.map { _mangledTypeName($0) })
+        #expect(knownWings.map(\.product) == ["CourierCookies", "CourierCache"])
+        #expect(knownWings.map(\.keys) == wings.map { $0.keys.map(\.name) })
+        #expect(linkedWings.map { ObjectIdentifier($0) } == wings.map { ObjectIdentifier($0) })
     }
 
     @Test("a linked wing's keys are in the one key table, and the environment and a file set them")
     func keys() throws {
         let names = ConfigurationKey.all.map(\.name)
-        #expect(names.suffix(2) == ["cookies", "cookieSuffixes"])
+        #expect(names.suffix(10) == knownWings.flatMap(\.keys))
         let fromEnvironment = try ClientConfiguration.load(environment: [
             "COURIER_COOKIES": "true", "COURIER_COOKIE_SUFFIXES": "*.tenants.acme.test",
         ])

@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // (The README's snippets keep their compact, hand-aligned layout.)
 import Courier
+import CourierCache
 import CourierTracing
 import CourierAlerts
 import Logging

@@ -99,7 +99,7 @@ open class BaseAPI<Output: Sendable>: @unchecked Sendable {
     open var timeout: Duration? { nil }
     /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
     open var httpVersion: HTTPVersionPreference? { nil }
-    /// How this call uses the client's ``ResponseCache``; `nil` (the default) uses the client's
+    /// How this call uses the client's `ResponseCache`; `nil` (the default) uses the client's
     /// ``ClientConfiguration/cachePolicy``.
     open var cachePolicy: CachePolicy? { nil }
     /// Which statuses succeed; 2xx by default.

@@ -39,7 +39,7 @@ public protocol Endpoint: Sendable {
     var timeout: Duration? { get }
     /// The HTTP version this call asks for; `nil` (the default) leaves it to the transport's configuration.
     var httpVersion: HTTPVersionPreference? { get }
-    /// How this call uses the client's ``ResponseCache``; `nil` (the default) uses the client's
+    /// How this call uses the client's `ResponseCache`; `nil` (the default) uses the client's
     /// ``ClientConfiguration/cachePolicy``.
     var cachePolicy: CachePolicy? { get }
     /// Which statuses succeed; 2xx by default.

@@ -9,7 +9,7 @@ extension NetworkClient {
         guard let built = try? RequestBuilder.build(endpoint, client: self, limits: callTemplate).get() else { return ("", false, "") }
         return (
             built.request.authority ?? "", RepeatRule.mayRepeat(built.request, body: built.body),
-            built.request.urlText(after: built.request.method.rawValue + " ")
+            built.request.describedURL(after: built.request.method.rawValue + " ")
         )
     }
 

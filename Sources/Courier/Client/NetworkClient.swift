@@ -114,8 +114,9 @@ public final class NetworkClient: Sendable {
         // The wings linked into this program, each asked once what it adds (see `Wing`).
         var hops: [any Middleware] = []
         var wingValues: [(wing: ObjectIdentifier, value: any Sendable)] = []
+        let setup = WingSetup(configuration: configuration, transport: transport, hasNetworkMiddleware: !networkMiddleware.isEmpty)
         for wing in linkedWings {
-            guard let parts = try wing.parts(for: configuration, transport: transport) else { continue }
+            guard let parts = try wing.parts(for: setup) else { continue }
             if let hop = parts.hop { hops.append(hop) }
             if let value = parts.value { wingValues.append((ObjectIdentifier(wing), value)) }
         }
@@ -130,7 +131,7 @@ public final class NetworkClient: Sendable {
         callTemplate = RequestContext(
             template: configuration,
             internals: LinkContext(
-                placement: nil, cache: configuration.cache, retryLedger: chain.ledger,
+                placement: nil, retryLedger: chain.ledger,
                 resendsUnsent: configuration.resilience.retriesUnsentRequests, bodyReading: .whole, logger: configuration.logger))
         self.configuration = configuration
         self.transport = transport

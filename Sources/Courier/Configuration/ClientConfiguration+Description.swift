@@ -30,7 +30,6 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
         for wing in linkedWings { parts += wing.describe(self) }
         if retry != nil { parts.append("retry: on") }
         if queue != nil { parts.append("queue: on") }
-        if cache != nil { parts.append("cache: on") }
         if logsResponseBodies { parts.append("logsResponseBodies: true") }
         return "ClientConfiguration(" + parts.joined(separator: ", ") + ")"
     }

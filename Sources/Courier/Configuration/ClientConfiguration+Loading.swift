@@ -84,7 +84,7 @@ extension ClientConfiguration {
             }
             try key.apply(&load, value)
         }
-        try load.finishCache()
+        try load.finishWings()
         return load.configuration
     }
 
@@ -158,7 +158,7 @@ extension ClientConfiguration {
         }
         var load = ConfigurationLoad(self, source: source)
         try load.apply(fields, under: "")
-        try load.finishCache()
+        try load.finishWings()
         return load.configuration
     }
 
@@ -176,7 +176,7 @@ extension ClientConfiguration {
         for key in ConfigurationKey.applicationOrder {
             if let value = given[key.name] { try key.apply(&load, value) }
         }
-        try load.finishCache()
+        try load.finishWings()
         return load.configuration
     }
 
@@ -201,12 +201,6 @@ extension ClientConfiguration {
 }
 
 extension ConfigurationLoad {
-    /// The cache policies by their lowercase names (`staleIfError`, which takes `cache.maxStale`, aside).
-    static let cachePolicies: [(String, CachePolicy)] = [
-        ("useProtocol", .useProtocol), ("reloadIgnoringCache", .reloadIgnoringCache), ("revalidateAlways", .revalidateAlways),
-        ("returnCacheElseLoad", .returnCacheElseLoad), ("cacheOnly", .cacheOnly),
-    ]
-
     /// Applies a file's object: each field a key, a group (`timeouts`) or a section (`retry`);
     /// anything else is an unknown key, named with the nearest known one.
     mutating func apply(_ fields: [String: ConfigurationValue], under prefix: String) throws(ConfigurationError) {
@@ -230,70 +224,8 @@ extension ConfigurationLoad {
         }
     }
 
-    /// How stale an answer `staleIfError` may give unless `cache.maxStale` says.
-    static let defaultMaxStale = Duration.seconds(300)
-
-    /// Applies what the source's `cache.*` keys say, once it has named any. A new store is built
-    /// when the source describes one (any of its size or place keys, which then describe the whole
-    /// store) or when the configuration has none yet; `cache.policy` and `cache.maxStale` alone
-    /// keep the store a file or code set and change only the policy.
-
-    mutating func finishCache() throws(ConfigurationError) {
-        guard let spec = cache else { return }
-        cache = nil
-        let describesStore = spec.memoryBytes != nil || spec.maxEntries != nil || spec.directory != nil || spec.maxBytes != nil
-        // The largest entry is the cache's, not its store's: alone, it keeps the store.
-        let maxEntryBytes = spec.maxEntryBytes ?? configuration.cache?.maxEntryBytes ?? ResponseCache.defaultMaxEntryBytes
-        if !describesStore, let current = configuration.cache, spec.maxEntryBytes != nil {
-            configuration.cache = ResponseCache(store: current.store, maxEntryBytes: maxEntryBytes)
-        }
-        if describesStore || configuration.cache == nil {
-            let store: any CacheStore
-            if let directory = spec.directory {
-                guard spec.memoryBytes == nil, spec.maxEntries == nil else {
-                    throw error(
-                        ConfigurationKey.cacheDirectory.name, directory,
-                        allowed: "either directory (with maxBytes) or memoryBytes, not both")
-                }
-                do {
-                    store = try DiskCacheStore(directory: directory, maxBytes: spec.maxBytes ?? DiskCacheStore.defaultMaxBytes)
-                } catch {
-                    throw self.error(error.key, error.value, allowed: error.allowed)
-                }
-            } else {
-                guard spec.maxBytes == nil else {
-                    throw error(ConfigurationKey.cacheMaxBytes.name, nil, allowed: "only with cache.directory (from the same source)")
-                }
-                store = MemoryCacheStore(
-                    maxBytes: spec.memoryBytes ?? MemoryCacheStore.defaultMaxBytes,
-                    maxEntries: spec.maxEntries ?? MemoryCacheStore.defaultMaxEntries)
-            }
-            configuration.cache =
-                ResponseCache(store: store, maxEntryBytes: maxEntryBytes)
-        }
-        let staleIfError = "staleiferror"
-        if let name = spec.policy {
-            if name.lowercased() == staleIfError {
-                let maxStale = spec.maxStale ?? ConfigurationLoad.defaultMaxStale
-                guard maxStale > .zero else {
-                    throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "a number of seconds above 0")
-                }
-                configuration.cachePolicy = .staleIfError(maxStale: maxStale)
-            } else if let policy = Self.cachePolicies.first(where: { $0.0.lowercased() == name.lowercased() })?.1 {
-                guard spec.maxStale == nil else {
-                    throw error(ConfigurationKey.cacheMaxStale.name, nil, allowed: "only with cache.policy staleIfError")
-                }
-                configuration.cachePolicy = policy
-            } else {
-                throw error(
-                    ConfigurationKey.cachePolicy.name, name,
-                    allowed: (Self.cachePolicies.map(\.0) + ["staleIfError"]).joined(separator: ", "))
-            }
-        } else if let maxStale = spec.maxStale {
-            guard case .staleIfError = configuration.cachePolicy, maxStale > .zero else {
-                throw error(ConfigurationKey.cacheMaxStale.name, "\(maxStale)", allowed: "above 0, only with cache.policy staleIfError")
-            }
-            configuration.cachePolicy = .staleIfError(maxStale: maxStale)
-        }
+    /// Applies what each linked wing's keys of this source said together (``Wing/finishLoading(_:)``).
+    mutating func finishWings() throws(ConfigurationError) {
+        for wing in linkedWings { try wing.finishLoading(&self) }
     }
 }

@@ -111,10 +111,8 @@ public struct ClientConfiguration: Sendable {
     /// or `.http2PriorKnowledge` (cleartext). `nil`, the default, keeps the transport's own
     /// (HTTP/2 where TLS negotiates it). A call can still ask for its own version.
     public var httpVersion: HTTPVersionPreference?
-    /// The response cache (HTTP caching, RFC 9111); `nil`, the default, caches nothing. One cache
-    /// may be shared by several clients.
-    public var cache: ResponseCache?
-    /// How calls use ``cache`` unless they say otherwise (``Endpoint/cachePolicy``);
+    /// How calls use the response cache (`cache`, with `CourierCache`) unless they say otherwise
+    /// (``Endpoint/cachePolicy``);
     /// ``CachePolicy/useProtocol`` by default.
     public var cachePolicy: CachePolicy = .useProtocol
     /// The most connections the transport keeps open in all; `nil` keeps its default.

@@ -22,7 +22,6 @@ extension ConfigurationKey {
         retryMaxDelay,
         retryMaxRetryAfter, retryStatuses, queue, queueMaxConcurrent, queueMaxConcurrentPerHost, queueMaxWaiting, queueDeduplicates,
         queueShedsLateCalls, queueAdaptive, adaptiveInitialLimit, adaptiveMinimumLimit, adaptiveLatencyTolerance, adaptiveBackoffRatio,
-        cache, cacheMemoryBytes, cacheMaxEntries, cacheDirectory, cacheMaxBytes, cacheMaxEntryBytes, cachePolicy, cacheMaxStale,
         budgetShare, budgetMinPerSecond, budgetWindow, breaker, breakerConsecutiveFailures, breakerFailureRatio, breakerMinimumCalls,
         breakerWindow, breakerOpenDuration, breakerStatuses, hedging, hedgingPercentile, hedgingWindow, hedgingMinimumSamples,
         hedgingMaxExtraShare, hedgingMinimumDelay, deadlineHeader, retriesUnsentRequests,
@@ -237,50 +236,6 @@ extension ConfigurationKey {
     public static let adaptiveBackoffRatio = number(
         "queue.adaptive.backoffRatio", \.queue.orDefault.adaptive.orDefault.backoffRatio, default: "0.9", range: 0.5...0.99,
         "What a falling limit is multiplied by.")
-
-    // MARK: Cache
-
-    public static let cache = ConfigurationKey(
-        "cache", .section, default: "off", "Turns the response cache on: in memory, or on disk with `cache.directory`."
-    ) { load, value, name throws(ConfigurationError) in
-        if try value.flag(name, load) {
-            load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
-        } else {
-            load.cache = nil
-            load.configuration.cache = nil
-        }
-    }
-    public static let cacheMemoryBytes = cacheSize(
-        "cache.memoryBytes", \.memoryBytes, default: "\(MemoryCacheStore.defaultMaxBytes)", "The memory store's size.")
-    public static let cacheMaxEntries = cacheSize(
-        "cache.maxEntries", \.maxEntries, default: "\(MemoryCacheStore.defaultMaxEntries)", "The memory store's entries.")
-    public static let cacheDirectory = ConfigurationKey(
-        "cache.directory", .string, default: "none", "A directory for a disk store (instead of memory)."
-    ) { load, value, name throws(ConfigurationError) in
-        let directory = try value.text(name, load)
-        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
-        load.cache?.directory = directory
-    }
-    public static let cacheMaxBytes = cacheSize(
-        "cache.maxBytes", \.maxBytes, default: "\(DiskCacheStore.defaultMaxBytes)", "The disk store's size.")
-    public static let cacheMaxEntryBytes = cacheSize(
-        "cache.maxEntryBytes", \.maxEntryBytes, default: "\(ResponseCache.defaultMaxEntryBytes)", "The largest body stored.")
-    public static let cachePolicy = ConfigurationKey(
-        "cache.policy", .choice(ConfigurationLoad.cachePolicies.map(\.0) + ["staleIfError"]), default: "useProtocol",
-        "How calls use the cache, unless they say otherwise."
-    ) { load, value, name throws(ConfigurationError) in
-        let policy = try value.text(name, load)
-        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
-        load.cache?.policy = policy
-    }
-    public static let cacheMaxStale = ConfigurationKey(
-        "cache.maxStale", .seconds, default: ConfigurationKey.documented(ConfigurationLoad.defaultMaxStale) ?? "",
-        "How stale an answer `staleIfError` may give."
-    ) { load, value, name throws(ConfigurationError) in
-        let maxStale = try value.seconds(name, load)
-        load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
-        load.cache?.maxStale = maxStale
-    }
 
     // MARK: Resilience
 

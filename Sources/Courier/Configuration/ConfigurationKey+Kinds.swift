@@ -31,7 +31,7 @@ extension ConfigurationKey {
 
     /// A value as the table's defaults are written: whole numbers without a fraction, durations
     /// in seconds, sets sorted and joined with commas; `nil` for a value that is not set.
-    static func documented(_ value: Any) -> String? {
+    package static func documented(_ value: Any) -> String? {
         switch value {
         case let optional as any OptionalValue: optional.wrapped.flatMap(documented)
         case let duration as Duration:
@@ -140,17 +140,6 @@ extension ConfigurationKey {
             }
         }
     }
-
-    static func cacheSize(
-        _ name: String, _ path: any WritableKeyPath<ConfigurationLoad.CacheSpec, Int?> & Sendable, default value: String, _ summary: String
-    ) -> Self {
-        Self(name, .integer, default: value, summary) { load, value, _ throws(ConfigurationError) in
-            let count = try value.wholeNumber(name, load)
-            guard count > 0 else { throw load.error(name, "\(count)", allowed: "more than 0") }
-            load.cache = load.cache ?? ConfigurationLoad.CacheSpec()
-            load.cache?[keyPath: path] = count
-        }
-    }
 }
 
 /// A section's settings, made with their defaults when a source turns the section on.
@@ -174,7 +163,7 @@ extension Optional where Wrapped: DefaultConstructible {
 }
 
 extension ConfigurationValue {
-    func text(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> String {
+    package func text(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> String {
         guard case .text(let text) = self else { throw load.error(key, describedValue, allowed: "a string") }
         return text
     }
@@ -186,7 +175,7 @@ extension ConfigurationValue {
         return texts
     }
 
-    func flag(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Bool {
+    package func flag(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Bool {
         switch self {
         case .flag(let value): return value
         default: throw load.error(key, describedValue, allowed: "true or false")
@@ -199,7 +188,7 @@ extension ConfigurationValue {
     }
 
     /// Numbers are read as `Double` and must be whole.
-    func wholeNumber(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Int {
+    package func wholeNumber(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Int {
         let number = try number(key, load)
         guard number == number.rounded(), abs(number) < 1e15 else { throw load.error(key, "\(number)", allowed: "a whole number") }
         return Int(number)
@@ -207,7 +196,7 @@ extension ConfigurationValue {
 
     /// Seconds, fractions allowed (kept to the millisecond); each key's own range is checked by
     /// the configuration's `validate`.
-    func seconds(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Duration {
+    package func seconds(_ key: String, _ load: ConfigurationLoad) throws(ConfigurationError) -> Duration {
         let seconds = try number(key, load)
         guard seconds >= 0, seconds <= 86_400 * 365 else { throw load.error(key, "\(seconds)", allowed: "a number of seconds, 0 or more") }
         return .milliseconds(Int64((seconds * 1000).rounded()))

@@ -211,18 +211,19 @@ public enum ConfigurationValue: Sendable {
     }
 }
 
-/// A configuration being loaded from one source: the values so far, a response cache still to be
-/// built from its `cache.*` keys, and where the value being applied came from.
+/// A configuration being loaded from one source: the values so far, what the wings' keys read (a
+/// response cache still to be built from its `cache.*` keys), and where the value being applied
+/// came from.
 package struct ConfigurationLoad {
     package var configuration: ClientConfiguration
-    /// The `cache` section's values, once the source names the section.
-    var cache: CacheSpec?
     /// The source, for errors: a file's path, `environment`, `swift-configuration`.
     let source: String
     /// The environment variable of the value being applied, if it came from one.
     var variable: String?
     /// The environment `proxy: environment` reads: the one being loaded, or else the process's.
     var environment: [String: String]?
+    /// What the wings' keys read so far from this source, for their ``Wing/finishLoading(_:)``.
+    package var wings = WingSettings()
 
     init(_ configuration: ClientConfiguration, source: String) {
         self.configuration = configuration
@@ -234,17 +235,6 @@ package struct ConfigurationLoad {
         var error = ConfigurationError(key: key, value: value, allowed: allowed, source: source)
         error.variable = variable
         return error
-    }
-
-    /// The `cache` section's values (see ``ClientConfiguration/cache``).
-    struct CacheSpec {
-        var memoryBytes: Int?
-        var maxEntries: Int?
-        var directory: String?
-        var maxBytes: Int?
-        var maxEntryBytes: Int?
-        var policy: String?
-        var maxStale: Duration?
     }
 }
 

@@ -60,7 +60,7 @@ public enum CredentialScope {
     ///     tenant header), fingerprinted with the credentials where a table must keep callers apart.
     ///   - key: The secret of the table the fingerprint goes into (a cache, a queue).
     /// - Returns: 32 hex digits, or `nil`.
-    static func fingerprint(
+    package static func fingerprint(
         of fields: HTTPFields, secretNames: Set<String>, identityNames: Set<String> = [], key: FingerprintKey
     ) -> String? {
         var bytes: [UInt8] = []
@@ -91,7 +91,7 @@ public enum CredentialScope {
 
     /// `fields` without the fields that belong only to the caller they answered
     /// (``isCallerOnly(_:)``): what may be handed to another caller. No copy when there are none.
-    static func shareable(_ fields: HTTPFields) -> HTTPFields {
+    package static func shareable(_ fields: HTTPFields) -> HTTPFields {
         guard fields.contains(where: { isCallerOnly($0.name) }) else { return fields }
         return HTTPFields(fields.filter { !isCallerOnly($0.name) })
     }
@@ -100,23 +100,23 @@ public enum CredentialScope {
 
 /// The random secret one table (a response cache, a queue's de-duplication) keys its credential
 /// fingerprints with: 256 bits from the system's random source, made when the table is.
-struct FingerprintKey: Sendable, Hashable {
-    let k0: UInt64, k1: UInt64, k2: UInt64, k3: UInt64
+package struct FingerprintKey: Sendable, Hashable {
+    package let k0: UInt64, k1: UInt64, k2: UInt64, k3: UInt64
 
     /// A new random key.
-    init() {
+    package init() {
         var generator = SystemRandomNumberGenerator()
         (k0, k1, k2, k3) = (generator.next(), generator.next(), generator.next(), generator.next())
     }
 
     /// A given key (tests, and a disk cache's stored one).
-    init(_ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64) {
+    package init(_ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64) {
         (self.k0, self.k1, self.k2, self.k3) = (k0, k1, k2, k3)
     }
 
     /// 128 bits of SipHash-2-4 of `bytes` under this key, as 32 hex digits: without the key it
     /// says nothing about the bytes.
-    func fingerprint(_ bytes: [UInt8]) -> String {
+    package func fingerprint(_ bytes: [UInt8]) -> String {
         Self.hex(SipHash24.hash(bytes, k0: k0, k1: k1)) + Self.hex(SipHash24.hash(bytes, k0: k2, k1: k3))
     }
 

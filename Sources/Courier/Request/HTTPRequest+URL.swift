@@ -7,11 +7,11 @@ extension HTTPRequest {
     /// The one place Courier turns a request back into URL text: logs, error summaries, tracing,
     /// redirect resolution, and adapters whose library takes a URL string. A request without a
     /// scheme is `http`, without a path `/`.
-    public var urlText: String { urlText(after: "") }
+    public var urlText: String { describedURL(after: "") }
 
     /// ``urlText`` after `prefix`, in one string (the response cache's keys are the method, a
     /// space and the URL, made on every lookup).
-    func urlText(after prefix: String) -> String {
+    package func describedURL(after prefix: String) -> String {
         let scheme = self.scheme ?? "http"
         let authority = self.authority ?? ""
         let path = self.path ?? "/"

@@ -88,8 +88,7 @@ struct HedgingLink: Middleware {
                     context.recorder.update { $0.hedges += 1 }
                     // A part of the call: its own record, the call's deadline, and no progress
                     // (the copy's bytes are not the call's unless it wins, see below).
-                    var copyContext = context
-                    copyContext.call = context.call.attempt()
+                    let copyContext = context.forPartOfCall()
                     let recorder = copyContext.recorder
                     copyRecorder = recorder
                     group.addTask {

@@ -118,7 +118,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The whole body when it is already in memory, checked against `limit`; `nil` for a stream.
     /// Synchronous, so a caller that holds a buffered body never enters an async function for it.
     /// - Throws: ``NetworkError/Kind/responseTooLarge``.
-    func bufferedBytes(upTo limit: Int) throws -> Data? {
+    package func bufferedBytes(upTo limit: Int) throws -> Data? {
         guard case .buffered(let data) = storage else { return nil }
         guard data.count <= limit else {
             throw NetworkError.responseTooLarge(limit: limit, announced: expectedLength ?? Int64(data.count))

@@ -7,7 +7,7 @@ package struct HTTPDate: Sendable, Hashable, Comparable {
     /// Seconds since the epoch.
     package var seconds: Int64
 
-    init(seconds: Int64) { self.seconds = seconds }
+    package init(seconds: Int64) { self.seconds = seconds }
 
     package static func < (left: HTTPDate, right: HTTPDate) -> Bool { left.seconds < right.seconds }
 
@@ -114,7 +114,7 @@ package struct HTTPDate: Sendable, Hashable, Comparable {
 
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    func trimmingHTTPWhitespace() -> Substring {
+    package func trimmingHTTPWhitespace() -> Substring {
         let text = Substring(self)
         guard let start = text.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
         let end = text.lastIndex(where: { $0 != " " && $0 != "\t" }) ?? start

@@ -32,6 +32,15 @@ public struct RequestContext: Sendable {
     /// its deadline's signal and the chain's internals are read through it.
     var call: RunningCall
 
+    /// This context for a part of the call run beside it (a hedged copy) or after its answer (a
+    /// background revalidation): a record of its own, the call's deadline, no progress (see
+    /// `RunningCall.attempt()`).
+    package func forPartOfCall() -> RequestContext {
+        var part = self
+        part.call = call.attempt()
+        return part
+    }
+
     /// A unique id for the call, for logs and tracing.
     public var requestID: String {
         get { identity.requestID }
@@ -165,8 +174,6 @@ public struct RequestContext: Sendable {
     public var streamsBody: Bool { internals.bodyReading == .streamed }
     /// The queue the call waits in, when it has one.
     var placement: QueuePlacement? { internals.placement }
-    /// The client's response cache, if it has one.
-    var cache: ResponseCache? { internals.cache }
 
     /// Creates a context. The client makes one per call; tests and custom callers may make their own.
     public init(

@@ -1,15 +1,17 @@
-/// A wing: a feature module of this package (cookies today) that adds to a client what its
-/// configuration turns on, through this one registration point. The kernel never names a wing's
+/// A wing: a feature module of this package (the cookie jar, the response cache) that adds to a
+/// client what its configuration turns on, through this one registration point. The kernel never names a wing's
 /// types; a program that does not link the module has none of its keys, links or per-call work.
 ///
 /// A wing declares:
 /// - its configuration keys (``keys``), which join the one key table (``ConfigurationKey/all``)
 ///   when the module is linked, so files, the environment, the swift-configuration reader and the
 ///   documentation read them like the kernel's own;
-/// - what it adds to a client made from a configuration (``parts(for:transport:)``): nothing
-///   (`nil`) when the configuration leaves it off, else a step around each hop and the value the
-///   client keeps for it (read back with ``NetworkClient/wingValue(_:)``);
-/// - how it shows in a configuration's description (``describe(_:)``).
+/// - what it adds to a client (``parts(for:)``): nothing (`nil`) when the configuration leaves it
+///   off, else a step around each hop and the value the client keeps for it (read back with
+///   ``NetworkClient/wingValue(_:)``);
+/// - how it shows in a configuration's description (``describe(_:)``);
+/// - what it builds once a source's keys are all read (``finishLoading(_:)``), for keys that
+///   describe one thing together (the cache's store).
 ///
 /// Its settings live in the configuration's ``WingSettings`` under a type of the wing's own, behind
 /// public properties the module adds to ``ClientConfiguration``.
@@ -19,12 +21,30 @@
 package protocol Wing: SendableMetatype {
     /// The keys the wing reads, in the order the documentation lists them.
     static var keys: [ConfigurationKey] { get }
-    /// What the wing adds to a client made from `configuration` on `transport`; `nil` when the
-    /// configuration leaves it off.
-    /// - Throws: ``ConfigurationError`` when `transport` cannot carry the wing out.
-    static func parts(for configuration: ClientConfiguration, transport: any Transport) throws(ConfigurationError) -> WingParts?
+    /// What the wing adds to the client `setup` describes; `nil` when its configuration leaves
+    /// the wing off.
+    /// - Throws: ``ConfigurationError`` when the client's transport cannot carry the wing out.
+    static func parts(for setup: WingSetup) throws(ConfigurationError) -> WingParts?
     /// The wing's parts of a configuration's redacted description (`cookies: on`); none when off.
     static func describe(_ configuration: ClientConfiguration) -> [String]
+    /// Applies what a source's keys of this wing said together, once the source's keys are all read
+    /// (each key keeps what it read in ``ConfigurationLoad/wings``). Nothing by default.
+    static func finishLoading(_ load: inout ConfigurationLoad) throws(ConfigurationError)
+}
+
+extension Wing {
+    package static func finishLoading(_ load: inout ConfigurationLoad) throws(ConfigurationError) {}
+}
+
+/// The client a wing is asked about (see ``Wing/parts(for:)``).
+package struct WingSetup {
+    /// The client's configuration.
+    package let configuration: ClientConfiguration
+    /// The transport at the end of its chain.
+    package let transport: any Transport
+    /// Whether network middleware run below the wing's hop link: they may add credentials a key
+    /// computed above them cannot see.
+    package let hasNetworkMiddleware: Bool
 }
 
 /// What a wing adds to one client.
@@ -47,7 +67,15 @@ package struct WingParts: Sendable {
 /// unknown (a file) or ignored (the environment). `WingTests` fails when this table and the wings
 /// differ.
 package let knownWings: [(product: String, linkedType: String, keys: [String])] = [
-    ("CourierCookies", "14CourierCookies10LinkedWingO", ["cookies", "cookieSuffixes"])
+    // First: the jar's link is above the cache's, whose key then sees the cookies.
+    ("CourierCookies", "14CourierCookies10LinkedWingO", ["cookies", "cookieSuffixes"]),
+    (
+        "CourierCache", "12CourierCache10LinkedWingO",
+        [
+            "cache", "cache.memoryBytes", "cache.maxEntries", "cache.directory", "cache.maxBytes", "cache.maxEntryBytes",
+            "cache.policy", "cache.maxStale",
+        ]
+    ),
 ]
 
 /// The wings linked into this program, found once per process.

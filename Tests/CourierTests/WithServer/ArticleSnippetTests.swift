@@ -1,5 +1,6 @@
 import Configuration
 import Courier
+import CourierCache
 import CourierConfiguration
 import CourierMock
 import CourierServiceLifecycle
@@ -35,7 +36,7 @@ struct ArticleSnippetTests {
                 logger: logger))
     }
 
-    // "Caching responses" (`CachingResponses.md`).
+    // "Caching responses" (`CourierCache.md`, the `CourierCache` catalog).
 
     struct Catalogue: Decodable, Sendable {}
 
@@ -77,7 +78,8 @@ struct ArticleSnippetTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let mock = MockTransport()
         mock.stub(.post, "/uploads", .text("ok"))
-        let client = try NetworkClient(configuration: ClientConfiguration(baseURL: "https://files.internal", transport: "mock"), transport: mock)
+        let client = try NetworkClient(
+            configuration: ClientConfiguration(baseURL: "https://files.internal", transport: "mock"), transport: mock)
 
         let shown = ProgressReporter { @MainActor update in
             Self.statusLine.withLock { $0 = "\(update.bytesSent) of \(update.expectedBytesSent ?? 0) bytes sent" }

@@ -1,5 +1,6 @@
 import Configuration
 import Courier
+import CourierCache
 import CourierConfiguration
 import CourierCookies
 import Foundation

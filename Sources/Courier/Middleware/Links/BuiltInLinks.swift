@@ -1,7 +1,7 @@
 import HTTPTypes
 
-/// A built-in step of the chain's middle: follow-up, the wings' hop links, the response cache, the
-/// bridge, the queue's gate, and the attempt below them. Each holds the step after it as a generic
+/// A built-in step of the chain's middle: follow-up, the wings' hop links (the cookie jar, the
+/// response cache), the bridge, the queue's gate, and the attempt below them. Each holds the step after it as a generic
 /// parameter, so the middle is nested once, when the client is built, into one concrete type that
 /// the compiler specialises into straight-line code: no closure per layer, no existential call
 /// between steps (each layer of closures was an async frame and an executor check per call).
@@ -22,8 +22,8 @@ protocol BuiltInLink: Sendable {
 }
 
 extension BuiltInLink {
-    /// This step as a middleware's `next`, for the links that take one (the cache's background
-    /// revalidation, follow-up's hops, the queue's shared transfers).
+    /// This step as a middleware's `next`, for the links that take one (the wings' hop links,
+    /// follow-up's hops, the queue's shared transfers).
     var asNext: Middleware.Next {
         { request, body, context in try await self.run(request, body, context) }
     }
@@ -51,8 +51,8 @@ struct FollowUpStep<Next: BuiltInLink>: BuiltInLink {
     }
 }
 
-/// The wings' links around each hop (``WingParts/hop``; the cookie jar's), below follow-up and above
-/// the cache (whose key then sees what they add): ordinary middleware, folded onto the step below
+/// The wings' links around each hop (``WingParts/hop``: the cookie jar's, then the response
+/// cache's, whose key then sees the cookies), below follow-up and above the bridge: ordinary middleware, folded onto the step below
 /// once, when the client is built, so a call pays one closure call per link.
 struct HopStep<Next: BuiltInLink>: BuiltInLink {
     let hops: [any Middleware]
@@ -75,30 +75,6 @@ struct HopStep<Next: BuiltInLink>: BuiltInLink {
         -> TransportResponse
     {
         try await folded(request, body, context)
-    }
-}
-
-/// The response cache (`CacheLink`) around each hop; a call whose context has no cache (and does
-/// not ask for the cache only) passes straight on.
-struct CacheStep<Next: BuiltInLink>: BuiltInLink {
-    /// Whether network middleware run below: they may add credentials the cache's key cannot see.
-    let networkMiddlewareBelow: Bool
-    let next: Next
-
-    /// The step's name in ``NetworkClient/linkOrder`` and in a debug trace.
-    static var name: String { "CacheLink" }
-
-    var names: [String] { [Self.name] + next.names }
-
-    @inline(__always)
-    nonisolated(nonsending) func run(_ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext) async throws
-        -> TransportResponse
-    {
-        #if DEBUG
-            LinkTrace.pass(Self.name)
-        #endif
-        guard context.cache != nil || context.cachePolicy == .cacheOnly else { return try await next.run(request, body, context) }
-        return try await CacheLink.run(request, body, context, networkMiddlewareBelow: networkMiddlewareBelow, next: next.asNext)
     }
 }
 
@@ -127,7 +103,8 @@ struct BridgeStep<Next: BuiltInLink>: BuiltInLink {
 }
 
 /// The queue's gate (`QueueGate`): a call with a ``RequestQueue`` waits here for a slot (or shares
-/// an identical call's transfer); any other passes straight on.
+/// an identical call's transfer); any other passes straight on. A ``CachePolicy/cacheOnly`` call
+/// that no cache served stops here, before the queue and the network.
 struct GateStep<Next: BuiltInLink>: BuiltInLink {
     /// Whether network middleware run below: automatic de-duplication is then off.
     let networkMiddlewareBelow: Bool
@@ -145,6 +122,7 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
         #if DEBUG
             LinkTrace.pass(Self.name)
         #endif
+        if context.cachePolicy == .cacheOnly { throw NetworkError.notCached(request, why: "no cache served it") }
         guard let placement = context.placement else { return try await next.run(request, body, context) }
         return try await QueueGate(networkMiddlewareBelow: networkMiddlewareBelow).pass(request, body, context, placement, next.asNext)
     }

@@ -38,9 +38,9 @@ public enum FollowUp {
 
 /// The chain's follow-up link: follows redirects with ``FollowUp``'s rules by calling the rest of
 /// the chain once per hop.
-struct FollowUpLink: Sendable {
+package struct FollowUpLink: Sendable {
     /// A redirect's own body is read up to this much (so the connection can be reused), then dropped.
-    static let drainedBytes = 64 * 1024
+    package static let drainedBytes = 64 * 1024
 
     /// Whether the link follows `response`: a redirect status with a `Location`. (The Location
     /// check first: reading the status parses it, and most responses have no Location.)
@@ -101,7 +101,7 @@ struct FollowUpLink: Sendable {
     /// Reads a redirect's body up to `limit` (``drainedBytes`` by default) so its connection can be
     /// reused, then drops it (which stops the transfer). A failure while reading it does not
     /// matter: it is not the answer.
-    static func drain(_ body: ResponseBody, upTo limit: Int = drainedBytes) async {
+    package static func drain(_ body: ResponseBody, upTo limit: Int = drainedBytes) async {
         var read = 0
         do {
             for try await chunk in body {

@@ -10,20 +10,20 @@ import HTTPTypes
 /// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the circuit
 ///    breaker (`CircuitBreakerLink`, when the configuration has one);
 /// 4. follow-up (`FollowUpLink`): redirects;
-///    then the wings' links around each hop (`HopStep`; the cookie jar of `CourierCookies` when
-///    the configuration keeps cookies: the jar's cookies for the hop's URL, and what its answer sets);
-/// 5. the response cache (`CacheLink`): always present; without a ``ResponseCache`` in the
-///    call's context it only passes the call on (or fails a ``CachePolicy/cacheOnly`` call);
+/// 5. the wings' links around each hop (`HopStep`), when their configuration turns them on: the
+///    cookie jar of `CourierCookies` (the jar's cookies for the hop's URL, and what its answer
+///    sets), then the response cache of `CourierCache` (`CacheLink`);
 /// 6. the bridge (`BridgeLink`): `Accept-Encoding`, and decoding of the response body (see
 ///    ``Decompression``);
-/// 7. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here;
+/// 7. the queue's gate (`QueueGate`): calls that have a ``RequestQueue`` wait for a slot here (and
+///    a ``CachePolicy/cacheOnly`` call that no cache served fails);
 /// 8. the network middleware, once per attempt (`NetworkLink` checks that each calls `next` once);
 /// 9. the transport, after counting the attempt; every head it returns passes
 ///    `ResponseHeadChecks` (the call's ``ResponseHeadLimits`` and `Content-Length`) here, so a
 ///    malformed head fails the same way on every transport.
 ///
 /// The outer links and the network middleware are ordinary ``Middleware``; the built-in middle
-/// (follow-up, the wings' hop links, cache, bridge, queue gate) is named links of their own (`BuiltInLink`),
+/// (follow-up, the wings' hop links, bridge, queue gate) is named links of their own (`BuiltInLink`),
 /// nested once at client build into one concrete generic type that specialises into straight-line
 /// code. None is recognised by its type, nothing runs before the fold, every call takes the same
 /// path through it, ``NetworkClient/linkOrder`` names every step, and `MiddlewareChainTests` pins
@@ -87,19 +87,18 @@ struct LinkChain: Sendable {
             below = next
         }
         // The built-in middle, nested once into one concrete type per shape (with or without the
-        // wings' hop links): follow-up, the hop links, the cache, the bridge, the gate, then the attempt.
+        // wings' hop links): follow-up, the hop links, the bridge, the gate, then the attempt.
         let networkBelow = below != nil
         let bridged = BridgeStep(
             bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
             next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep(attempt: attempt, below: below)))
-        let cached = CacheStep(networkMiddlewareBelow: networkBelow, next: bridged)
         var next: Middleware.Next
         if !hops.isEmpty {
-            let middle = FollowUpStep(next: HopStep(hops: hops, next: cached))
+            let middle = FollowUpStep(next: HopStep(hops: hops, next: bridged))
             middleNames = middle.names
             next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         } else {
-            let middle = FollowUpStep(next: cached)
+            let middle = FollowUpStep(next: bridged)
             middleNames = middle.names
             next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         }

@@ -1,8 +1,7 @@
 import Logging
 
 /// What only the chain's own links read from a call's context, set by the client when the call
-/// opens and the same in every frame below: the queue placement, the response cache, the retry
-/// ledger, how the caller reads the body, the progress meter, and the client's logger.
+/// opens and the same in every frame below: the queue placement, the retry ledger, how the caller reads the body, the progress meter, and the client's logger.
 ///
 /// Kept out of ``RequestContext``'s public fields, in one reference: copying the context per frame
 /// copies one word for all of it. A call with no queue that reads its body whole shares its
@@ -10,8 +9,6 @@ import Logging
 final class LinkContext: Sendable {
     /// The queue the call waits in, when it has one (see ``RequestQueue``).
     let placement: QueuePlacement?
-    /// The client's response cache, if it has one.
-    let cache: ResponseCache?
     /// The client's retry budget per host, which retries, hedges, auth-refresh replays and resends
     /// of unsent attempts draw from; `nil` outside a client.
     let retryLedger: RetryBudgetLedger?
@@ -40,29 +37,28 @@ final class LinkContext: Sendable {
     let logger: Logger
 
     init(
-        placement: QueuePlacement?, cache: ResponseCache?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
+        placement: QueuePlacement?, retryLedger: RetryBudgetLedger?, resendsUnsent: Bool,
         bodyReading: BodyReading, progress: ProgressMeter? = nil, transferEnd: Moment? = nil, logger: Logger
     ) {
         self.logger = logger
         self.transferEnd = transferEnd
         self.placement = placement
-        self.cache = cache
         self.retryLedger = retryLedger
         self.resendsUnsent = resendsUnsent
         self.bodyReading = bodyReading
         self.progress = progress
     }
 
-    /// A context outside a client: no queue, cache or budget.
+    /// A context outside a client: no queue or budget.
     static let none = LinkContext(
-        placement: nil, cache: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown, logger: RequestContext.silent)
+        placement: nil, retryLedger: nil, resendsUnsent: false, bodyReading: .unknown, logger: RequestContext.silent)
 
     /// These internals without the progress meter, for a transfer that is not the call's own (a
     /// hedged copy, a background revalidation): its bytes must not count as the call's.
     func withoutProgress() -> LinkContext {
         guard progress != nil else { return self }
         return LinkContext(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading,
+            placement: placement, retryLedger: retryLedger, resendsUnsent: resendsUnsent, bodyReading: bodyReading,
             transferEnd: transferEnd, logger: logger)
     }
 
@@ -71,7 +67,7 @@ final class LinkContext: Sendable {
     /// shares its client's instance.)
     func forCall(placement: QueuePlacement?, streams: Bool, progress: ProgressMeter?, transferEnd: Moment?) -> LinkContext {
         LinkContext(
-            placement: placement, cache: cache, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
+            placement: placement, retryLedger: retryLedger, resendsUnsent: resendsUnsent,
             bodyReading: streams ? .streamed : .whole, progress: progress, transferEnd: transferEnd, logger: logger)
     }
 }

@@ -1,3 +1,4 @@
+import Courier
 import HTTPTypes
 
 /// Whether a response may be stored, and what an unsafe request invalidates (RFC 9111 §3, §3.5
@@ -28,7 +29,7 @@ enum StoringRules {
     ///   - requestControl: The request's `Cache-Control`.
     ///   - freshness: The response's freshness information.
     ///   - responseFields: The response's header fields.
-    ///   - carriesCredentials: Whether the request carried any credential (``CredentialScope``): the
+    ///   - carriesCredentials: Whether the request carried any credential (`CredentialScope`): the
     ///     entry is then keyed by them.
     /// - Returns: Why not, or `nil` when it may be stored.
     static func refusal(

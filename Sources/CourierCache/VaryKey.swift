@@ -1,3 +1,4 @@
+import Courier
 import HTTPTypes
 
 /// The request fields a stored response was chosen by (its `Vary`, RFC 9111 §4.1), with a keyed

@@ -1,3 +1,4 @@
+import Courier
 import Synchronization
 
 /// The loads of a ``ResponseCache`` in flight, by key: while one call loads or revalidates a key,

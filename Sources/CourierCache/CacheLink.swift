@@ -1,11 +1,15 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Logging
 
-/// The response cache's link: slot 5 of ``LinkChain``, below follow-up (each redirect hop is looked
-/// up and stored under its own URL) and above the bridge (bodies are stored decoded, and a hit
-/// never waits for a queue slot or reaches the transport).
-struct CacheLink: Sendable {
+/// The response cache's link around each hop (a wing's hop link, see `LinkChain`): below follow-up
+/// (each redirect hop is looked up and stored under its own URL) and the cookie jar, above the
+/// bridge (bodies are stored decoded, and a hit never waits for a queue slot or reaches the
+/// transport). Present only in a client whose configuration has a cache.
+struct CacheLink: Middleware {
+    /// The client's cache.
+    let cache: ResponseCache
     /// Whether network middleware run below: they may add credentials the key cannot see, so only
     /// `public` answers are stored (`LinkChain` sets it).
     let networkMiddlewareBelow: Bool
@@ -22,27 +26,29 @@ struct CacheLink: Sendable {
         .dnsFailure, .connectFailure, .connectionClosed, .tlsFailure, .invalidResponse, .transportFailure,
     ]
 
+    func intercept(_ request: HTTPRequest, body: RequestBody?, context: RequestContext, next: @escaping Middleware.Next) async throws
+        -> TransportResponse
+    {
+        try await Self.run(request, body, context, cache: cache, networkMiddlewareBelow: networkMiddlewareBelow, next: next)
+    }
+
     static func run(
-        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, networkMiddlewareBelow: Bool,
+        _ request: HTTPRequest, _ body: RequestBody?, _ context: RequestContext, cache: ResponseCache, networkMiddlewareBelow: Bool,
         next: @escaping Middleware.Next
     ) async throws -> TransportResponse {
-        guard let cache = context.cache else {
-            if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the client has no response cache") }
-            return try await next(request, body, context)
-        }
         let method = request.method
         guard method == .get || method == .head else {
             let response = try await next(request, body, context)
             if StoringRules.invalidates(method: method, status: response.head.status.code) {
                 for stored in [HTTPRequest.Method.get, .head] {
                     cache.store.remove(key(for: request, method: stored, in: cache, context: context))
-                    cache.store.remove(request.urlText(after: stored == .get ? "GET " : "HEAD "))
+                    cache.store.remove(request.describedURL(after: stored == .get ? "GET " : "HEAD "))
                 }
             }
             return response
         }
         if callerConditions.contains(where: { request.headerFields[$0] != nil }) {
-            if context.cachePolicy == .cacheOnly { throw notCached(request, why: "the request is conditional or partial") }
+            if context.cachePolicy == .cacheOnly { throw NetworkError.notCached(request, why: "the request is conditional or partial") }
             return try await next(request, body, context)
         }
         var lookup = Lookup(request: request, cache: cache, context: context, networkMiddlewareBelow: networkMiddlewareBelow)
@@ -75,7 +81,7 @@ struct CacheLink: Sendable {
         let request = lookup.request
         switch lookup.context.cachePolicy {
         case .cacheOnly:
-            guard let stored = lookup.stored else { throw notCached(request, why: "nothing usable is stored") }
+            guard let stored = lookup.stored else { throw NetworkError.notCached(request, why: "nothing usable is stored") }
             return lookup.serve(stored, as: lookup.isFresh(stored) ? .hit : .stale)
         case .returnCacheElseLoad:
             if let stored = lookup.stored { return lookup.serve(stored, as: lookup.isFresh(stored) ? .hit : .stale) }
@@ -91,10 +97,10 @@ struct CacheLink: Sendable {
     }
 
     /// The key a request's response is stored under: the method, the URL, and for a request with
-    /// credentials (any header of ``CredentialScope``), their fingerprint keyed with the cache's
+    /// credentials (any header of `CredentialScope`), their fingerprint keyed with the cache's
     /// own random secret, so other credentials never match and the key never holds them.
     static func key(for request: HTTPRequest, method: HTTPRequest.Method, in cache: ResponseCache, context: RequestContext) -> String {
-        var key = request.urlText(after: method == .get ? "GET " : method.rawValue + " ")
+        var key = request.describedURL(after: method == .get ? "GET " : method.rawValue + " ")
         if let fingerprint = CredentialScope.fingerprint(
             of: request.headerFields, secretNames: context.secretHeaderNames, key: cache.credentialKey)
         {
@@ -105,13 +111,6 @@ struct CacheLink: Sendable {
 
     /// What precedes the credentials' fingerprint in a key.
     static let credentialsMark = " credentials:"
-
-    static func notCached(_ request: HTTPRequest, why: String) -> NetworkError {
-        NetworkError(
-            kind: .notCached, phase: .building,
-            message: "the cache policy allows only the cache and \(why) for \(request.method.rawValue) "
-                + Redaction.redactedURL(request.urlText) + "; nothing was sent")
-    }
 
     /// One call's look at the cache: what is stored for it, and the clock.
     struct Lookup: Sendable {
@@ -163,7 +162,7 @@ struct CacheLink: Sendable {
             // A part of the call with its own record (the caller's metrics are final once it has
             // its answer) and no progress (nor are its bytes the caller's).
             var copy = self
-            copy.context.call = context.call.attempt()
+            copy.context = context.forPartOfCall()
             let background = copy
             let clock = context.clock
             let deadline = clock.now.advanced(by: Self.backgroundLimit)

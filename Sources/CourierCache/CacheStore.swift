@@ -1,3 +1,5 @@
+import Courier
+
 /// Where a ``ResponseCache`` keeps its responses: ``MemoryCacheStore``, ``DiskCacheStore``, or a
 /// store of your own.
 ///

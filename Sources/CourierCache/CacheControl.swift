@@ -1,3 +1,5 @@
+import Courier
+
 /// The directives of a message's `Cache-Control` fields (RFC 9111 §5.2), request and response
 /// directives alike.
 ///

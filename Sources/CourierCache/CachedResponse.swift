@@ -1,4 +1,5 @@
 import CZlib
+import Courier
 import Foundation
 import HTTPTypes
 

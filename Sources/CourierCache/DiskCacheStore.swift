@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import Synchronization
 
@@ -44,7 +45,7 @@ public final class DiskCacheStore: CacheStore {
     /// - Parameters:
     ///   - directory: The directory; created with its parents when missing.
     ///   - maxBytes: The most bytes the entries may take together; 256 MiB by default.
-    /// - Throws: ``ConfigurationError`` (key `cache.directory`) when the directory cannot be
+    /// - Throws: `ConfigurationError` (key `cache.directory`) when the directory cannot be
     ///   created, is a symbolic link or not a directory, is not this user's, or group or others
     ///   may write it; (key `cache.maxBytes`) when `maxBytes` is not positive.
     public init(directory: String, maxBytes: Int = defaultMaxBytes) throws(ConfigurationError) {

@@ -1,3 +1,4 @@
+import Courier
 import Synchronization
 
 /// A ``CacheStore`` in memory, bounded by bytes and by entries; the least recently used entry is

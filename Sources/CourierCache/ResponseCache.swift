@@ -1,14 +1,16 @@
+import Courier
+
 /// The response cache: HTTP caching (RFC 9111) for GET and HEAD, as one link of every client's
 /// chain.
 ///
-/// Give one to ``ClientConfiguration/cache``; each call's ``CachePolicy`` says how it uses it. A
+/// Give one to `ClientConfiguration.cache`; each call's `CachePolicy` says how it uses it. A
 /// fresh stored response is served without a request, a stale one with an `ETag` or
 /// `Last-Modified` is revalidated (a `304` serves the stored body), and a successful unsafe
 /// request (`POST`, `PUT`, `DELETE`, ...) removes what is stored for its URL. The metrics of every
-/// call say what the cache did (``RequestMetrics/cache``).
+/// call say what the cache did (`RequestMetrics.cache`).
 ///
 /// One cache serves every caller of a client, so credentials scope what it serves
-/// (``CredentialScope``): a response to a request with credentials (`Authorization`, `Cookie`, an
+/// (`CredentialScope`): a response to a request with credentials (`Authorization`, `Cookie`, an
 /// API key, any configured secret header) is stored under a key that includes a fingerprint of
 /// them, keyed with this cache's random secret, and served only to a request with the same
 /// credentials. A response to a request with `Authorization` is stored only when it says so
@@ -31,7 +33,7 @@ public final class ResponseCache: Sendable {
     /// The loads in flight, so that callers of one key share one request.
     let loads = CacheLoads()
     /// The random secret this cache's credential fingerprints are keyed with (see
-    /// ``CredentialScope``): made with the cache, never stored, so a fingerprint in a key (on disk
+    /// `CredentialScope`): made with the cache, never stored, so a fingerprint in a key (on disk
     /// too) tells nothing about the credentials. Entries stored for credentials are not found again
     /// by a later process; they age out of the store by its size limit.
     let credentialKey = FingerprintKey()
@@ -66,7 +68,7 @@ public final class ResponseCache: Sendable {
     /// - Parameters:
     ///   - directory: The directory; created when missing.
     ///   - maxBytes: The most bytes its entries may take; 256 MiB by default.
-    /// - Throws: ``ConfigurationError`` when the directory cannot be used.
+    /// - Throws: `ConfigurationError` when the directory cannot be used.
     public static func disk(directory: String, maxBytes: Int = 256 << 20) throws(ConfigurationError) -> ResponseCache {
         ResponseCache(store: try DiskCacheStore(directory: directory, maxBytes: maxBytes))
     }

@@ -1,3 +1,4 @@
+import Courier
 import HTTPTypes
 
 /// RFC 9111 §4.2 for one stored response: how long it is fresh, and how old it is now.
