@@ -46,6 +46,7 @@ let package = Package(
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierStreaming", targets: ["CourierStreaming"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
+        .library(name: "CourierResilience", targets: ["CourierResilience"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -148,6 +149,16 @@ let package = Package(
             ],
             swiftSettings: callerIsolated
         ),
+        // The circuit breaker and hedging, a wing: their links below retry when the configuration's
+        // `resilience` has their policies (which, with their keys, are the core's).
+        .target(
+            name: "CourierResilience",
+            dependencies: [
+                "Courier", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: callerIsolated
+        ),
         // Adapters: each depends on the core only.
         .target(
             name: "CourierMock",
@@ -241,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierStreaming", "CourierCache", "CourierTestSupport",
+                "Courier", "CourierMock", "CourierAlerts", "CourierTracing", "CourierCookies", "CourierStreaming", "CourierCache", "CourierResilience", "CourierTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The tracing wing's suite is inside `#if Tracing`.
                 optional("Tracing", from: "swift-distributed-tracing", trait: "Tracing"),
@@ -292,7 +303,10 @@ if development {
         // A library, so adapters outside this package can run it too.
         .target(
             name: "CourierConformance",
-            dependencies: ["Courier", "CourierCookies", "CourierStreaming", "CourierCache", "CourierTestServer", "CourierTestSupport"]
+            dependencies: [
+                "Courier", "CourierCookies", "CourierStreaming", "CourierCache", "CourierResilience", "CourierTestServer",
+                "CourierTestSupport",
+            ]
         ),
         // Moves one large body through one transport in a process of its own and prints how much
         // that process grew: the large-body conformance cases run it (a test process's own memory
@@ -392,7 +406,7 @@ if development {
             name: "CourierBenchKit",
             dependencies: [
                 "Courier", "CourierCurl", "CourierURLSession", "CourierMock", "CourierAsyncHTTPClient", "CourierTestServer",
-                "CourierCache", "CourierXML", "CCurlReference", "CourierOpenAPI", "InventoryClient",
+                "CourierCache", "CourierResilience", "CourierXML", "CCurlReference", "CourierOpenAPI", "InventoryClient",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(
                     name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
@@ -441,6 +455,7 @@ if development {
                 "CourierTestSupport",
                 "Courier", "CourierMock", "CourierURLSession", "CourierCurl", "CourierAsyncHTTPClient", "CourierConformance",
                 "CourierTestServer", "CourierOpenAPI", "InventoryClient", "CourierTracing", "CourierStreaming", "CourierCache",
+                "CourierResilience",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

@@ -3,7 +3,7 @@
 # (an unresolved symbol link, for example). The plugin is added to the package only here
 # (COURIER_DOCS=1), so the normal build never compiles it. It reads the symbols of the debug build
 # in .build, the one `scripts/test.sh` has just made with the same traits (about 2 minutes then
-# for all fourteen catalogs; a scratch directory of its own rebuilt everything, past CI's budget).
+# for all fifteen catalogs; a scratch directory of its own rebuilt everything, past CI's budget).
 # Output: .build-docs/<target>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ export COURIER_DOCS=1
 mkdir -p .build-docs
 # The contributors' build turns every trait on (Package.swift), so that each optional adapter has its
 # symbols and the scratch directory is built one way only.
-for target in Courier CourierAlerts CourierTracing CourierCookies CourierStreaming CourierCache CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
+for target in Courier CourierAlerts CourierTracing CourierCookies CourierStreaming CourierCache CourierResilience CourierXML CourierCurl CourierURLSession CourierAsyncHTTPClient CourierMock CourierConfiguration \
   CourierServiceLifecycle CourierOpenAPI; do
   echo "== documentation for $target"
   swift package --disable-sandbox --allow-writing-to-directory .build-docs \

@@ -21,7 +21,9 @@
         /// (each key's `environmentVariable`).
         ///
         /// A key the reader does not have keeps its value from `defaults`. A value of the wrong type
-        /// or out of range fails with a `ConfigurationError` that names the key.
+        /// or out of range fails with a `ConfigurationError` that names the key, and so does a key of
+        /// a wing the program does not link (`cookies` without `CourierCookies`:
+        /// `ConfigurationKey.unlinked`), unless its value is `false`.
         /// - Parameters:
         ///   - reader: The reader, scoped to Courier's keys.
         ///   - defaults: The values set in code.
@@ -33,6 +35,9 @@
                 // A section is also on when any key inside it is given.
                 if let value = try read.value(of: key) { values.append((key, value)) }
             }
+            for key in ConfigurationKey.unlinked where read.turnsOn(key.readerKey) {
+                throw key.refusal(source: Self.readerSource)
+            }
             self = try defaults.applying(values, source: Self.readerSource)
             try validate(source: Self.readerSource)
         }
@@ -41,6 +46,14 @@
     /// Reads each key as its kind takes it.
     private struct KeyReader {
         let reader: ConfigReader
+
+        /// Whether the reader gives `name` a value other than `false`, of whatever type.
+        func turnsOn(_ name: String) -> Bool {
+            let key = ConfigKey(name)
+            if let flag = reader.bool(forKey: key) { return flag }
+            if let text = reader.string(forKey: key) { return !ConfigurationKey.Unlinked.turnsOff(text) }
+            return reader.int(forKey: key) != nil || reader.double(forKey: key) != nil || reader.stringArray(forKey: key) != nil
+        }
 
         func value(of key: ConfigurationKey) throws(ConfigurationError) -> ConfigurationValue? {
             let name = key.readerKey

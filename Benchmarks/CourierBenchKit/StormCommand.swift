@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierCurl
+import CourierResilience
 import CourierTestServer
 import Foundation
 

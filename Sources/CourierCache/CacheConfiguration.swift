@@ -8,7 +8,7 @@ extension ClientConfiguration {
     /// may serve several clients. The `cache` section of the keys.
     public var cache: ResponseCache? {
         get { wings[CacheSettings.self]?.cache }
-        set { wings[CacheSettings.self] = CacheSettings(cache: newValue) }
+        set { wings[CacheSettings.self, of: LinkedWing.self, key: "cache", default: CacheSettings()].cache = newValue }
     }
 }
 

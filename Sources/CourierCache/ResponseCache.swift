@@ -1,7 +1,7 @@
 import Courier
 
-/// The response cache: HTTP caching (RFC 9111) for GET and HEAD, as one link of every client's
-/// chain.
+/// The response cache: HTTP caching (RFC 9111) for GET and HEAD, as one link of the chain of each
+/// client whose configuration has one.
 ///
 /// Give one to `ClientConfiguration.cache`; each call's `CachePolicy` says how it uses it. A
 /// fresh stored response is served without a request, a stale one with an `ETag` or

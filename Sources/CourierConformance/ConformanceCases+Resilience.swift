@@ -1,4 +1,5 @@
 import Courier
+import CourierResilience
 import CourierTestServer
 import CourierTestSupport
 import Foundation

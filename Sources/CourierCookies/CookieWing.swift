@@ -13,7 +13,7 @@ extension ClientConfiguration {
     /// the ones a call sets itself. The key `cookies`.
     public var keepsCookies: Bool {
         get { wings[CookieSettings.self]?.keepsCookies ?? false }
-        set { wings[CookieSettings.self, default: CookieSettings()].keepsCookies = newValue }
+        set { wings[CookieSettings.self, of: LinkedWing.self, key: "cookies", default: CookieSettings()].keepsCookies = newValue }
     }
 
     /// The public suffixes the jar refuses as a cookie's `Domain` (``PublicSuffixes``): the Public
@@ -21,7 +21,7 @@ extension ClientConfiguration {
     /// ``PublicSuffixes/init(extraRules:)`` (the key `cookieSuffixes`).
     public var cookieSuffixes: PublicSuffixes {
         get { wings[CookieSettings.self]?.suffixes ?? .standard }
-        set { wings[CookieSettings.self, default: CookieSettings()].suffixes = newValue }
+        set { wings[CookieSettings.self, of: LinkedWing.self, key: "cookieSuffixes", default: CookieSettings()].suffixes = newValue }
     }
 }
 

@@ -6,6 +6,7 @@ import MetricsTestKit
 import Testing
 
 @testable import Courier
+@testable import CourierResilience
 
 @Suite("Circuit breaker")
 struct CircuitBreakerTests {

@@ -3,7 +3,7 @@ import Testing
 
 /// Every metric the core emits is documented, and every documented metric is emitted: the names in
 /// the metrics article's tables (`LoggingMetricsAndTracing.md`) are exactly the `courier_…` labels
-/// in the core's sources.
+/// in the sources of the core and its wings.
 @Suite struct MetricNamesTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -25,12 +25,18 @@ import Testing
             in: article.split(separator: "\n").filter { $0.hasPrefix("| `courier_") }.joined(separator: "\n"),
             pattern: "`(courier_[a-z_]+)`")
         var emitted: Set<String> = []
-        let sources = Self.root.appendingPathComponent("Sources/Courier")
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
-        while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift" else { continue }
-            let text = try String(contentsOf: file, encoding: .utf8)
-            emitted.formUnion(try Self.names(in: text, pattern: "\"(courier_[a-z_]+)\""))
+        let sourcesRoot = Self.root.appendingPathComponent("Sources")
+        let modules = try FileManager.default.contentsOfDirectory(atPath: sourcesRoot.path).filter {
+            $0.hasPrefix("Courier") && !["CourierTestServer", "CourierTestSupport", "CourierConformance"].contains($0)
+        }
+        #expect(modules.contains("Courier") && modules.contains("CourierResilience"))
+        for module in modules {
+            let files = FileManager.default.enumerator(at: sourcesRoot.appendingPathComponent(module), includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL {
+                guard file.pathExtension == "swift" else { continue }
+                let text = try String(contentsOf: file, encoding: .utf8)
+                emitted.formUnion(try Self.names(in: text, pattern: "\"(courier_[a-z_]+)\""))
+            }
         }
         #expect(!emitted.isEmpty)
         #expect(emitted.subtracting(documented).isEmpty, "emitted but not documented: \(emitted.subtracting(documented).sorted())")

@@ -5,6 +5,7 @@ import Testing
 
 @testable import Courier
 @testable import CourierCache
+@testable import CourierResilience
 
 /// Records the order in which middleware see requests and responses.
 final class Trace: Sendable {

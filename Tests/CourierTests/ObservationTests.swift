@@ -8,6 +8,7 @@ import Testing
 
 #if Tracing
     import CourierTracing
+    import InMemoryTracing
 #endif
 
 @Suite("Timing, metrics and redaction")
@@ -104,6 +105,7 @@ struct ObservationTests {
         let alerts = try FailureAlerts(
             rules: [AlertRule(name: "down", scope: .eachEndpoint, trigger: .consecutiveFailures(1), minimumInterval: .zero)],
             sink: alertSink)
+        let spans = Self.recordedSpans()
         let mock = MockTransport()
         mock.stub(.get, "/x", .status(500, body: Data("{\"error\":\"boom\"}".utf8)))
         mock.stub(.get, "/ok", .status(200))
@@ -114,7 +116,7 @@ struct ObservationTests {
         configuration.headerRules = [try HeaderRule(team: "pay", headers: ["X-Team-Key": .fixed("TEAMSECRET")], secret: true)]
         configuration.exportsMetrics = false
         let client = try NetworkClient(
-            configuration: configuration, transport: mock, middleware: Self.tracing,
+            configuration: configuration, transport: mock, middleware: spans.middleware,
             observers: [MetricsExport(factory: metrics), alerts])
         let call = Call(
             query: [QueryItem("access_token", "QUERYSECRET"), QueryItem("page", "2")],
@@ -129,6 +131,10 @@ struct ObservationTests {
         shown.append(error?.request?.description ?? "")
         shown += alertSink.alerts.withLock { $0 }.map { "\($0)" }
         shown += metrics.timers.map { "\($0.label) \($0.dimensions)" } + metrics.counters.map { "\($0.label) \($0.dimensions)" }
+        shown += spans.shown()
+        #if Tracing
+            #expect(spans.shown().count == 2 && spans.shown().allSatisfy { $0.contains("url.full") })
+        #endif
         #expect(handler.lines.contains { $0.message == "courier.call.started" })
         #expect(!alertSink.alerts.withLock { $0 }.isEmpty)
         for secret in secrets {
@@ -138,11 +144,15 @@ struct ObservationTests {
         #expect(shown.contains { $0.contains("access_token=REDACTED") })
     }
 
-    /// The tracing wing's middleware where it is built (its trait), so that its span attributes
-    /// are checked for secrets too.
-    #if Tracing
-        static let tracing: [any Middleware] = [TracingMiddleware()]
-    #else
-        static let tracing: [any Middleware] = []
-    #endif
+    /// The tracing wing's middleware on a tracer that keeps its spans, where the wing is built (its
+    /// trait), and what the spans show (names and attributes), so that they are checked for
+    /// secrets too; nothing without it.
+    static func recordedSpans() -> (middleware: [any Middleware], shown: () -> [String]) {
+        #if Tracing
+            let tracer = InMemoryTracer()
+            return ([TracingMiddleware(tracer: tracer)], { tracer.finishedSpans.map { "\($0.operationName) \($0.attributes)" } })
+        #else
+            return ([], { [] })
+        #endif
+    }
 }

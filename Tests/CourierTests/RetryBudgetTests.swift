@@ -1,5 +1,6 @@
 import Courier
 import CourierMock
+import CourierResilience
 import Foundation
 import MetricsTestKit
 import Testing

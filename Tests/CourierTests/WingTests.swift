@@ -2,6 +2,7 @@ import Courier
 import CourierCache
 import CourierCookies
 import CourierMock
+import CourierResilience
 import Foundation
 import HTTPTypes
 import Testing
@@ -11,9 +12,10 @@ import Testing
 struct WingTests {
     @Test("the kernel's table names each wing by its LinkedWing type and lists the wing's own keys")
     func table() {
-        let wings: [any Wing.Type] = [CourierCookies.LinkedWing.self, CourierCache.LinkedWing.self]
+        let wings: [any Wing.Type] = [CourierCookies.LinkedWing.self, CourierResilience.LinkedWing.self, CourierCache.LinkedWing.self]
         #expect(knownWings.map(\.linkedType) == wings.map { _mangledTypeName($0) })
-        #expect(knownWings.map(\.product) == ["CourierCookies", "CourierCache"])
+        #expect(knownWings.map(\.product) == ["CourierCookies", "CourierResilience", "CourierCache"])
+        #expect(knownWings.map(\.sections) == wings.map { $0.keys.filter { $0.kind == .section }.map(\.name) })
         #expect(knownWings.map(\.keys) == wings.map { $0.keys.map(\.name) })
         #expect(linkedWings.map { ObjectIdentifier($0) } == wings.map { ObjectIdentifier($0) })
     }
@@ -70,5 +72,32 @@ struct WingTests {
         #expect(error?.key == "cookies")
         configuration.keepsCookies = false
         #expect(throws: Never.self) { _ = try NetworkClient(configuration: configuration, transport: Joining()) }
+    }
+
+    /// A wing the runtime does not find (not in the kernel's table).
+    enum UnknownWing: Wing {
+        static var keys: [ConfigurationKey] { [] }
+        static func parts(for setup: WingSetup) throws(ConfigurationError) -> WingParts? { nil }
+        static func describe(_ configuration: ClientConfiguration) -> [String] { [] }
+    }
+
+    @Test("settings of a wing the runtime did not find are refused when a client is made, not ignored")
+    func settingsOfAWingNotFound() throws {
+        var configuration = ClientConfiguration(baseURL: "https://api.test")
+        configuration.wings[Int.self, of: UnknownWing.self, key: "unknown.setting", default: 0] = 1
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try NetworkClient(configuration: configuration, transport: MockTransport())
+        }
+        #expect(error?.key == "unknown.setting")
+        // The linked wings' own settings are fine.
+        configuration = ClientConfiguration(baseURL: "https://api.test")
+        configuration.keepsCookies = true
+        configuration.cache = .memory()
+        #expect(throws: Never.self) { _ = try NetworkClient(configuration: configuration, transport: MockTransport()) }
+    }
+
+    @Test("every wing in this program is linked, so no key is listed as a key of a wing not linked")
+    func nothingUnlinked() {
+        #expect(ConfigurationKey.unlinked.isEmpty)
     }
 }

@@ -1,5 +1,6 @@
 import Courier
 import CourierConformance
+import CourierResilience
 import CourierTestServer
 import Testing
 

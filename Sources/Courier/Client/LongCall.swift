@@ -273,7 +273,7 @@ extension RequestMetrics {
 
     /// Takes another transfer's view of the connection (timings, HTTP version, reuse, address) in
     /// place of this one's: a long call's last connection, a hedged call's winning copy.
-    mutating func takeTransferView(of other: RequestMetrics) {
+    package mutating func takeTransferView(of other: RequestMetrics) {
         phaseTimings = other.phaseTimings
         httpVersion = other.httpVersion ?? httpVersion
         reusedConnection = other.reusedConnection ?? reusedConnection

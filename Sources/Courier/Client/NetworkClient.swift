@@ -42,8 +42,6 @@ public final class NetworkClient: Sendable {
     let onSystemClock: Bool
     /// The calls running, and whether new ones are taken (see ``shutdown(gracePeriod:)``).
     let admission = CallAdmission()
-    /// The circuits per host, when the configuration has a breaker.
-    let breaker: CircuitBreaker?
     /// The gauges ``recordPoolMetrics(factory:)`` sets.
     let poolGauges = PoolGauges()
     /// What each wing that the configuration turns on keeps for this client (the cookie jar), by
@@ -68,8 +66,8 @@ public final class NetworkClient: Sendable {
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
     /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up
-    /// (see ``FollowUp``), the wings' links around each hop (the cookie jar, with `CourierCookies`
-    /// and `keepsCookies`), the response cache, the bridge, the queue's gate, then
+    /// (see ``FollowUp``), the wings' links around each hop (the cookie jar of `CourierCookies`,
+    /// then the response cache of `CourierCache`, when configured), the bridge, the queue's gate, then
     /// `networkMiddleware` once per attempt, then the transport (see ``linkOrder``).
     /// - Parameters:
     ///   - configuration: Base URL, timeouts, limits, default headers, header rules, retry.
@@ -108,15 +106,19 @@ public final class NetworkClient: Sendable {
         }
         configuredBase = configuration.baseURL.map(ParsedBase.init)
         onSystemClock = configuration.timeSource is SystemTimeSource
-        let breaker = configuration.resilience.circuitBreaker.map {
-            CircuitBreaker(policy: $0, exports: configuration.exportsMetrics)
-        }
-        // The wings linked into this program, each asked once what it adds (see `Wing`).
+        // Retry, hedging and the resend of unsent attempts draw from one budget per host.
+        let ledger = RetryBudgetLedger(budget: configuration.resilience.retryBudget)
+        // The wings linked into this program, each asked once what it adds (see `Wing`); a setting
+        // whose wing is not linked is refused.
+        try Self.requireWings(for: configuration)
+        var outer: [any Middleware] = []
         var hops: [any Middleware] = []
         var wingValues: [(wing: ObjectIdentifier, value: any Sendable)] = []
-        let setup = WingSetup(configuration: configuration, transport: transport, hasNetworkMiddleware: !networkMiddleware.isEmpty)
+        let setup = WingSetup(
+            configuration: configuration, transport: transport, hasNetworkMiddleware: !networkMiddleware.isEmpty, ledger: ledger)
         for wing in linkedWings {
             guard let parts = try wing.parts(for: setup) else { continue }
+            outer += parts.outer
             if let hop = parts.hop { hops.append(hop) }
             if let value = parts.value { wingValues.append((ObjectIdentifier(wing), value)) }
         }
@@ -124,9 +126,8 @@ public final class NetworkClient: Sendable {
         let jsonEncoder = configuration.json.makeEncoder()
         self.jsonEncoder = jsonEncoder
         let chain = LinkChain(
-            configuration: configuration, application: middleware, breaker: breaker, network: networkMiddleware, transport: transport,
-            hops: hops, jsonEncoder: jsonEncoder)
-        self.breaker = breaker
+            configuration: configuration, application: middleware, network: networkMiddleware, transport: transport, ledger: ledger,
+            wingOuter: outer, hops: hops, jsonEncoder: jsonEncoder)
         self.chain = chain
         callTemplate = RequestContext(
             template: configuration,

@@ -18,10 +18,6 @@ public struct PoolStatus: Sendable, Hashable {
 }
 
 extension NetworkClient {
-    /// The state of each host's circuit (see ``CircuitBreakerPolicy``), by authority (`host:port`
-    /// when the URL names a port); empty without a breaker. For health endpoints and dashboards.
-    public var circuitStates: [String: CircuitState] { breaker?.states ?? [:] }
-
     /// Records ``poolStatus`` as swift-metrics gauges (`courier_queue_running`,
     /// `courier_queue_waiting`, `courier_pool_connections_open`, `courier_pool_connections_opened`,
     /// `courier_pool_transfers`; see the names and dimensions in the documentation of the pool).

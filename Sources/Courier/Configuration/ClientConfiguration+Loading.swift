@@ -58,7 +58,9 @@ extension ClientConfiguration {
     /// Applies the environment's `COURIER_*` variables on top of this configuration: each key's
     /// ``ConfigurationKey/environmentVariable`` (`COURIER_TIMEOUTS_REQUEST`, and
     /// `COURIER_RETRY_ENABLED` for a section), read as its kind takes it (lists separated by
-    /// commas, header rules as JSON). Variables that name no key are left alone.
+    /// commas, header rules as JSON). Variables that name no key are left alone; one that turns on
+    /// a key of a wing this program does not link (`COURIER_COOKIES=true` without `CourierCookies`)
+    /// is refused, naming the product.
     /// - Parameter environment: The environment.
     /// - Returns: The combined configuration.
     /// - Throws: ``ConfigurationError`` naming the key and the variable.
@@ -212,7 +214,10 @@ extension ConfigurationLoad {
                 try key.apply(&self, value)
                 continue
             }
-            if key == nil, let product = unlinkedWingKeys[name] { throw unlinked(name, product: product) }
+            if key == nil, let unlinked = ConfigurationKey.unlinkedByName[name] {
+                if case .flag(false) = value { continue }  // turning off what is not linked is harmless
+                throw unlinked.refusal(source: source)
+            }
             guard key != nil || ConfigurationKey.groups.contains(name) else {
                 var failure = error(name, nil, allowed: "one of the keys in ConfigurationKey.all")
                 failure.suggestion = ConfigurationKey.suggestion(for: name)

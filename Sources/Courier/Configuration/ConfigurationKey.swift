@@ -223,7 +223,7 @@ package struct ConfigurationLoad {
     /// The environment `proxy: environment` reads: the one being loaded, or else the process's.
     var environment: [String: String]?
     /// What the wings' keys read so far from this source, for their ``Wing/finishLoading(_:)``.
-    package var wings = WingSettings()
+    package var wings = WingLoadState()
 
     init(_ configuration: ClientConfiguration, source: String) {
         self.configuration = configuration

@@ -57,7 +57,7 @@ package final class ProgressMeter: Sendable {
 
     /// A response's body begins, `length` bytes long when announced: the count starts over (a
     /// redirect's or a failed attempt's body is not the call's), and `body` comes back counted.
-    func counting(_ body: ResponseBody, announced length: Int64?) -> ResponseBody {
+    package func counting(_ body: ResponseBody, announced length: Int64?) -> ResponseBody {
         startReceiving(length: length)
         if let data = try? body.bufferedBytes(upTo: Int.max) {
             received(Int64(data.count))

@@ -60,7 +60,7 @@ public struct RetryBudget: Sendable, Hashable {
 /// Hosts are the request's authority (`host:port`). At most ``maxHosts`` are tracked; when a new
 /// host would pass that, the hosts with nothing left in their window are forgotten, and if every
 /// host is still active, the new one shares a single overflow entry.
-final class RetryBudgetLedger: Sendable {
+package final class RetryBudgetLedger: Sendable {
     /// The most hosts tracked one by one.
     static let maxHosts = 1024
     /// The entry hosts beyond ``maxHosts`` share.
@@ -79,7 +79,7 @@ final class RetryBudgetLedger: Sendable {
     /// - Parameters:
     ///   - host: The request's authority.
     ///   - elapsedNanoseconds: The time now, in nanoseconds since any fixed origin.
-    func deposit(host: String, elapsedNanoseconds: Int64) {
+    package func deposit(host: String, elapsedNanoseconds: Int64) {
         hosts.withLock { table in
             let key = Self.key(for: host, in: &table, elapsedNanoseconds: elapsedNanoseconds, sliceWidth: sliceWidth)
             _ = table[key, default: RateWindow()].add(calls: 1, failures: 0, elapsedNanoseconds: elapsedNanoseconds, sliceWidth: sliceWidth)
@@ -91,7 +91,7 @@ final class RetryBudgetLedger: Sendable {
     ///   - host: The request's authority.
     ///   - elapsedNanoseconds: The time now, on the origin ``deposit(host:elapsedNanoseconds:)`` used.
     /// - Returns: `true` when the retry may go ahead (and is counted).
-    func withdraw(host: String, elapsedNanoseconds: Int64) -> Bool {
+    package func withdraw(host: String, elapsedNanoseconds: Int64) -> Bool {
         hosts.withLock { table in
             let key = Self.key(for: host, in: &table, elapsedNanoseconds: elapsedNanoseconds, sliceWidth: sliceWidth)
             var window = table[key] ?? RateWindow()

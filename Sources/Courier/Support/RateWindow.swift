@@ -40,7 +40,7 @@ package struct RateWindow: Sendable {
     ///   - failures: Failures to count.
     ///   - elapsedNanoseconds: Nanoseconds since a fixed origin (negative values count as zero).
     ///   - sliceWidth: ``sliceWidth(of:)`` of the window.
-    mutating func add(calls added: Int, failures failed: Int, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (
+    package mutating func add(calls added: Int, failures failed: Int, elapsedNanoseconds: Int64, sliceWidth: Int64) -> (
         calls: Int, failures: Int
     ) {
         // A clock that steps back counts in the newest slice rather than reopening an old one.
@@ -69,7 +69,7 @@ package struct RateWindow: Sendable {
 
     /// The time on `clock` in nanoseconds since the process's origin (``Moment``): the time the
     /// per-host windows (retry budget, circuit breaker) count in.
-    static func elapsedNanoseconds(on clock: any TimeSource) -> Int64 {
+    package static func elapsedNanoseconds(on clock: any TimeSource) -> Int64 {
         nanoseconds(Moment.now(on: clock).sinceOrigin)
     }
 

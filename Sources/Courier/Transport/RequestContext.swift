@@ -32,6 +32,9 @@ public struct RequestContext: Sendable {
     /// its deadline's signal and the chain's internals are read through it.
     var call: RunningCall
 
+    /// Where the call counts its bytes, when its endpoint or its batch asks for progress.
+    package var progressMeter: ProgressMeter? { internals.progress }
+
     /// This context for a part of the call run beside it (a hedged copy) or after its answer (a
     /// background revalidation): a record of its own, the call's deadline, no progress (see
     /// `RunningCall.attempt()`).

@@ -45,68 +45,29 @@ package struct WingSetup {
     /// Whether network middleware run below the wing's hop link: they may add credentials a key
     /// computed above them cannot see.
     package let hasNetworkMiddleware: Bool
+    /// The client's retry budget per host (hedged copies draw from it).
+    package let ledger: RetryBudgetLedger
+
+    /// Whether the client has a retry link, which counts each call toward the budget (so a wing
+    /// that draws from it must count them itself without one).
+    package var hasRetry: Bool { configuration.retry != nil }
 }
 
 /// What a wing adds to one client.
 package struct WingParts: Sendable {
-    /// A link around each hop: below redirect follow-up (each redirect is a hop), above the response
-    /// cache (whose key then sees what it adds), named in ``NetworkClient/linkOrder`` by its type.
+    /// Once-per-call links, below retry (in the order of ``knownWings``, then of this list): the
+    /// circuit breaker, hedging.
+    package var outer: [any Middleware]
+    /// A link around each hop: below redirect follow-up (each redirect is a hop) and above the
+    /// bridge, in the order of ``knownWings`` (the cookie jar's, then the cache's, whose key then
+    /// sees the cookies); named in ``NetworkClient/linkOrder`` by its type.
     package var hop: (any Middleware)?
     /// What the client keeps for the wing (the cookie jar), read with ``NetworkClient/wingValue(_:)``.
     package var value: (any Sendable)?
 
-    package init(hop: (any Middleware)? = nil, value: (any Sendable)? = nil) {
+    package init(outer: [any Middleware] = [], hop: (any Middleware)? = nil, value: (any Sendable)? = nil) {
+        self.outer = outer
         self.hop = hop
         self.value = value
-    }
-}
-
-/// The wings of this package: each one's product, the mangled name of its module's `LinkedWing`
-/// enum (`O`; the runtime resolves the dotted form for classes only), and the names of its keys, so
-/// that a key of a wing this program does not link is refused naming the product instead of being
-/// unknown (a file) or ignored (the environment). `WingTests` fails when this table and the wings
-/// differ.
-package let knownWings: [(product: String, linkedType: String, keys: [String])] = [
-    // First: the jar's link is above the cache's, whose key then sees the cookies.
-    ("CourierCookies", "14CourierCookies10LinkedWingO", ["cookies", "cookieSuffixes"]),
-    (
-        "CourierCache", "12CourierCache10LinkedWingO",
-        [
-            "cache", "cache.memoryBytes", "cache.maxEntries", "cache.directory", "cache.maxBytes", "cache.maxEntryBytes",
-            "cache.policy", "cache.maxStale",
-        ]
-    ),
-]
-
-/// The wings linked into this program, found once per process.
-package let linkedWings: [any Wing.Type] = knownWings.compactMap { _typeByName($0.linkedType) as? any Wing.Type }
-
-/// The keys of the wings this program does not link, with the product that brings each.
-let unlinkedWingKeys: [String: String] = Dictionary(
-    knownWings.filter { _typeByName($0.linkedType) == nil }.flatMap { wing in wing.keys.map { ($0, wing.product) } },
-    uniquingKeysWith: { first, _ in first })
-
-extension ConfigurationLoad {
-    /// The error for a key of a wing this program does not link.
-    func unlinked(_ key: String, product: String) -> ConfigurationError {
-        error(key, nil, allowed: "a program that links the product \(product), whose key it is (add the product and `import \(product)`)")
-    }
-
-    /// Refuses the first variable of `environment` that sets a key of a wing this program does not link.
-    func refuseUnlinkedWingKeys(in environment: [String: String]) throws(ConfigurationError) {
-        for (key, product) in unlinkedWingKeys.sorted(by: { $0.key < $1.key }) {
-            let variable = ConfigurationKey.environmentName(key)
-            guard environment[variable] != nil else { continue }
-            var failure = unlinked(key, product: product)
-            failure.variable = variable
-            throw failure
-        }
-    }
-}
-
-extension NetworkClient {
-    /// The value a wing keeps for this client (see ``WingParts/value``); `nil` when the wing is off.
-    package func wingValue<W: Wing>(_ wing: W.Type) -> (any Sendable)? {
-        wingValues.first { $0.wing == ObjectIdentifier(wing) }?.value
     }
 }

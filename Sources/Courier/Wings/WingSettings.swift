@@ -3,18 +3,40 @@
 /// it adds to ``ClientConfiguration``. Empty unless a wing's setting was set.
 package struct WingSettings: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// The wings whose settings were set, each with a key of its to name in errors: a client
+    /// refuses settings of a wing the runtime did not find (see ``Wing``).
+    package private(set) var owners: [ObjectIdentifier: String] = [:]
 
     package init() {}
 
-    /// The wing's settings of type `Settings`, `nil` when none were set.
+    /// The settings of type `Settings`, `nil` when none were set.
     package subscript<Settings: Sendable>(_ type: Settings.Type) -> Settings? {
-        get { values[ObjectIdentifier(type)] as? Settings }
-        set { values[ObjectIdentifier(type)] = newValue }
+        values[ObjectIdentifier(type)] as? Settings
     }
 
-    /// The wing's settings of type `Settings`, `value` when none were set (to change one field).
-    package subscript<Settings: Sendable>(_ type: Settings.Type, default value: @autoclosure () -> Settings) -> Settings {
+    /// The settings of type `Settings` that `wing` keeps (`key` names them in errors); `value` when
+    /// none were set, so one field can be changed.
+    package subscript<Settings: Sendable>(
+        _ type: Settings.Type, of wing: any Wing.Type, key key: String, default value: @autoclosure () -> Settings
+    ) -> Settings {
         get { self[type] ?? value() }
-        set { self[type] = newValue }
+        set {
+            values[ObjectIdentifier(type)] = newValue
+            owners[ObjectIdentifier(wing)] = key
+        }
+    }
+}
+
+/// What the wings' keys read from one source so far (see ``ConfigurationLoad/wings``), until their
+/// ``Wing/finishLoading(_:)`` applies it: a value of a type of each wing's own.
+package struct WingLoadState {
+    private var values: [ObjectIdentifier: Any] = [:]
+
+    package init() {}
+
+    /// The state of type `State`, `nil` when the source named none of the wing's keys yet.
+    package subscript<State>(_ type: State.Type) -> State? {
+        get { values[ObjectIdentifier(type)] as? State }
+        set { values[ObjectIdentifier(type)] = newValue }
     }
 }

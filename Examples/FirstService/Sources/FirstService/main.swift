@@ -23,14 +23,27 @@ let linked = TransportRegistry.linked.names
 print("linked: \(linked.joined(separator: ","))")
 guard linked == ["curl", "urlsession"] else { fail("the linked transports are \(linked), expected curl and urlsession") }
 
-// A key of a wing this service does not link (the cookie jar is the product CourierCookies) is
-// refused naming the product, not ignored.
+// A key of a wing this service does not link (the cookie jar is the product CourierCookies, the
+// cache CourierCache) is refused naming the product, not ignored; turning it off is harmless.
+for (variable, product) in [("COURIER_COOKIES", "CourierCookies"), ("COURIER_CACHE_ENABLED", "CourierCache")] {
+    do {
+        _ = try ClientConfiguration.load(environment: [variable: "true"])
+        fail("\(variable) was accepted without \(product)")
+    } catch {
+        guard error.description.contains(product) else { fail("\(variable): \(error)") }
+    }
+    guard (try? ClientConfiguration.load(environment: [variable: "false"])) != nil else { fail("\(variable)=false was refused") }
+}
+print("cookies without CourierCookies: refused")
+// The circuit breaker's policy is the core's, its links CourierResilience's: refused without it.
 do {
-    _ = try ClientConfiguration.load(environment: ["COURIER_COOKIES": "true"])
-    fail("COURIER_COOKIES was accepted without CourierCookies")
+    var breaking = ClientConfiguration(baseURL: CommandLine.arguments[1])
+    breaking.resilience.circuitBreaker = CircuitBreakerPolicy()
+    _ = try NetworkClient(configuration: breaking)
+    fail("a circuit breaker was accepted without CourierResilience")
 } catch {
-    guard error.description.contains("CourierCookies") else { fail("COURIER_COOKIES: \(error)") }
-    print("cookies without CourierCookies: refused")
+    guard "\(error)".contains("CourierResilience") else { fail("the breaker: \(error)") }
+    print("breaker without CourierResilience: refused")
 }
 
 var configuration = ClientConfiguration(baseURL: CommandLine.arguments[1])

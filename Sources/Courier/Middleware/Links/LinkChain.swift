@@ -7,8 +7,9 @@ import HTTPTypes
 /// The order (requests pass it top to bottom, responses come back bottom to top):
 /// 1. team headers (`TeamHeadersMiddleware`, when the configuration has header rules);
 /// 2. the application middleware, once per call;
-/// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the circuit
-///    breaker (`CircuitBreakerLink`, when the configuration has one);
+/// 3. retry (`RetryMiddleware`, when the configuration has a retry policy), then the wings'
+///    once-per-call links: the circuit breaker and hedging of `CourierResilience`, when the
+///    configuration has them;
 /// 4. follow-up (`FollowUpLink`): redirects;
 /// 5. the wings' links around each hop (`HopStep`), when their configuration turns them on: the
 ///    cookie jar of `CourierCookies` (the jar's cookies for the hop's URL, and what its answer
@@ -48,7 +49,9 @@ struct LinkChain: Sendable {
     ///   - configuration: The header rules, retry policy, resilience and decompression settings:
     ///     a link for each that is set.
     ///   - application: Once-per-call middleware, in the order requests pass them.
-    ///   - breaker: The circuits per host; no link when `nil`.
+    ///   - ledger: The client's retry budget per host, which retry, hedging and the resend of
+    ///     unsent attempts draw from.
+    ///   - wingOuter: The wings' once-per-call links (see ``WingParts/outer``), below retry.
     ///   - network: Once-per-attempt middleware, in the order requests pass them.
     ///   - transport: The end of the chain.
     ///   - hops: The wings' links around each hop (see ``WingParts/hop``), in the order requests
@@ -57,21 +60,16 @@ struct LinkChain: Sendable {
     ///     middleware made is written with it where the middleware hands it on (to the built-in
     ///     middle, or to the transport), as an endpoint's is by the request builder.
     init(
-        configuration: ClientConfiguration, application: [any Middleware], breaker: CircuitBreaker?, network: [any Middleware],
-        transport: any Transport, hops: [any Middleware] = [], jsonEncoder: JSONEncoder = JSONEncoder()
+        configuration: ClientConfiguration, application: [any Middleware], network: [any Middleware], transport: any Transport,
+        ledger: RetryBudgetLedger, wingOuter: [any Middleware] = [], hops: [any Middleware] = [], jsonEncoder: JSONEncoder = JSONEncoder()
     ) {
-        let retry = configuration.retry
         var outer: [any Middleware] = []
         if !configuration.headerRules.isEmpty { outer.append(TeamHeadersMiddleware(rules: configuration.headerRules)) }
         outer += application
-        // Retry and hedging draw from one budget per host.
-        let ledger = RetryBudgetLedger(budget: configuration.resilience.retryBudget)
         self.ledger = ledger
-        if let retry { outer.append(RetryMiddleware(policy: retry, ledger: ledger)) }
-        if let breaker { outer.append(CircuitBreakerLink(breaker: breaker)) }
-        if let hedging = configuration.resilience.hedging {
-            outer.append(HedgingLink(policy: hedging, ledger: ledger, depositsCalls: retry == nil))
-        }
+        if let retry = configuration.retry { outer.append(RetryMiddleware(policy: retry, ledger: ledger)) }
+        // The wings' once-per-call links below retry: the circuit breaker, then hedging.
+        outer += wingOuter
         self.outer = outer
         self.network = network
         let attempt = Attempt(

@@ -1,8 +1,10 @@
-/// A host's circuit as others see it (``NetworkClient/circuitStates``).
+import Courier
+
+/// A host's circuit as others see it (`NetworkClient.circuitStates`).
 public enum CircuitState: String, Sendable, Hashable {
     /// Calls pass.
     case closed
-    /// Calls fail fast with ``NetworkError/Kind/circuitOpen``.
+    /// Calls fail fast with `NetworkError.Kind.circuitOpen`.
     case open
     /// One probe call may pass; the others fail fast.
     case halfOpen = "half_open"
@@ -40,7 +42,7 @@ struct Circuit: Sendable {
     enum Outcome: Sendable, Equatable {
         /// An answer that is not a failure.
         case success
-        /// The host's failure (see ``CircuitBreakerPolicy``).
+        /// The host's failure (see `CircuitBreakerPolicy`).
         case failure
         /// Neither: cancelled, refused before sending, or the caller's own limit.
         case neutral

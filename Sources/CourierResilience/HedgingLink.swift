@@ -1,6 +1,7 @@
+import Courier
 import HTTPTypes
 
-/// Hedging (see ``HedgingPolicy``), a link below retry: a call of an idempotent request that has
+/// Hedging (see `HedgingPolicy`), a link below retry: a call of an idempotent request that has
 /// not answered by its endpoint's percentile gets one more copy, through the rest of the chain on a
 /// recorder of its own; the first answer wins and the other copy is cancelled (which stops its
 /// transfer). A copy that fails leaves the call to the other one.
@@ -122,7 +123,7 @@ struct HedgingLink: Middleware {
         let response = try result.get()
         // A winning copy's body is counted as the call reads it (decoded already, so with no
         // expected length).
-        if copyWon, let progress = context.internals.progress {
+        if copyWon, let progress = context.progressMeter {
             return (TransportResponse(head: response.head, body: progress.counting(response.body, announced: nil)), hedged)
         }
         return (response, hedged)

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Courier
 import Synchronization
 
 /// The circuits of one client, one per host (the request's authority), under one lock.

@@ -1,3 +1,4 @@
+import Courier
 import Synchronization
 
 /// The recent calls of each endpoint, for hedging: their latencies to the head (for the

@@ -1,9 +1,10 @@
+import Courier
 import HTTPTypes
 import Logging
 
 /// The circuit breaker's link: right below retry (when the configuration has a breaker), so each
 /// attempt is admitted and counted, a refused one is not retried, and a redirect's outcome counts
-/// for the host first asked. See ``CircuitBreakerPolicy``.
+/// for the host first asked. See `CircuitBreakerPolicy`.
 struct CircuitBreakerLink: Middleware {
     let breaker: CircuitBreaker
 
