@@ -112,7 +112,7 @@ struct RedirectRuleTests {
         }
         let context = RequestContext(requestID: "r", deadline: .now + .seconds(5), recorder: TransferRecorder(transport: "test"))
         let request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/start")
-        let attempt = AttemptStep(attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none), below: next)
+        let attempt = AttemptStep<PlainMiddle>(attempt: Attempt(transport: MockTransport(), deadlineHeader: nil, proxy: .none), below: next)
         let middle = FollowUpStep(
             next: BridgeStep(
                 bridge: BridgeLink(decompression: Decompression(), transportDecodes: false),

@@ -130,7 +130,12 @@ struct GateStep<Next: BuiltInLink>: BuiltInLink {
 
 /// The bottom of the middle: the network middleware (once per attempt, folded onto the attempt
 /// when the client was built), else the attempt itself. Named by the chain, not here.
-struct AttemptStep: BuiltInLink {
+///
+/// `Shape` only tells the chain's two shapes apart (``PlainMiddle``, ``MiddleWithHops``), so that
+/// they share no specialised step: when the steps below ``HopStep`` were the plain shape's too,
+/// the plain shape's call took one more executor switch (`courier-bench count`: 6 instead of 5 a
+/// call on the mock, 10 instead of 9 on curl).
+struct AttemptStep<Shape>: BuiltInLink {
     let attempt: Attempt
     /// The network middleware folded onto the attempt; `nil` when there are none.
     let below: Middleware.Next?
@@ -145,3 +150,8 @@ struct AttemptStep: BuiltInLink {
         return try await attempt.run(request, body, context)
     }
 }
+
+/// The middle without wings' hop links (see ``AttemptStep``).
+enum PlainMiddle {}
+/// The middle with the wings' hop links (see ``AttemptStep``).
+enum MiddleWithHops {}

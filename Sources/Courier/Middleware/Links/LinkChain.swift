@@ -87,15 +87,19 @@ struct LinkChain: Sendable {
         // The built-in middle, nested once into one concrete type per shape (with or without the
         // wings' hop links): follow-up, the hop links, the bridge, the gate, then the attempt.
         let networkBelow = below != nil
-        let bridged = BridgeStep(
-            bridge: BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings),
-            next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep(attempt: attempt, below: below)))
+        let bridge = BridgeLink(decompression: configuration.decompression, transportDecodes: transport.decodesContentCodings)
         var next: Middleware.Next
         if !hops.isEmpty {
+            let bridged = BridgeStep(
+                bridge: bridge,
+                next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep<MiddleWithHops>(attempt: attempt, below: below)))
             let middle = FollowUpStep(next: HopStep(hops: hops, next: bridged))
             middleNames = middle.names
             next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
         } else {
+            let bridged = BridgeStep(
+                bridge: bridge,
+                next: GateStep(networkMiddlewareBelow: networkBelow, next: AttemptStep<PlainMiddle>(attempt: attempt, below: below)))
             let middle = FollowUpStep(next: bridged)
             middleNames = middle.names
             next = { request, body, context in try await middle.run(request, body?.encodingJSON(with: jsonEncoder), context) }
