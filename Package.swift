@@ -155,7 +155,7 @@ let package = Package(
             name: "CourierResilience",
             dependencies: [
                 "Courier", .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: callerIsolated
         ),

@@ -100,4 +100,18 @@ struct WingTests {
     func nothingUnlinked() {
         #expect(ConfigurationKey.unlinked.isEmpty)
     }
+
+    @Test("a section in a file may be true (on, with its defaults) or false (off), the cache's as the kernel's")
+    func sectionFlags() throws {
+        let on = try ClientConfiguration().applyingJSON(Data(#"{"cache": true, "retry": true}"#.utf8), source: "f.json")
+        #expect(on.cache != nil && on.retry != nil)
+        let off = try on.applyingJSON(Data(#"{"cache": false, "retry": false}"#.utf8), source: "f.json")
+        #expect(off.cache == nil && off.retry == nil)
+    }
+
+    @Test("the words that turn a key off are the flag's: false, 0, no")
+    func turnsOff() {
+        for word in ["false", " 0", "NO"] { #expect(ConfigurationKey.Unlinked.turnsOff(word)) }
+        for word in ["true", "1", "yes", "maybe"] { #expect(!ConfigurationKey.Unlinked.turnsOff(word)) }
+    }
 }

@@ -65,7 +65,8 @@ public final class NetworkClient: Sendable {
     ///
     /// The chain is: `TeamHeadersMiddleware` (when ``ClientConfiguration/headerRules`` has rules),
     /// then `middleware`, then `RetryMiddleware` (when ``ClientConfiguration/retry`` is set), then
-    /// the circuit breaker (when ``Resilience/circuitBreaker`` is set), then redirect follow-up
+    /// the circuit breaker and hedging of `CourierResilience` (when ``Resilience/circuitBreaker``
+    /// or ``Resilience/hedging`` is set), then redirect follow-up
     /// (see ``FollowUp``), the wings' links around each hop (the cookie jar of `CourierCookies`,
     /// then the response cache of `CourierCache`, when configured), the bridge, the queue's gate, then
     /// `networkMiddleware` once per attempt, then the transport (see ``linkOrder``).
@@ -81,7 +82,8 @@ public final class NetworkClient: Sendable {
     /// - Throws: ``ConfigurationError`` when a configuration value is out of range, names a
     ///   transport setting `transport` was not made with (see ``Transport/checkSettings(of:)``), or
     ///   turns on a wing `transport` cannot carry out (cookies on a transport that joins repeated
-    ///   response fields).
+    ///   response fields), or sets a policy whose wing this program does not link (a circuit
+    ///   breaker or hedging without `CourierResilience`).
     public init(
         configuration: ClientConfiguration, transport: any Transport, middleware: [any Middleware] = [],
         networkMiddleware: [any Middleware] = [], observers: [any CallObserver] = [], queue: RequestQueue? = nil

@@ -218,6 +218,11 @@ extension ConfigurationLoad {
                 if case .flag(false) = value { continue }  // turning off what is not linked is harmless
                 throw unlinked.refusal(source: source)
             }
+            // A section may also be `true` (on, with its defaults, as `{}`) or `false` (off).
+            if let key, case .flag = value {
+                try key.apply(&self, value)
+                continue
+            }
             guard key != nil || ConfigurationKey.groups.contains(name) else {
                 var failure = error(name, nil, allowed: "one of the keys in ConfigurationKey.all")
                 failure.suggestion = ConfigurationKey.suggestion(for: name)

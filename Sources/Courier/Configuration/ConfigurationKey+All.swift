@@ -249,7 +249,8 @@ extension ConfigurationKey {
         "resilience.retryBudget.window", \.resilience.retryBudget.window, default: "10", range: .seconds(1) ... .seconds(300),
         "The window the share is counted over.")
     public static let breaker = section(
-        "resilience.circuitBreaker", \.resilience.circuitBreaker, "Fails calls to a failing host at once (see `CircuitBreakerPolicy`).")
+        "resilience.circuitBreaker", \.resilience.circuitBreaker,
+        "Fails calls to a failing host at once (see `CircuitBreakerPolicy`; product `CourierResilience`).")
     public static let breakerConsecutiveFailures = integer(
         "resilience.circuitBreaker.consecutiveFailures", \.resilience.circuitBreaker.orDefault.consecutiveFailures, default: "5",
         range: 1...1000,
@@ -272,7 +273,8 @@ extension ConfigurationKey {
         "resilience.circuitBreaker.statuses", \.resilience.circuitBreaker.orDefault.failingStatuses, default: "500, 502, 503, 504",
         "The statuses that count as failures.")
     public static let hedging = section(
-        "resilience.hedging", \.resilience.hedging, "Sends a slow idempotent call's second copy (see `HedgingPolicy`).")
+        "resilience.hedging", \.resilience.hedging,
+        "Sends a slow idempotent call's second copy (see `HedgingPolicy`; product `CourierResilience`).")
     public static let hedgingPercentile = number(
         "resilience.hedging.percentile", \.resilience.hedging.orDefault.percentile, default: "0.95", range: 0.5...0.999,
         "The latency a copy waits for.")

@@ -15,14 +15,16 @@ public struct Resilience: Sendable, Hashable {
     /// How many retries the client may add to each host's traffic (used when
     /// ``ClientConfiguration/retry`` is set). On by default: 20% plus 10 a second over 10 s.
     public var retryBudget = RetryBudget()
-    /// The circuit breaker per host, or `nil` (the default) for none.
+    /// The circuit breaker per host, or `nil` (the default) for none. Carried out by the product
+    /// `CourierResilience`: a client refuses a policy in a program without it.
     public var circuitBreaker: CircuitBreakerPolicy?
     /// The name of a request header that tells the server how long the caller will wait: the time
     /// left before the call's deadline, in whole milliseconds, written on every attempt (so a retry
     /// or a redirect hop sends what is left then), for example `X-Request-Timeout-Ms`. A request
     /// that already has the header keeps its own value. `nil` (the default) sends none.
     public var deadlineHeader: String?
-    /// Hedging of slow idempotent calls, or `nil` (the default) for none.
+    /// Hedging of slow idempotent calls, or `nil` (the default) for none. Carried out by the
+    /// product `CourierResilience`: a client refuses a policy in a program without it.
     public var hedging: HedgingPolicy?
     /// Whether an attempt that never reached the server (``NetworkError/neverReachedServer``: its
     /// connection was refused or failed while opening, the server refused its HTTP/2 stream or left

@@ -50,9 +50,12 @@ extension ConfigurationKey {
             return error
         }
 
-        /// Whether a value in its text form only turns the key off (`false`): harmless without the
-        /// wing, so one configuration can serve programs with and without it.
-        public static func turnsOff(_ text: String) -> Bool { text.trimmingCharacters(in: .whitespaces).lowercased() == "false" }
+        /// Whether a value in its text form only turns the key off (`false`, `0`, `no`, as a flag
+        /// reads them): harmless without the wing, so one configuration can serve programs with
+        /// and without it.
+        public static func turnsOff(_ text: String) -> Bool {
+            ["false", "0", "no"].contains(text.trimmingCharacters(in: .whitespaces).lowercased())
+        }
     }
 
     /// The keys of the wings this program does not link (empty when it links them all): the
@@ -95,8 +98,8 @@ extension NetworkClient {
         if let missing = configuration.wings.owners.first(where: { !found.contains($0.key) }) {
             throw ConfigurationError(
                 key: missing.value, value: nil,
-                allowed: "a wing the runtime finds: its module is linked but its LinkedWing type was not found (see knownWings)",
-                source: "code")
+                allowed: "a wing the runtime finds: its module is linked, but its LinkedWing type was not found by name",
+                source: "the configuration")
         }
         guard !linkedProducts.contains("CourierResilience") else { return }
         let key: ConfigurationKey? =

@@ -3,7 +3,7 @@
 /// it adds to ``ClientConfiguration``. Empty unless a wing's setting was set.
 package struct WingSettings: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
-    /// The wings whose settings were set, each with a key of its to name in errors: a client
+    /// The wings whose settings were set, each with a key of its own to name in errors: a client
     /// refuses settings of a wing the runtime did not find (see ``Wing``).
     package private(set) var owners: [ObjectIdentifier: String] = [:]
 
