@@ -21,11 +21,15 @@ package let knownWings: [(product: String, linkedType: String, keys: [String], s
     ),
 ]
 
-/// The wings linked into this program, found once per process.
-package let linkedWings: [any Wing.Type] = knownWings.compactMap { _typeByName($0.linkedType) as? any Wing.Type }
+/// Each known wing's type, when this program links it: the one lookup, once per process, that
+/// ``linkedWings``, ``linkedProducts`` and ``ConfigurationKey/unlinked`` read.
+private let foundWings: [(any Wing.Type)?] = knownWings.map { _typeByName($0.linkedType) as? any Wing.Type }
+
+/// The wings linked into this program, in link order.
+package let linkedWings: [any Wing.Type] = foundWings.compactMap { $0 }
 
 /// The products of the wings linked into this program.
-let linkedProducts: Set<String> = Set(knownWings.filter { _typeByName($0.linkedType) != nil }.map(\.product))
+let linkedProducts: Set<String> = Set(zip(knownWings, foundWings).filter { $0.1 != nil }.map(\.0.product))
 
 extension ConfigurationKey {
     /// A key of a wing this program does not link: a source that sets it fails naming the product.
@@ -60,7 +64,7 @@ extension ConfigurationKey {
 
     /// The keys of the wings this program does not link (empty when it links them all): the
     /// loaders refuse them, and so should a reader of another configuration system.
-    public static let unlinked: [Unlinked] = knownWings.filter { _typeByName($0.linkedType) == nil }.flatMap { wing in
+    public static let unlinked: [Unlinked] = zip(knownWings, foundWings).filter { $0.1 == nil }.map(\.0).flatMap { wing in
         wing.keys.map { name in
             let dotted = wing.sections.contains(name) ? name + ".enabled" : name
             return Unlinked(
